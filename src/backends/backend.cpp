@@ -1,0 +1,35 @@
+#include "backends/backend.hpp"
+
+#include <fmt/format.h>
+
+#include "backends/cublas_backend.hpp"
+#include "backends/cublaslt_backend.hpp"
+#include "common/error.hpp"
+
+namespace shapescope {
+
+std::vector<std::string> backend_names() { return {"cublas", "cublaslt"}; }
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
+                                      int lt_algos) {
+  if (name == "cublas") return std::make_unique<CublasBackend>(buffers);
+  if (name == "cublaslt") return std::make_unique<CublasLtBackend>(buffers, lt_algos);
+  throw usage_error(fmt::format("--backend: '{}' is not a backend (cublas, cublaslt)", name));
+}
+
+OperandPointers operand_pointers(const Problem& problem, const DeviceBuffers& buffers) {
+  const int in = input_bytes(problem.dtype);
+  const int out = output_bytes(problem.dtype);
+  return {static_cast<const char*>(buffers.a) + problem.off_a * in,
+          static_cast<const char*>(buffers.b) + problem.off_b * in,
+          static_cast<char*>(buffers.c) + problem.off_c * out};
+}
+
+int pointer_alignment(const void* pointer) {
+  const auto address = reinterpret_cast<uintptr_t>(pointer);
+  int alignment = 1;
+  while (alignment < 256 && address % (alignment * 2) == 0) alignment *= 2;
+  return alignment;
+}
+
+}  // namespace shapescope

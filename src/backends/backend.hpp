@@ -1,0 +1,82 @@
+// A backend turns a Problem into something that can be enqueued on a stream: one cuBLAS call,
+// or one cuBLASLt call with a chosen algorithm. The timing engine captures those calls into CUDA
+// graphs; the annotation pass launches them once under CUPTI.
+//
+// Row-major to column-major (llm.c explains the same trick): cuBLAS is column-major, and a
+// row-major X with leading dimension ld is, read column-major, X^T with the same ld. So
+//   C = A @ B  (row-major)   <=>   C^T = B^T @ A^T  (column-major)
+// and every backend calls the library with m = N, n = M, the B buffer first and the A buffer second.
+// An operand stored transposed (layout nt/tn/tt) is read with CUBLAS_OP_T.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/context.hpp"
+#include "shape/problem.hpp"
+#include "store/records.hpp"
+
+namespace shapescope {
+
+// Device buffers shared by every point of a sweep: operands at the largest size, and a workspace.
+struct DeviceBuffers {
+  void* a = nullptr;
+  void* b = nullptr;
+  void* c = nullptr;
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;
+};
+
+// One problem bound to one backend and algorithm, ready to enqueue (again and again).
+class GemmCall {
+ public:
+  virtual ~GemmCall() = default;
+  virtual void enqueue(cudaStream_t stream) = 0;
+  // cuBLASLt's description of the algorithm, where there is one.
+  virtual std::optional<LtAlgoConfig> lt_config() const { return std::nullopt; }
+};
+
+struct PreparedCall {
+  std::string algo;  // the PointKey's algo: "default", "h0", "h1", ...
+  std::unique_ptr<GemmCall> call;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // The algo keys this backend will measure for a problem (known before any GPU work, so that a
+  // resumed sweep can skip what the store has).
+  virtual std::vector<std::string> algo_keys() const = 0;
+  // Why this backend cannot run the problem on this GPU, or nullopt if it can.
+  virtual std::optional<std::string> unsupported(const Problem& problem,
+                                                 const DeviceContext& device) const = 0;
+  // Calls for the wanted algo keys. A key the library cannot provide (the heuristic returned fewer
+  // algorithms) is left out; `why_missing` says why.
+  virtual std::vector<PreparedCall> prepare(const Problem& problem,
+                                            const std::vector<std::string>& wanted,
+                                            std::string& why_missing) = 0;
+};
+
+// "cublas" or "cublaslt"; lt_algos is how many of cuBLASLt's heuristic choices to time (>= 1).
+// The backend keeps a reference to `buffers`, read when calls are prepared (after allocation).
+// Throws Error(kUsage) for an unknown name.
+std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
+                                      int lt_algos);
+std::vector<std::string> backend_names();
+
+// Where each operand of `problem` starts inside the shared buffers.
+struct OperandPointers {
+  const void* a;
+  const void* b;
+  void* c;
+};
+OperandPointers operand_pointers(const Problem& problem, const DeviceBuffers& buffers);
+// Largest power of two dividing the address, capped at 256 (what cuBLASLt's MIN_ALIGNMENT wants).
+int pointer_alignment(const void* pointer);
+
+}  // namespace shapescope

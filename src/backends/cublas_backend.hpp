@@ -1,0 +1,27 @@
+// cuBLAS's general entry point, as PyTorch calls it: cublasGemmEx (cublasGemmStridedBatchedEx for
+// batch > 1) with CUBLAS_GEMM_DEFAULT, so cuBLAS picks the kernel.
+#pragma once
+#include <cublas_v2.h>
+
+#include "backends/backend.hpp"
+
+namespace shapescope {
+
+class CublasBackend : public Backend {
+ public:
+  explicit CublasBackend(const DeviceBuffers& buffers);
+  ~CublasBackend() override;
+  std::string name() const override { return "cublas"; }
+  std::vector<std::string> algo_keys() const override { return {"default"}; }
+  std::optional<std::string> unsupported(const Problem& problem,
+                                         const DeviceContext& device) const override;
+  std::vector<PreparedCall> prepare(const Problem& problem, const std::vector<std::string>& wanted,
+                                    std::string& why_missing) override;
+
+ private:
+  void ensure_handle();  // the handle is made on first use, once the buffers exist
+  const DeviceBuffers& buffers_;
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace shapescope

@@ -1,0 +1,41 @@
+// How shapescope's dtypes map onto cuBLAS types. fp16/bf16 accumulate in fp32 (as PyTorch does);
+// fp32 uses plain fp32 math (no TF32); tf32 asks for TF32 tensor cores; fp8 (e4m3) writes bf16.
+#pragma once
+#include <cublas_api.h>
+#include <library_types.h>
+
+#include "shape/problem.hpp"
+
+namespace shapescope {
+
+struct CudaTypes {
+  cudaDataType_t ab;    // A and B
+  cudaDataType_t c;     // C (and D)
+  cublasComputeType_t compute;
+  cudaDataType_t scale;  // alpha, beta
+};
+
+inline CudaTypes cuda_types(DType dtype) {
+  switch (dtype) {
+    case DType::kBf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kFp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kFp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kTf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
+    case DType::kFp8: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  }
+  return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+}
+
+// The lowest compute capability (major*10+minor) whose tensor cores run the dtype through cuBLAS.
+inline int min_compute_capability(DType dtype) {
+  switch (dtype) {
+    case DType::kBf16: return 80;
+    case DType::kTf32: return 80;
+    case DType::kFp8: return 89;
+    case DType::kFp16: return 53;
+    case DType::kFp32: return 50;
+  }
+  return 0;
+}
+
+}  // namespace shapescope

@@ -1,0 +1,20 @@
+// One file per command: register_<cmd>(app) binds an options struct whose callback runs the command.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+
+namespace shapescope {
+
+void register_info(CLI::App& app);
+void register_sweep(CLI::App& app);
+
+// Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
+extern std::atomic<bool> g_interrupted;
+// Seconds since the process started (for the wall time a sweep reports).
+double process_seconds();
+// "GPU 0: NVIDIA H100 80GB HBM3 (132 SMs, cc 9.0), driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0"
+struct DeviceContext;
+std::string device_header(const DeviceContext& device);
+
+}  // namespace shapescope

@@ -1,0 +1,81 @@
+// shapescope info [--calibrate]: the GPU, its SMs, clocks and library versions; with --calibrate,
+// the measured peak GEMM rate per dtype and copy bandwidth, stored for later "% of peak" figures.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "device/device.hpp"
+#include "device/nvml.hpp"
+#include "store/store.hpp"
+#include "timing/calibrate.hpp"
+
+namespace shapescope {
+namespace {
+
+struct InfoOptions {
+  int device = 0;
+  bool calibrate = false;
+  std::string db = "shapescope.db";
+};
+
+void run_info(const InfoOptions& o) {
+  const DeviceContext d = query_device(o.device);
+  int64_t free_bytes = 0, total_bytes = 0;
+  memory_info(free_bytes, total_bytes);
+  auto nvml = NvmlDevice::open(d.pci_bus_id);
+  fmt::print("GPU {}            {}\n", d.ordinal, d.gpu_name);
+  fmt::print("UUID             {}\n", d.gpu_uuid);
+  fmt::print("PCI bus          {}\n", d.pci_bus_id);
+  fmt::print("compute cap.     {}.{}\n", d.cc_major, d.cc_minor);
+  fmt::print("SMs              {}\n", d.sm_count);
+  fmt::print("per SM           {} KiB shared memory, {} registers, {} threads\n",
+             d.max_smem_per_sm / 1024, d.max_regs_per_sm, d.max_threads_per_sm);
+  fmt::print("L2               {:.1f} MiB\n", double(d.l2_bytes) / (1 << 20));
+  fmt::print("memory           {:.1f} GiB ({:.1f} GiB free)\n", double(total_bytes) / (1ll << 30),
+             double(free_bytes) / (1ll << 30));
+  if (nvml) {
+    const NvmlReading r = nvml->read();
+    fmt::print("SM clock         {} MHz now, {} MHz max{}\n", r.sm_clock_mhz, r.max_sm_clock_mhz,
+               r.reasons ? fmt::format(" (clock events: {})", throttle_names(r.reasons)) : "");
+    if (r.temperature_c) fmt::print("temperature      {} C\n", *r.temperature_c);
+    if (r.power_w) fmt::print("power            {:.0f} W\n", *r.power_w);
+  } else {
+    fmt::print("SM clock         {} MHz max (NVML not available: no current clock)\n",
+               d.max_sm_clock_mhz);
+  }
+  fmt::print("driver           {}\n", d.driver);
+  fmt::print("CUDA runtime     {}\n", d.cuda_runtime);
+  fmt::print("cuBLAS           {}\n", d.cublas);
+  fmt::print("cuBLASLt         {}\n", d.cublaslt);
+
+  Store store(o.db);
+  if (o.calibrate) {
+    fmt::print(stderr, "calibrating: a large GEMM per dtype and a device-to-device copy...\n");
+    for (const auto& c : calibrate(d, &g_interrupted)) store.save_calibration(d, c);
+  }
+  const auto peaks = store.load_calibration(d);
+  if (peaks.empty()) {
+    fmt::print("measured peaks   none in {} (run shapescope info --calibrate)\n", o.db);
+    return;
+  }
+  for (const auto& c : peaks) {
+    const bool bandwidth = c.what == "bandwidth";
+    fmt::print("peak {:<11} {:.1f} {}  (measured {}: {})\n",
+               bandwidth ? "copy" : c.what.substr(c.what.find(':') + 1), c.value,
+               bandwidth ? "GB/s" : "TFLOP/s", c.measured_at, c.detail);
+  }
+}
+
+}  // namespace
+
+void register_info(CLI::App& app) {
+  auto options = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand("info", "The GPU: SMs, L2, memory, clocks, driver and library versions");
+  cmd->footer("Examples:\n  shapescope info\n  shapescope info --calibrate    # measure peak TFLOP/s and bandwidth, keep them in the store");
+  cmd->add_option("--device", options->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--calibrate", options->calibrate,
+                "measure peak dense TFLOP/s per dtype and copy bandwidth, and store them");
+  cmd->add_option("--db", options->db, "result store (SQLite file)");
+  cmd->callback([options] { run_info(*options); });
+}
+
+}  // namespace shapescope

@@ -1,0 +1,258 @@
+// shapescope sweep: time GEMMs over shape ranges into the result store, then print them.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "device/device.hpp"
+#include "shape/plan.hpp"
+#include "shape/range.hpp"
+#include "store/store.hpp"
+#include "sweep/measure.hpp"
+
+namespace shapescope {
+namespace {
+
+struct SweepOptions {
+  ShapeOptions shape;
+  std::string backends = "cublas";
+  int lt_algos = 1;
+  int samples = 10;
+  double max_noise_pct = 5;
+  int max_rounds = 2;
+  bool hot = false;
+  bool force = false;
+  bool dry_run = false;
+  std::string db = "shapescope.db";
+  std::string format = "table";
+  std::string out;
+  std::string shard;
+  int device = 0;
+  double warmup_ms = 300;
+  uint64_t seed = 0x5eed;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) items.push_back(item);
+  if (!text.empty() && text.back() == ',') items.push_back("");
+  return items;
+}
+
+std::vector<std::string> parse_backends(const std::string& text) {
+  const auto names = backend_names();
+  std::vector<std::string> out;
+  for (const auto& item : split_list(text)) {
+    if (std::find(names.begin(), names.end(), item) == names.end())
+      throw usage_error(fmt::format("--backend: '{}' is not a backend (cublas, cublaslt)", item));
+    if (std::find(out.begin(), out.end(), item) != out.end())
+      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
+    out.push_back(item);
+  }
+  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt)");
+  return out;
+}
+
+// "--shard 2/8": the second of eight interleaved parts of the plan, for a job array.
+std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
+  if (shard.empty()) return problems;
+  long index = 0, count = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(shard.c_str(), "%ld%c%ld%c", &index, &slash, &count, &extra) != 3 || slash != '/' ||
+      count < 1 || index < 1 || index > count)
+    throw usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N (e.g. 2/8)", shard));
+  std::vector<Problem> part;
+  for (size_t i = size_t(index - 1); i < problems.size(); i += size_t(count)) part.push_back(problems[i]);
+  return part;
+}
+
+void validate(const SweepOptions& o) {
+  if (o.samples < 1 || o.samples > 100000)
+    throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", o.samples));
+  if (!(o.max_noise_pct > 0 && o.max_noise_pct <= 100))
+    throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", o.max_noise_pct));
+  if (o.max_rounds < 0 || o.max_rounds > 100)
+    throw usage_error(fmt::format("--max-rounds: {} must be between 0 and 100", o.max_rounds));
+  if (o.lt_algos < 1 || o.lt_algos > 64)
+    throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.lt_algos));
+  if (!(o.warmup_ms >= 0 && o.warmup_ms <= 60000))
+    throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", o.warmup_ms));
+  if (!parse_format(o.format))
+    throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
+}
+
+void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
+                   const SweepOptions& o) {
+  fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
+             "ldb", "ldc", "offset", "est. [us]");
+  double total_us = 0;
+  for (const auto& p : problems) {
+    const double est = estimate_us(p);
+    total_us += est;
+    fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {:.1f}\n", p.m, p.n, p.k, p.batch,
+               p.lda, p.ldb, p.ldc, p.off_a, est);
+  }
+  // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
+  DeviceContext device;
+  device.l2_bytes = 50ll << 20;
+  std::string where = "assuming a 50 MiB L2 (no GPU here)";
+  if (device_count() > 0) {
+    device = query_device(o.device);
+    where = device_header(device);
+  }
+  const MemoryPlan mem = memory_plan(problems, device, o.hot);
+  const size_t algos = size_t(o.lt_algos);
+  size_t points = 0;
+  for (const auto& b : backends) points += problems.size() * (b == "cublaslt" ? algos : 1);
+  const double flush_us = o.hot ? 0 : double(mem.flush) / 2.5e6;
+  const double seconds = (total_us + flush_us * double(problems.size())) * double(points) /
+                         double(problems.size()) * o.samples / 1e6;
+  fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(),
+             backends.size(), points, where);
+  fmt::print(stderr,
+             "GPU memory needed: {:.2f} GiB (A {:.1f} MiB, B {:.1f} MiB, C {:.1f} MiB, flush {:.1f} "
+             "MiB, workspace {:.1f} MiB)\n",
+             double(mem.total()) / (1ll << 30), mem.a / 1048576.0, mem.b / 1048576.0,
+             mem.c / 1048576.0, mem.flush / 1048576.0, mem.workspace / 1048576.0);
+  fmt::print(stderr,
+             "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
+             "in the store are skipped)\n",
+             seconds, o.samples);
+}
+
+void run_sweep(const SweepOptions& o) {
+  validate(o);
+  const auto backends = parse_backends(o.backends);
+  if (o.lt_algos > 1 && std::find(backends.begin(), backends.end(), "cublaslt") == backends.end())
+    throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
+  const auto problems = take_shard(plan_problems(o.shape), o.shard);
+  if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
+  if (o.dry_run) {
+    print_dry_run(problems, backends, o);
+    return;
+  }
+  // Refuse an unwritable --out before measuring anything.
+  std::ofstream out_file;
+  if (!o.out.empty()) {
+    out_file.open(o.out, std::ios::out | std::ios::trunc);
+    if (!out_file)
+      throw usage_error(fmt::format("--out: cannot write '{}' ({})", o.out, std::strerror(errno)));
+  }
+
+  const DeviceContext device = query_device(o.device);
+  Store store(o.db);
+  fmt::print(stderr, "{}\n", device_header(device));
+  fmt::print(stderr, "{}; {} samples per point, shuffled passes; store {}\n",
+             o.hot ? "hot L2 (no flush: a throughput-like figure)"
+                   : fmt::format("cold L2 (flush {} MiB before each sample)", device.l2_bytes >> 20),
+             o.samples, o.db);
+
+  MeasureRequest request;
+  request.problems = problems;
+  request.backends = backends;
+  request.lt_algos = o.lt_algos;
+  request.force = o.force;
+  request.measure.samples = o.samples;
+  request.measure.max_noise = o.max_noise_pct / 100.0;
+  request.measure.max_extra_rounds = o.max_rounds;
+  request.measure.hot = o.hot;
+  request.measure.warmup_ms = o.warmup_ms;
+  request.measure.seed = o.seed;
+
+  Progress progress(problems.size() * backends.size(), isatty(STDERR_FILENO) == 1);
+  const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
+
+  for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
+  std::vector<StoredPoint> points;
+  size_t noisy = 0, throttled = 0;
+  for (int64_t id : outcome.point_ids) {
+    if (auto p = store.load(id)) {
+      noisy += p->result.timing.noisy;
+      throttled += p->result.timing.throttled;
+      points.push_back(std::move(*p));
+    }
+  }
+  const Format format = *parse_format(o.format);
+  if (!o.out.empty()) {
+    write_points(out_file, format, points);
+    out_file.close();
+    if (!out_file) throw usage_error(fmt::format("--out: writing '{}' failed", o.out));
+  } else {
+    write_points(std::cout, format, points);
+  }
+
+  const double wall = process_seconds();
+  std::string floor;
+  if (outcome.measured > 0 && !o.hot)
+    floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
+                        outcome.gpu_floor_s, outcome.flush_us, wall / outcome.gpu_floor_s);
+  fmt::print(stderr,
+             "measured {} points, reused {}, annotated {} in {:.2f} s wall{}; median SM clock {}; "
+             "{} noisy, {} throttled\n",
+             outcome.measured, outcome.reused, outcome.annotated, wall, floor,
+             outcome.median_clock_mhz > 0 ? fmt::format("{:.0f} MHz", outcome.median_clock_mhz)
+                                          : std::string("unknown (no NVML)"),
+             noisy, throttled);
+  if (outcome.interrupted) {
+    fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume\n",
+               outcome.measured, o.db);
+    throw Error(ExitCode::kInterrupted, "interrupted");
+  }
+}
+
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  auto* cmd = app.add_subcommand("sweep", "Time GEMMs over shape ranges into the result store");
+  cmd->footer(
+      "Ranges: 4096 | 1..4096 | 1..4096:8 (step) | 64..8192*2 (geometric) | comma lists of these.\n"
+      "Dimensions not given follow the first one given (square); several ranges give their product.\n"
+      "Examples:\n"
+      "  shapescope sweep --n 1..4096\n"
+      "  shapescope sweep --m 4096 --k 4096 --n 1..8192:8 --backend cublas,cublaslt\n"
+      "  shapescope sweep --n 4096 --backend cublaslt --lt-algos 8      # heuristic regret\n"
+      "  shapescope sweep --m 8192 --n 4096 --k 4096 --layout nt --dtype fp8 --backend cublaslt\n"
+      "  shapescope sweep --n 1..4096 --dry-run\n"
+      "A sweep killed half way resumes where it stopped: run the same command again.");
+  cmd->add_option("--m", o->shape.m, "rows of A and C (range)");
+  cmd->add_option("--n", o->shape.n, "columns of B and C (range)");
+  cmd->add_option("--k", o->shape.k, "inner dimension (range)");
+  cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)");
+  cmd->add_option("--dtype", o->shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  cmd->add_option("--layout", o->shape.layout,
+                  "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
+  cmd->add_option("--ld-pad", o->shape.ld_pad, "elements added to every leading dimension");
+  cmd->add_option("--lda", o->shape.lda, "explicit leading dimension of A (elements)");
+  cmd->add_option("--ldb", o->shape.ldb, "explicit leading dimension of B (elements)");
+  cmd->add_option("--ldc", o->shape.ldc, "explicit leading dimension of C (elements)");
+  cmd->add_option("--offset", o->shape.offset,
+                  "base-pointer offset of A and B in elements (the x[..., 1:] case)");
+  cmd->add_option("--backend", o->backends, "comma list: cublas, cublaslt");
+  cmd->add_option("--lt-algos", o->lt_algos,
+                  "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
+  cmd->add_option("--samples", o->samples, "samples per point (shuffled passes)");
+  cmd->add_option("--max-noise", o->max_noise_pct,
+                  "re-measure points whose relative IQR is above this percentage");
+  cmd->add_option("--max-rounds", o->max_rounds, "re-measurement rounds before a point is flagged noisy");
+  cmd->add_flag("--hot", o->hot, "no L2 flush between samples (labelled hot in the store)");
+  cmd->add_flag("--force", o->force, "re-measure points the store already has");
+  cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
+  cmd->add_option("--db", o->db, "result store (SQLite file)");
+  cmd->add_option("--format", o->format, "table | csv | json");
+  cmd->add_option("--out", o->out, "write the results to this file instead of stdout");
+  cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
+  cmd->add_option("--device", o->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");
+  cmd->add_option("--seed", o->seed, "seed of the pass shuffles");
+  cmd->callback([o] { run_sweep(*o); });
+}
+
+}  // namespace shapescope

@@ -1,0 +1,30 @@
+// Errors that end a command, each with its documented exit code (README "Exit codes").
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace shapescope {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kInternal = 1,      // a CUDA/cuBLAS/CUPTI call failed mid-run, or a bug
+  kUsage = 2,         // a bad option or option value
+  kNoGpu = 3,         // no usable GPU, or the GPU cannot run what was asked (dtype, layout)
+  kOutOfMemory = 4,   // the sweep's largest point does not fit in free GPU memory
+  kStore = 5,         // the result store cannot be opened, written or is corrupt
+  kInterrupted = 130  // SIGINT/SIGTERM: what was measured is saved
+};
+
+// One line of text for stderr (no trailing newline) and the code to exit with.
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+inline Error usage_error(const std::string& message) { return Error(ExitCode::kUsage, message); }
+
+}  // namespace shapescope

@@ -1,0 +1,70 @@
+// shapescope: why is this matmul shape slow, and what shape should I use?
+// Exit codes: 0 ok, 1 internal error, 2 bad option or value, 3 no usable GPU (or the GPU cannot
+// run the dtype), 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "device/context.hpp"
+
+namespace shapescope {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+const auto g_process_start = std::chrono::steady_clock::now();
+
+void on_signal(int) {
+  g_interrupted.store(true);
+  // A second ^C ends the process at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+}  // namespace
+
+double process_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_process_start).count();
+}
+
+std::string device_header(const DeviceContext& d) {
+  return fmt::format("GPU {}: {} ({} SMs, cc {}.{}, L2 {} MiB), driver {}, CUDA {}, cuBLAS {}",
+                     d.ordinal, d.gpu_name, d.sm_count, d.cc_major, d.cc_minor, d.l2_bytes >> 20,
+                     d.driver, d.cuda_runtime, d.cublas);
+}
+
+}  // namespace shapescope
+
+int main(int argc, char** argv) {
+  using namespace shapescope;
+  CLI::App app{"shapescope: why is this matmul shape slow, and what shape should I use?\n"
+               "  shapescope info                      the GPU, its clocks and library versions\n"
+               "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
+               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough\n"
+               "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
+  app.require_subcommand(1);
+  register_info(app);
+  register_sweep(app);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "shapescope: {} (see shapescope --help)\n", e.what());
+    return int(ExitCode::kUsage);
+  } catch (const Error& e) {
+    fmt::print(stderr, "shapescope: {}\n", e.what());
+    return int(e.code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "shapescope: internal error: {}\n", e.what());
+    return int(ExitCode::kInternal);
+  }
+  return g_interrupted.load() ? int(ExitCode::kInterrupted) : 0;
+}

@@ -1,0 +1,380 @@
+#include "report/output.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace shapescope {
+
+namespace {
+
+constexpr size_t kMaxKernelNameChars = 60;
+constexpr double kRedrawIntervalS = 0.1;
+constexpr int kBarWidth = 20;
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// TFLOP/s of a point; nullopt when the median is not a usable time.
+std::optional<double> tflops_of(const StoredPoint& point) {
+  double median_us = point.result.timing.median_us;
+  if (!(median_us > 0) || !std::isfinite(median_us)) return std::nullopt;
+  return point.key.problem.flops() / median_us / 1e6;
+}
+
+// "void cutlass::Kernel2<cutlass_80_tensorop...>(Params)" -> "cutlass::Kernel2": the template
+// arguments and parameter list make names hundreds of characters long and say little in a table.
+std::string short_kernel_name(const std::string& name) {
+  std::string_view text = name;
+  constexpr std::string_view kVoid = "void ";
+  if (text.substr(0, kVoid.size()) == kVoid) text.remove_prefix(kVoid.size());
+  size_t cut = text.find_first_of("<(");
+  if (cut != std::string_view::npos && cut > 0) text = text.substr(0, cut);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return std::string(text.substr(0, kMaxKernelNameChars));
+}
+
+// Fixed decimals for the table; "-" where the value is not a number (a failed or empty measurement).
+std::string fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return "-";
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+// One table cell per line: a control character (a newline in an algo name) would break the row.
+std::string table_cell(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return text;
+}
+
+std::string kernel_cell(const StoredPoint& point) {
+  if (!point.annotated || point.kernels.empty()) return "-";
+  std::string cell = short_kernel_name(point.kernels.front().name);
+  if (cell.empty()) cell = "?";  // CUPTI gave no name
+  if (point.kernels.size() > 1) cell += fmt::format(" +{}", point.kernels.size() - 1);
+  return cell;
+}
+
+// Shortest text that reads back as the same double; JSON and CSV have no inf or nan, so those are empty.
+std::string number(double value) {
+  if (!std::isfinite(value)) return {};
+  return fmt::format("{}", value);
+}
+
+void write_table(std::ostream& out, const std::vector<StoredPoint>& points) {
+  struct Column {
+    const char* header;
+    bool right;  // numbers are right-aligned so that their digits line up
+  };
+  const std::vector<Column> columns = {
+      {"backend", false},    {"algo", false},     {"dtype", false},     {"layout", false},
+      {"M", true},           {"N", true},         {"K", true},          {"batch", true},
+      {"median [us]", true}, {"min [us]", true},  {"noise [%]", true},  {"n", true},
+      {"TFLOP/s", true},     {"clock [MHz]", true}, {"flags", false},   {"kernel", false}};
+
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(points.size());
+  for (const StoredPoint& point : points) {
+    const Problem& p = point.key.problem;
+    const TimingStats& t = point.result.timing;
+    std::optional<double> tflops = tflops_of(point);
+    std::string flags;
+    if (t.noisy) flags += 'N';
+    if (t.throttled) flags += 'T';
+    if (flags.empty()) flags = "-";
+    rows.push_back({table_cell(point.key.backend), table_cell(point.key.algo), std::string(to_string(p.dtype)),
+                    std::string(to_string(p.layout)), fmt::format("{}", p.m), fmt::format("{}", p.n),
+                    fmt::format("{}", p.k), fmt::format("{}", p.batch), fixed(t.median_us, 2), fixed(t.min_us, 2),
+                    fixed(t.noise * 100, 1), fmt::format("{}", t.samples), tflops ? fixed(*tflops, 1) : "-",
+                    t.sm_clock_mhz ? fixed(*t.sm_clock_mhz, 0) : "-", flags, table_cell(kernel_cell(point))});
+  }
+
+  std::vector<size_t> widths;
+  for (const Column& column : columns) widths.push_back(std::string_view(column.header).size());
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+
+  auto write_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) line += "  ";
+      if (columns[i].right) {
+        line += fmt::format("{:>{}}", cells[i], widths[i]);
+      } else if (i + 1 < cells.size()) {
+        line += fmt::format("{:<{}}", cells[i], widths[i]);
+      } else {
+        line += cells[i];  // the last column is not padded: no trailing blanks
+      }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  std::vector<std::string> header;
+  for (const Column& column : columns) header.push_back(column.header);
+  write_row(header);
+  for (const auto& row : rows) write_row(row);
+}
+
+std::string csv_field(const std::string& value) {
+  if (value.find_first_of(",\"\n\r") == std::string::npos) return value;
+  std::string quoted = "\"";
+  for (char c : value) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+std::string json_string(std::string_view value) {
+  std::string escaped = "\"";
+  for (char c : value) {
+    switch (c) {
+      case '"': escaped += "\\\""; break;
+      case '\\': escaped += "\\\\"; break;
+      case '\n': escaped += "\\n"; break;
+      case '\r': escaped += "\\r"; break;
+      case '\t': escaped += "\\t"; break;
+      case '\b': escaped += "\\b"; break;
+      case '\f': escaped += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          escaped += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          escaped += c;
+        }
+    }
+  }
+  escaped += '"';
+  return escaped;
+}
+
+// One output field: its name and its value already written as a JSON value, plus the CSV text
+// (numbers and strings as they are, absent values empty, booleans 0/1).
+struct Field {
+  std::string name;
+  std::string json;
+  std::string csv;
+};
+
+Field text_field(std::string name, std::string_view value) {
+  return {std::move(name), json_string(value), std::string(value)};
+}
+Field int_field(std::string name, int64_t value) {
+  std::string text = fmt::format("{}", value);
+  return {std::move(name), text, text};
+}
+Field uint_field(std::string name, uint64_t value) {
+  std::string text = fmt::format("{}", value);
+  return {std::move(name), text, text};
+}
+Field real_field(std::string name, std::optional<double> value) {
+  std::string text = value ? number(*value) : std::string();
+  return {std::move(name), text.empty() ? "null" : text, text};
+}
+Field bool_field(std::string name, bool value) {
+  return {std::move(name), value ? "true" : "false", value ? "1" : "0"};
+}
+Field null_field(std::string name) { return {std::move(name), "null", ""}; }
+
+// Every scalar field of a point, in output order (CSV columns, JSON keys); the kernels are added by
+// each format in its own shape.
+std::vector<Field> point_fields(const StoredPoint& point) {
+  const Problem& p = point.key.problem;
+  const DeviceContext& d = point.device;
+  const TimingStats& t = point.result.timing;
+  std::vector<Field> fields = {
+      int_field("id", point.id),
+      text_field("backend", point.key.backend),
+      text_field("algo", point.key.algo),
+      text_field("dtype", to_string(p.dtype)),
+      text_field("layout", to_string(p.layout)),
+      int_field("m", p.m),
+      int_field("n", p.n),
+      int_field("k", p.k),
+      int_field("batch", p.batch),
+      int_field("lda", p.lda),
+      int_field("ldb", p.ldb),
+      int_field("ldc", p.ldc),
+      int_field("off_a", p.off_a),
+      int_field("off_b", p.off_b),
+      int_field("off_c", p.off_c),
+      text_field("mode", point.key.hot ? "hot" : "cold"),
+      text_field("gpu_name", d.gpu_name),
+      text_field("gpu_uuid", d.gpu_uuid),
+      text_field("driver", d.driver),
+      text_field("cuda_runtime", d.cuda_runtime),
+      text_field("cublas", d.cublas),
+      text_field("cublaslt", d.cublaslt),
+      real_field("median_us", t.median_us),
+      real_field("min_us", t.min_us),
+      real_field("max_us", t.max_us),
+      real_field("q1_us", t.q1_us),
+      real_field("q3_us", t.q3_us),
+      int_field("samples", t.samples),
+      real_field("noise", t.noise),
+      bool_field("noisy", t.noisy),
+      real_field("sm_clock_mhz", t.sm_clock_mhz),
+      uint_field("throttle_reasons", t.throttle_reasons),
+      bool_field("throttled", t.throttled),
+      real_field("tflops", tflops_of(point)),
+  };
+  const std::optional<LtAlgoConfig>& lt = point.result.lt;
+  if (lt) {
+    fields.push_back(int_field("lt_algo_id", lt->algo_id));
+    fields.push_back(int_field("lt_tile_id", lt->tile_id));
+    fields.push_back(text_field("lt_tile", lt->tile));
+    fields.push_back(int_field("lt_stages_id", lt->stages_id));
+    fields.push_back(text_field("lt_stages", lt->stages));
+    fields.push_back(int_field("lt_splitk", lt->splitk));
+    fields.push_back(int_field("lt_reduction_scheme", lt->reduction_scheme));
+    fields.push_back(text_field("lt_reduction", lt->reduction));
+    fields.push_back(int_field("lt_swizzle", lt->swizzle));
+    fields.push_back(int_field("lt_custom_option", lt->custom_option));
+    fields.push_back(int_field("lt_cluster_shape_id", lt->cluster_shape_id));
+    fields.push_back(text_field("lt_cluster", lt->cluster));
+    fields.push_back(int_field("lt_inner_shape_id", lt->inner_shape_id));
+    fields.push_back(real_field("lt_waves_count", double(lt->waves_count)));
+    fields.push_back(int_field("lt_workspace_bytes", lt->workspace_bytes));
+  } else {
+    for (const char* name : {"lt_algo_id", "lt_tile_id", "lt_tile", "lt_stages_id", "lt_stages", "lt_splitk",
+                             "lt_reduction_scheme", "lt_reduction", "lt_swizzle", "lt_custom_option",
+                             "lt_cluster_shape_id", "lt_cluster", "lt_inner_shape_id", "lt_waves_count",
+                             "lt_workspace_bytes"}) {
+      fields.push_back(null_field(name));
+    }
+  }
+  fields.push_back(text_field("measured_at", point.result.measured_at));
+  fields.push_back(text_field("command", point.result.command));
+  fields.push_back(bool_field("annotated", point.annotated));
+  return fields;
+}
+
+void write_csv(std::ostream& out, const std::vector<StoredPoint>& points) {
+  // The header comes from the fields of a default point, so it cannot drift from the rows.
+  std::string header;
+  for (const Field& field : point_fields(StoredPoint{})) header += field.name + ",";
+  out << header << "kernels,kernel_grids\n";
+  for (const StoredPoint& point : points) {
+    std::string line;
+    for (const Field& field : point_fields(point)) line += csv_field(field.csv) + ",";
+    std::string names, grids;
+    for (size_t i = 0; i < point.kernels.size(); ++i) {
+      const KernelRecord& kernel = point.kernels[i];
+      if (i > 0) {
+        names += ';';
+        grids += ';';
+      }
+      names += kernel.name;
+      grids += fmt::format("{}x{}x{}", kernel.grid_x, kernel.grid_y, kernel.grid_z);
+    }
+    out << line << csv_field(names) << ',' << csv_field(grids) << '\n';
+  }
+}
+
+std::string kernel_json(const KernelRecord& kernel) {
+  return fmt::format(
+      "{{\"name\": {}, \"grid_x\": {}, \"grid_y\": {}, \"grid_z\": {}, \"block_x\": {}, \"block_y\": {}, "
+      "\"block_z\": {}, \"cluster_x\": {}, \"cluster_y\": {}, \"cluster_z\": {}, \"registers\": {}, "
+      "\"static_smem\": {}, \"dynamic_smem\": {}, \"duration_us\": {}}}",
+      json_string(kernel.name), kernel.grid_x, kernel.grid_y, kernel.grid_z, kernel.block_x, kernel.block_y,
+      kernel.block_z, kernel.cluster_x, kernel.cluster_y, kernel.cluster_z, kernel.registers,
+      kernel.static_smem, kernel.dynamic_smem, real_field("", kernel.duration_us).json);
+}
+
+// One object per line: readable, and line-oriented tools can still split it.
+void write_json(std::ostream& out, const std::vector<StoredPoint>& points) {
+  out << "[";
+  for (size_t i = 0; i < points.size(); ++i) {
+    const StoredPoint& point = points[i];
+    std::string object = "{";
+    for (const Field& field : point_fields(point)) {
+      object += json_string(field.name) + ": " + field.json + ", ";
+    }
+    object += "\"kernels\": [";
+    for (size_t j = 0; j < point.kernels.size(); ++j) {
+      if (j > 0) object += ", ";
+      object += kernel_json(point.kernels[j]);
+    }
+    object += "]}";
+    out << (i > 0 ? ",\n  " : "\n  ") << object;
+  }
+  out << (points.empty() ? "]\n" : "\n]\n");
+}
+
+std::string format_duration(double seconds) {
+  int64_t total = int64_t(std::llround(std::max(seconds, 0.0)));
+  int64_t hours = total / 3600, minutes = total / 60 % 60, secs = total % 60;
+  if (hours > 0) return fmt::format("{}:{:02}:{:02}", hours, minutes, secs);
+  return fmt::format("{}:{:02}", minutes, secs);
+}
+
+}  // namespace
+
+std::optional<Format> parse_format(std::string_view text) {
+  if (text == "table") return Format::kTable;
+  if (text == "csv") return Format::kCsv;
+  if (text == "json") return Format::kJson;
+  return std::nullopt;
+}
+
+void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points) {
+  switch (format) {
+    case Format::kTable: write_table(out, points); return;
+    case Format::kCsv: write_csv(out, points); return;
+    case Format::kJson: write_json(out, points); return;
+  }
+}
+
+Progress::Progress(size_t total, bool enabled) : total_(total), enabled_(enabled), start_(now_seconds()) {}
+
+void Progress::update(double done_fraction, size_t points_done, double last_tflops) {
+  if (!enabled_) return;
+  fraction_ = std::clamp(done_fraction, 0.0, 1.0);
+  points_done_ = points_done;
+  last_tflops_ = last_tflops;
+  pending_ = true;
+  double now = now_seconds();
+  // Redrawing on every point would flood a slow terminal in sweeps of tiny shapes.
+  if (drawn_ && now - last_draw_ < kRedrawIntervalS) return;
+  draw(now);
+}
+
+void Progress::finish() {
+  if (!enabled_) return;
+  if (pending_) draw(now_seconds());
+  if (drawn_) {
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+  // A second finish() must not print another newline.
+  drawn_ = false;
+}
+
+void Progress::draw(double now) {
+  int filled = int(fraction_ * kBarWidth);
+  std::string bar = std::string(size_t(filled), '#') + std::string(size_t(kBarWidth - filled), '.');
+  double elapsed = now - start_;
+  std::string eta = fraction_ > 0 ? format_duration(elapsed / fraction_ - elapsed) : "-:--";
+  std::string tflops = last_tflops_ > 0 && std::isfinite(last_tflops_) ? fmt::format("{:.1f}", last_tflops_) : "-";
+  // Fields are padded to fixed widths, and the line is padded for the ETA's width, so that each line
+  // fully overwrites the one before it.
+  constexpr size_t kEtaWidth = 9;
+  size_t total_digits = fmt::format("{}", total_).size();
+  std::string line = fmt::format("\r[{}] {:>{}}/{} points  ETA {}  last {:>6} TFLOP/s{}", bar, points_done_,
+                                 total_digits, total_, eta, tflops,
+                                 std::string(kEtaWidth - std::min(kEtaWidth, eta.size()), ' '));
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+  drawn_ = true;
+  pending_ = false;
+  last_draw_ = now;
+}
+
+}  // namespace shapescope

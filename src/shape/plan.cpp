@@ -1,0 +1,205 @@
+#include "shape/plan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "common/error.hpp"
+#include "shape/range.hpp"
+
+namespace shapescope {
+
+namespace {
+
+// Past this a sweep would take days and its plan alone would use a lot of memory; it is almost
+// surely a range without a step.
+constexpr double kMaxPoints = 1'000'000;
+// cuBLAS takes leading dimensions as int.
+constexpr int64_t kMaxLeadingDim = std::numeric_limits<int32_t>::max();
+// Far beyond any GPU's memory, and low enough that Problem::bytes() cannot overflow int64.
+constexpr double kMaxBytes = 0x1p62;
+
+constexpr std::array<std::string_view, 3> kDimOptions = {"--m", "--n", "--k"};
+
+// "4000000" for exact counts, "1.2e+24" once a double no longer holds the count exactly.
+std::string count_string(double count) {
+  if (count < 0x1p53) return fmt::format("{:.0f}", count);
+  return fmt::format("{:.2g}", count);
+}
+
+int64_t checked_leading_dim(const std::optional<int64_t>& ld, std::string_view option) {
+  if (!ld) return 0;
+  if (*ld < 1) throw usage_error(fmt::format("{}: {} must be >= 1", option, *ld));
+  if (*ld > kMaxLeadingDim) {
+    throw usage_error(fmt::format("{}: {} must be <= {} (cuBLAS takes a 32-bit int)", option, *ld,
+                                  kMaxLeadingDim));
+  }
+  return *ld;
+}
+
+// The leading dimension of one operand at one point: explicit, or the natural row length plus
+// the padding. `name` is "lda", "ldb" or "ldc" and `operand` "A", "B" or "C", for messages.
+int64_t leading_dim(const std::optional<int64_t>& explicit_ld, int64_t row_length, int64_t ld_pad,
+                    std::string_view name, std::string_view operand, const Problem& problem) {
+  if (explicit_ld) {
+    if (*explicit_ld < row_length) {
+      throw usage_error(fmt::format("--{}: {} is smaller than {}'s row length {} at {}", name,
+                                    *explicit_ld, operand, row_length, problem.shape_string()));
+    }
+    return *explicit_ld;
+  }
+  int64_t ld = row_length + ld_pad;
+  if (ld > kMaxLeadingDim) {
+    throw usage_error(fmt::format("--ld-pad: {} makes {} {} at {}, more than {} (cuBLAS takes a "
+                                  "32-bit int)",
+                                  ld_pad, name, ld, problem.shape_string(), kMaxLeadingDim));
+  }
+  return ld;
+}
+
+// The options that make one point as large as it is, for a message about its size.
+std::string size_culprits(const ShapeOptions& options, const Problem& problem) {
+  std::vector<std::string_view> names;
+  const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
+  for (size_t d = 0; d < dim_texts.size(); ++d) {
+    if (!dim_texts[d]->empty()) names.push_back(kDimOptions[d]);
+  }
+  if (problem.batch > 1) names.push_back("--batch");
+  if (options.ld_pad > 0) names.push_back("--ld-pad");
+  if (options.lda) names.push_back("--lda");
+  if (options.ldb) names.push_back("--ldb");
+  if (options.ldc) names.push_back("--ldc");
+  if (options.offset > 0) names.push_back("--offset");
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+std::vector<Problem> plan_problems(const ShapeOptions& options) {
+  const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
+  int leader = -1;
+  for (int d = 0; d < 3; ++d) {
+    if (!dim_texts[d]->empty()) {
+      leader = d;
+      break;
+    }
+  }
+  if (leader < 0) throw usage_error("no size given: use --m, --n or --k (e.g. --n 1..4096)");
+
+  // A dimension not given has no list of its own: it takes the leader's value at each point.
+  std::array<std::vector<int64_t>, 3> dims;
+  std::array<bool, 3> given{};
+  for (int d = 0; d < 3; ++d) {
+    given[d] = !dim_texts[d]->empty();
+    dims[d] = given[d] ? parse_range(*dim_texts[d], kDimOptions[d]) : std::vector<int64_t>{0};
+  }
+  std::vector<int64_t> batches = parse_range(options.batch, "--batch");
+
+  std::optional<DType> dtype = parse_dtype(options.dtype);
+  if (!dtype) {
+    throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)",
+                                  options.dtype));
+  }
+  std::optional<Layout> layout = parse_layout(options.layout);
+  if (!layout) {
+    throw usage_error(
+        fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", options.layout));
+  }
+  // cuBLASLt's FP8 kernels only take the column-major "TN" form, which row-major nt is.
+  if (*dtype == DType::kFp8 && *layout != Layout::kNT) {
+    throw usage_error(fmt::format(
+        "--layout: fp8 needs layout nt (A row-major M x K, B stored N x K), got '{}'",
+        options.layout));
+  }
+
+  if (options.ld_pad < 0) {
+    throw usage_error(fmt::format("--ld-pad: {} must be >= 0", options.ld_pad));
+  }
+  if (options.ld_pad > kMaxLeadingDim) {
+    throw usage_error(fmt::format("--ld-pad: {} must be <= {} (cuBLAS takes a 32-bit int)",
+                                  options.ld_pad, kMaxLeadingDim));
+  }
+  checked_leading_dim(options.lda, "--lda");
+  checked_leading_dim(options.ldb, "--ldb");
+  checked_leading_dim(options.ldc, "--ldc");
+  if (options.offset < 0) {
+    throw usage_error(fmt::format("--offset: {} must be >= 0", options.offset));
+  }
+
+  // Counted in double: a few long lists multiplied together overflow int64.
+  double points = double(batches.size());
+  std::string culprits;
+  std::string factors;
+  for (int d = 0; d < 3; ++d) {
+    if (!given[d]) continue;
+    points *= double(dims[d].size());
+    culprits += fmt::format("{}{}", culprits.empty() ? "" : ", ", kDimOptions[d]);
+    factors += fmt::format("{}{} {}", factors.empty() ? "" : " x ", kDimOptions[d].substr(2),
+                           dims[d].size());
+  }
+  if (batches.size() > 1) {
+    culprits += ", --batch";
+    factors += fmt::format(" x batch {}", batches.size());
+  }
+  if (points > kMaxPoints) {
+    throw usage_error(fmt::format(
+        "{}: the sweep has {} points ({}), more than {:.0f}; use fewer sizes or a coarser step "
+        "(e.g. 1..4096:64 or 64..8192*2)",
+        culprits, count_string(points), factors, kMaxPoints));
+  }
+
+  std::vector<Problem> problems;
+  problems.reserve(static_cast<size_t>(points));
+  std::array<int64_t, 3> value{};
+  for (int64_t m : dims[0]) {
+    for (int64_t n : dims[1]) {
+      for (int64_t k : dims[2]) {
+        for (int64_t batch : batches) {
+          value = {m, n, k};
+          for (int d = 0; d < 3; ++d) {
+            if (!given[d]) value[d] = value[leader];
+          }
+          Problem problem;
+          problem.m = value[0];
+          problem.n = value[1];
+          problem.k = value[2];
+          problem.batch = batch;
+          problem.dtype = *dtype;
+          problem.layout = *layout;
+          problem.lda =
+              leading_dim(options.lda, problem.a_cols(), options.ld_pad, "lda", "A", problem);
+          problem.ldb =
+              leading_dim(options.ldb, problem.b_cols(), options.ld_pad, "ldb", "B", problem);
+          problem.ldc = leading_dim(options.ldc, problem.n, options.ld_pad, "ldc", "C", problem);
+          problem.off_a = options.offset;
+          problem.off_b = options.offset;
+          problem.off_c = 0;
+
+          // Checked in double before Problem::bytes() is ever called, since in int64 it could
+          // overflow for sizes that each pass on their own.
+          double in_elements =
+              double(problem.off_a) + double(problem.batch) * double(problem.a_rows()) *
+                                          double(problem.lda) +
+              double(problem.off_b) +
+              double(problem.batch) * double(problem.b_rows()) * double(problem.ldb);
+          double out_elements = double(problem.batch) * double(problem.m) * double(problem.ldc);
+          double bytes = in_elements * input_bytes(problem.dtype) +
+                         out_elements * output_bytes(problem.dtype);
+          if (bytes > kMaxBytes) {
+            throw usage_error(fmt::format(
+                "{}: {} would need {:.2g} bytes of GPU memory, more than any GPU has",
+                size_culprits(options, problem), problem.shape_string(), bytes));
+          }
+          problems.push_back(problem);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace shapescope

@@ -1,0 +1,28 @@
+// From the sweep's shape options to the list of problems to measure.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shape/problem.hpp"
+
+namespace shapescope {
+
+struct ShapeOptions {
+  std::string m, n, k;          // ranges; empty = not given. Missing dims follow the first given.
+  std::string batch = "1";      // a range too
+  std::string dtype = "bf16";
+  std::string layout = "nn";
+  int64_t ld_pad = 0;                   // elements added to every leading dimension
+  std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (override ld_pad)
+  int64_t offset = 0;                   // base-pointer offset of A and B, in elements
+};
+
+// The product of the ranges, in order m (outer) .. n .. k .. batch (inner).
+// Throws Error(kUsage) naming the option and value for anything invalid: no dimension given,
+// a malformed range, ld smaller than the stored row length (names the first point it fails at),
+// negative padding or offset, unknown dtype or layout.
+std::vector<Problem> plan_problems(const ShapeOptions& options);
+
+}  // namespace shapescope

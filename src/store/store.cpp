@@ -1,0 +1,601 @@
+#include "store/store.hpp"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace shapescope {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr const char* kApplication = "shapescope";
+constexpr int kBusyTimeoutMs = 5000;
+
+// The columns that make a point distinct: the device's software stack and the key. They are both the
+// UNIQUE constraint and find()'s WHERE clause, so the two can never disagree.
+constexpr const char* kKeyColumns[] = {
+    "gpu_uuid", "driver", "cuda_runtime", "cublas", "cublaslt", "backend", "algo", "dtype", "layout",
+    "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
+    "off_c",    "mode"};
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS points (
+  id INTEGER PRIMARY KEY,
+  gpu_name TEXT NOT NULL, gpu_uuid TEXT NOT NULL, sm_count INTEGER NOT NULL, cc TEXT NOT NULL,
+  driver TEXT NOT NULL, cuda_runtime TEXT NOT NULL, cublas TEXT NOT NULL, cublaslt TEXT NOT NULL,
+  backend TEXT NOT NULL, algo TEXT NOT NULL, dtype TEXT NOT NULL, layout TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, batch INTEGER NOT NULL,
+  lda INTEGER NOT NULL, ldb INTEGER NOT NULL, ldc INTEGER NOT NULL,
+  off_a INTEGER NOT NULL, off_b INTEGER NOT NULL, off_c INTEGER NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('cold', 'hot')),
+  median_us REAL NOT NULL, min_us REAL NOT NULL, max_us REAL NOT NULL,
+  q1_us REAL NOT NULL, q3_us REAL NOT NULL, samples INTEGER NOT NULL,
+  noise REAL NOT NULL, noisy INTEGER NOT NULL, sm_clock_mhz REAL,
+  throttle_reasons INTEGER NOT NULL, throttled INTEGER NOT NULL,
+  lt_algo_id INTEGER, lt_tile_id INTEGER, lt_tile TEXT, lt_stages_id INTEGER, lt_stages TEXT,
+  lt_splitk INTEGER, lt_reduction_scheme INTEGER, lt_reduction TEXT, lt_swizzle INTEGER,
+  lt_custom_option INTEGER, lt_cluster_shape_id INTEGER, lt_cluster TEXT, lt_inner_shape_id INTEGER,
+  lt_waves_count REAL, lt_workspace_bytes INTEGER,
+  measured_at TEXT NOT NULL, command TEXT NOT NULL, annotated INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (gpu_uuid, driver, cuda_runtime, cublas, cublaslt, backend, algo, dtype, layout,
+          m, n, k, batch, lda, ldb, ldc, off_a, off_b, off_c, mode)
+);
+CREATE TABLE IF NOT EXISTS kernels (
+  point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL, name TEXT NOT NULL,
+  grid_x INTEGER NOT NULL, grid_y INTEGER NOT NULL, grid_z INTEGER NOT NULL,
+  block_x INTEGER NOT NULL, block_y INTEGER NOT NULL, block_z INTEGER NOT NULL,
+  cluster_x INTEGER NOT NULL, cluster_y INTEGER NOT NULL, cluster_z INTEGER NOT NULL,
+  registers INTEGER NOT NULL, static_smem INTEGER NOT NULL, dynamic_smem INTEGER NOT NULL,
+  duration_us REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kernels_point_id ON kernels (point_id);
+CREATE TABLE IF NOT EXISTS calibration (
+  id INTEGER PRIMARY KEY,
+  gpu_uuid TEXT NOT NULL, gpu_name TEXT NOT NULL, driver TEXT NOT NULL, cublas TEXT NOT NULL,
+  what TEXT NOT NULL, value REAL NOT NULL, measured_at TEXT NOT NULL, detail TEXT NOT NULL
+);
+)sql";
+
+// Every point column in the order read_point() expects them.
+constexpr const char* kPointColumns =
+    "id, gpu_name, gpu_uuid, sm_count, cc, driver, cuda_runtime, cublas, cublaslt, "
+    "backend, algo, dtype, layout, m, n, k, batch, lda, ldb, ldc, off_a, off_b, off_c, mode, "
+    "median_us, min_us, max_us, q1_us, q3_us, samples, noise, noisy, sm_clock_mhz, "
+    "throttle_reasons, throttled, "
+    "lt_algo_id, lt_tile_id, lt_tile, lt_stages_id, lt_stages, lt_splitk, lt_reduction_scheme, "
+    "lt_reduction, lt_swizzle, lt_custom_option, lt_cluster_shape_id, lt_cluster, lt_inner_shape_id, "
+    "lt_waves_count, lt_workspace_bytes, measured_at, command, annotated";
+
+constexpr const char* kKernelColumns =
+    "point_id, seq, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+    "cluster_x, cluster_y, cluster_z, registers, static_smem, dynamic_smem, duration_us";
+
+// What a SQLite result code means to someone holding the file, for the one-line message.
+std::string describe(int rc, const char* otherwise) {
+  switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT: return "not a shapescope store or corrupt";
+    case SQLITE_READONLY: return "read-only";
+    case SQLITE_CANTOPEN: return "cannot open";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return "locked by another process";
+    case SQLITE_FULL: return "disk full";
+    case SQLITE_IOERR: return "I/O error";
+    default: return otherwise;
+  }
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw Error(ExitCode::kStore, fmt::format("store '{}': {}", path, what));
+}
+
+[[noreturn]] void fail_sqlite(const std::string& path, sqlite3* db, int rc, const char* otherwise) {
+  // The connection's message names the failure more precisely than the code's generic text.
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  fail(path, fmt::format("{} ({})", describe(rc, otherwise), message));
+}
+
+// A prepared statement that is finalized on every path out, and reports failures naming the store.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const std::string& sql) : db_(db), path_(path) {
+    int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt_, nullptr);
+    if (rc != SQLITE_OK) fail_sqlite(path_, db_, rc, "cannot read");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind(int index, int64_t value) { check_bind(sqlite3_bind_int64(stmt_, index, value)); }
+  void bind(int index, int value) { check_bind(sqlite3_bind_int(stmt_, index, value)); }
+  void bind(int index, double value) { check_bind(sqlite3_bind_double(stmt_, index, value)); }
+  void bind(int index, const std::string& value) {
+    check_bind(sqlite3_bind_text(stmt_, index, value.data(), int(value.size()), SQLITE_TRANSIENT));
+  }
+  void bind(int index, std::string_view value) {
+    check_bind(sqlite3_bind_text(stmt_, index, value.data(), int(value.size()), SQLITE_TRANSIENT));
+  }
+  void bind_null(int index) { check_bind(sqlite3_bind_null(stmt_, index)); }
+
+  // True when a row is ready; false when the statement is done.
+  bool step(const char* otherwise = "cannot read") {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail_sqlite(path_, db_, rc, otherwise);
+  }
+  void run(const char* otherwise = "cannot write") {
+    while (step(otherwise)) {
+    }
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+  int int32(int column) const { return sqlite3_column_int(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+  std::string text(int column) const {
+    const unsigned char* value = sqlite3_column_text(stmt_, column);
+    if (value == nullptr) return {};
+    return std::string(reinterpret_cast<const char*>(value), size_t(sqlite3_column_bytes(stmt_, column)));
+  }
+
+ private:
+  void check_bind(int rc) {
+    if (rc != SQLITE_OK) fail_sqlite(path_, db_, rc, "cannot write");
+  }
+
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& path, const char* sql, const char* otherwise) {
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) fail_sqlite(path, db, rc, otherwise);
+}
+
+// BEGIN IMMEDIATE takes the write lock up front, so a concurrent writer waits on busy_timeout instead
+// of failing halfway through; anything but commit() rolls back.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) {
+    exec(db_, path_, "BEGIN IMMEDIATE", "cannot write");
+  }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    exec(db_, path_, "COMMIT", "cannot write");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  bool done_ = false;
+};
+
+std::string key_where_clause() {
+  std::string clause;
+  for (const char* column : kKeyColumns) {
+    if (!clause.empty()) clause += " AND ";
+    clause += fmt::format("{} = ?", column);
+  }
+  return clause;
+}
+
+// Binds the key columns, in kKeyColumns order, starting at parameter `first`; returns the next one.
+int bind_key(Statement& stmt, int first, const DeviceContext& device, const PointKey& key) {
+  const Problem& p = key.problem;
+  int i = first;
+  stmt.bind(i++, device.gpu_uuid);
+  stmt.bind(i++, device.driver);
+  stmt.bind(i++, device.cuda_runtime);
+  stmt.bind(i++, device.cublas);
+  stmt.bind(i++, device.cublaslt);
+  stmt.bind(i++, key.backend);
+  stmt.bind(i++, key.algo);
+  stmt.bind(i++, to_string(p.dtype));
+  stmt.bind(i++, to_string(p.layout));
+  for (int64_t value : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c}) {
+    stmt.bind(i++, value);
+  }
+  stmt.bind(i++, std::string(key.hot ? "hot" : "cold"));
+  return i;
+}
+
+bool parse_cc(const std::string& text, int& major, int& minor) {
+  size_t dot = text.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) return false;
+  char* end = nullptr;
+  long parsed_major = std::strtol(text.c_str(), &end, 10);
+  if (end != text.c_str() + dot) return false;
+  long parsed_minor = std::strtol(text.c_str() + dot + 1, &end, 10);
+  if (*end != '\0') return false;
+  major = int(parsed_major);
+  minor = int(parsed_minor);
+  return true;
+}
+
+StoredPoint read_point(const Statement& row, const std::string& path) {
+  StoredPoint point;
+  int c = 0;
+  point.id = row.int64(c++);
+  DeviceContext& device = point.device;
+  device.gpu_name = row.text(c++);
+  device.gpu_uuid = row.text(c++);
+  device.sm_count = row.int32(c++);
+  std::string cc = row.text(c++);
+  if (!parse_cc(cc, device.cc_major, device.cc_minor)) {
+    fail(path, fmt::format("corrupt (point {} has compute capability '{}')", point.id, cc));
+  }
+  device.driver = row.text(c++);
+  device.cuda_runtime = row.text(c++);
+  device.cublas = row.text(c++);
+  device.cublaslt = row.text(c++);
+
+  PointKey& key = point.key;
+  key.backend = row.text(c++);
+  key.algo = row.text(c++);
+  std::string dtype = row.text(c++);
+  std::string layout = row.text(c++);
+  std::optional<DType> parsed_dtype = parse_dtype(dtype);
+  if (!parsed_dtype) fail(path, fmt::format("corrupt (point {} has dtype '{}')", point.id, dtype));
+  std::optional<Layout> parsed_layout = parse_layout(layout);
+  if (!parsed_layout) fail(path, fmt::format("corrupt (point {} has layout '{}')", point.id, layout));
+  Problem& p = key.problem;
+  p.dtype = *parsed_dtype;
+  p.layout = *parsed_layout;
+  for (int64_t* field : {&p.m, &p.n, &p.k, &p.batch, &p.lda, &p.ldb, &p.ldc, &p.off_a, &p.off_b, &p.off_c}) {
+    *field = row.int64(c++);
+  }
+  std::string mode = row.text(c++);
+  if (mode != "hot" && mode != "cold") {
+    fail(path, fmt::format("corrupt (point {} has mode '{}')", point.id, mode));
+  }
+  key.hot = mode == "hot";
+
+  TimingStats& t = point.result.timing;
+  t.median_us = row.real(c++);
+  t.min_us = row.real(c++);
+  t.max_us = row.real(c++);
+  t.q1_us = row.real(c++);
+  t.q3_us = row.real(c++);
+  t.samples = row.int32(c++);
+  t.noise = row.real(c++);
+  t.noisy = row.int64(c++) != 0;
+  if (!row.is_null(c)) t.sm_clock_mhz = row.real(c);
+  c++;
+  // Stored as the signed 64-bit integer SQLite holds; the bits come back unchanged.
+  t.throttle_reasons = static_cast<uint64_t>(row.int64(c++));
+  t.throttled = row.int64(c++) != 0;
+
+  // lt_algo_id is NULL exactly when the point has no cuBLASLt configuration.
+  if (!row.is_null(c)) {
+    LtAlgoConfig lt;
+    lt.algo_id = row.int32(c++);
+    lt.tile_id = row.int32(c++);
+    lt.tile = row.text(c++);
+    lt.stages_id = row.int32(c++);
+    lt.stages = row.text(c++);
+    lt.splitk = row.int32(c++);
+    lt.reduction_scheme = row.int32(c++);
+    lt.reduction = row.text(c++);
+    lt.swizzle = row.int32(c++);
+    lt.custom_option = row.int32(c++);
+    lt.cluster_shape_id = row.int32(c++);
+    lt.cluster = row.text(c++);
+    lt.inner_shape_id = row.int32(c++);
+    lt.waves_count = float(row.real(c++));
+    lt.workspace_bytes = row.int64(c++);
+    point.result.lt = lt;
+  } else {
+    c += 15;
+  }
+  point.result.measured_at = row.text(c++);
+  point.result.command = row.text(c++);
+  point.annotated = row.int64(c++) != 0;
+  return point;
+}
+
+// Reads a kernels row (kKernelColumns order) into a record; column 0 (point_id) and 1 (seq) are the
+// caller's.
+KernelRecord read_kernel(const Statement& row) {
+  KernelRecord kernel;
+  int c = 2;
+  kernel.name = row.text(c++);
+  for (uint32_t* field : {&kernel.grid_x, &kernel.grid_y, &kernel.grid_z, &kernel.block_x, &kernel.block_y,
+                          &kernel.block_z, &kernel.cluster_x, &kernel.cluster_y, &kernel.cluster_z}) {
+    *field = static_cast<uint32_t>(row.int64(c++));
+  }
+  kernel.registers = row.int32(c++);
+  kernel.static_smem = row.int64(c++);
+  kernel.dynamic_smem = row.int64(c++);
+  kernel.duration_us = row.real(c++);
+  return kernel;
+}
+
+}  // namespace
+
+Store::Store(const std::string& path) : path_(path) {
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    fail(path_, fmt::format("{} ({})", describe(rc, "cannot open"), message));
+  }
+  // The destructor does not run for a throwing constructor, so every failure below closes first.
+  try {
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    // SQLite quietly opens a write-protected file read-only; a sweep must learn that now, not after
+    // its first measurement.
+    if (sqlite3_db_readonly(db_, "main") == 1) {
+      fail(path_, fmt::format("read-only ({})", sqlite3_errstr(SQLITE_READONLY)));
+    }
+    // WAL with synchronous=NORMAL: a commit survives a killed process (only power loss can undo the
+    // last few), and readers (views) do not block the sweep.
+    exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
+    exec(db_, path_, "PRAGMA synchronous = NORMAL", "cannot open");
+    exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
+    exec(db_, path_, fmt::format("PRAGMA busy_timeout = {}", kBusyTimeoutMs).c_str(), "cannot open");
+
+    // Checked and created under the write lock, so two processes creating one store do not race.
+    Transaction transaction(db_, path_);
+    bool has_tables = false;
+    bool has_meta = false;
+    {
+      Statement tables(db_, path_, "SELECT name FROM sqlite_master WHERE type = 'table'");
+      while (tables.step()) {
+        has_tables = true;
+        if (tables.text(0) == "meta") has_meta = true;
+      }
+    }
+    if (has_tables) {
+      std::optional<std::string> application, version;
+      if (has_meta) {
+        Statement meta(db_, path_, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
+        while (meta.step()) {
+          (meta.text(0) == "application" ? application : version) = meta.text(1);
+        }
+      }
+      if (application != std::string(kApplication)) {
+        fail(path_, "not a shapescope store (it is a SQLite database with other tables)");
+      }
+      char* end = nullptr;
+      long stored_version = version ? std::strtol(version->c_str(), &end, 10) : 0;
+      if (!version || version->empty() || *end != '\0' || stored_version < 1) {
+        fail(path_, fmt::format("not a shapescope store or corrupt (schema version '{}')", version.value_or("")));
+      }
+      if (stored_version > kSchemaVersion) {
+        fail(path_, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
+                                stored_version, kSchemaVersion));
+      }
+    }
+    exec(db_, path_, kSchema, "cannot create the schema");
+    exec(db_, path_,
+         fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
+                     "('application', '{}')",
+                     kSchemaVersion, kApplication)
+             .c_str(),
+         "cannot create the schema");
+    transaction.commit();
+
+    // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
+    // when a sweep reaches the damaged pages; stores are small, so check every page now.
+    Statement check(db_, path_, "PRAGMA quick_check");
+    while (check.step()) {
+      std::string result = check.text(0);
+      if (result != "ok") fail(path_, fmt::format("not a shapescope store or corrupt ({})", result));
+    }
+  } catch (...) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Store::~Store() { sqlite3_close_v2(db_); }
+
+std::optional<int64_t> Store::find(const DeviceContext& device, const PointKey& key) const {
+  Statement stmt(db_, path_, "SELECT id FROM points WHERE " + key_where_clause());
+  bind_key(stmt, 1, device, key);
+  if (!stmt.step()) return std::nullopt;
+  return stmt.int64(0);
+}
+
+bool Store::is_annotated(int64_t id) const {
+  Statement stmt(db_, path_, "SELECT annotated FROM points WHERE id = ?");
+  stmt.bind(1, id);
+  return stmt.step() && stmt.int64(0) != 0;
+}
+
+int64_t Store::save_point(const DeviceContext& device, const PointKey& key, const PointResult& result) {
+  Transaction transaction(db_, path_);
+  {
+    // The old point's kernels go with it (ON DELETE CASCADE).
+    Statement remove(db_, path_, "DELETE FROM points WHERE " + key_where_clause());
+    bind_key(remove, 1, device, key);
+    remove.run();
+  }
+  std::string columns = "gpu_name, sm_count, cc";
+  for (const char* column : kKeyColumns) columns += fmt::format(", {}", column);
+  columns +=
+      ", median_us, min_us, max_us, q1_us, q3_us, samples, noise, noisy, sm_clock_mhz, throttle_reasons, "
+      "throttled, lt_algo_id, lt_tile_id, lt_tile, lt_stages_id, lt_stages, lt_splitk, lt_reduction_scheme, "
+      "lt_reduction, lt_swizzle, lt_custom_option, lt_cluster_shape_id, lt_cluster, lt_inner_shape_id, "
+      "lt_waves_count, lt_workspace_bytes, measured_at, command, annotated";
+  // gpu_name, sm_count, cc; the key columns; timing; lt_*; measured_at, command, annotated.
+  constexpr int kColumnCount = 3 + 20 + 11 + 15 + 3;
+  std::string placeholders = "?";
+  for (int i = 1; i < kColumnCount; ++i) placeholders += ", ?";
+  Statement insert(db_, path_, fmt::format("INSERT INTO points ({}) VALUES ({})", columns, placeholders));
+  int i = 1;
+  insert.bind(i++, device.gpu_name);
+  insert.bind(i++, device.sm_count);
+  insert.bind(i++, fmt::format("{}.{}", device.cc_major, device.cc_minor));
+  i = bind_key(insert, i, device, key);
+  const TimingStats& t = result.timing;
+  insert.bind(i++, t.median_us);
+  insert.bind(i++, t.min_us);
+  insert.bind(i++, t.max_us);
+  insert.bind(i++, t.q1_us);
+  insert.bind(i++, t.q3_us);
+  insert.bind(i++, t.samples);
+  insert.bind(i++, t.noise);
+  insert.bind(i++, int(t.noisy));
+  if (t.sm_clock_mhz) {
+    insert.bind(i++, *t.sm_clock_mhz);
+  } else {
+    insert.bind_null(i++);
+  }
+  insert.bind(i++, static_cast<int64_t>(t.throttle_reasons));
+  insert.bind(i++, int(t.throttled));
+  if (result.lt) {
+    const LtAlgoConfig& lt = *result.lt;
+    insert.bind(i++, lt.algo_id);
+    insert.bind(i++, lt.tile_id);
+    insert.bind(i++, lt.tile);
+    insert.bind(i++, lt.stages_id);
+    insert.bind(i++, lt.stages);
+    insert.bind(i++, lt.splitk);
+    insert.bind(i++, lt.reduction_scheme);
+    insert.bind(i++, lt.reduction);
+    insert.bind(i++, lt.swizzle);
+    insert.bind(i++, lt.custom_option);
+    insert.bind(i++, lt.cluster_shape_id);
+    insert.bind(i++, lt.cluster);
+    insert.bind(i++, lt.inner_shape_id);
+    insert.bind(i++, double(lt.waves_count));
+    insert.bind(i++, lt.workspace_bytes);
+  } else {
+    for (int j = 0; j < 15; ++j) insert.bind_null(i++);
+  }
+  insert.bind(i++, result.measured_at);
+  insert.bind(i++, result.command);
+  insert.bind(i++, 0);
+  insert.run();
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  transaction.commit();
+  return id;
+}
+
+void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
+  Transaction transaction(db_, path_);
+  {
+    Statement mark(db_, path_, "UPDATE points SET annotated = 1 WHERE id = ?");
+    mark.bind(1, id);
+    mark.run();
+    if (sqlite3_changes(db_) == 0) fail(path_, fmt::format("cannot annotate point {}: it is not stored", id));
+  }
+  {
+    Statement remove(db_, path_, "DELETE FROM kernels WHERE point_id = ?");
+    remove.bind(1, id);
+    remove.run();
+  }
+  Statement insert(db_, path_,
+                   fmt::format("INSERT INTO kernels ({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               kKernelColumns));
+  int64_t seq = 0;
+  for (const KernelRecord& kernel : kernels) {
+    insert.reset();
+    int i = 1;
+    insert.bind(i++, id);
+    insert.bind(i++, seq++);
+    insert.bind(i++, kernel.name);
+    for (uint32_t value : {kernel.grid_x, kernel.grid_y, kernel.grid_z, kernel.block_x, kernel.block_y,
+                           kernel.block_z, kernel.cluster_x, kernel.cluster_y, kernel.cluster_z}) {
+      insert.bind(i++, int64_t(value));
+    }
+    insert.bind(i++, kernel.registers);
+    insert.bind(i++, kernel.static_smem);
+    insert.bind(i++, kernel.dynamic_smem);
+    insert.bind(i++, kernel.duration_us);
+    insert.run();
+  }
+  transaction.commit();
+}
+
+std::optional<StoredPoint> Store::load(int64_t id) const {
+  Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", kPointColumns));
+  stmt.bind(1, id);
+  if (!stmt.step()) return std::nullopt;
+  StoredPoint point = read_point(stmt, path_);
+  Statement kernels(db_, path_,
+                    fmt::format("SELECT {} FROM kernels WHERE point_id = ? ORDER BY seq", kKernelColumns));
+  kernels.bind(1, id);
+  while (kernels.step()) point.kernels.push_back(read_kernel(kernels));
+  return point;
+}
+
+std::vector<StoredPoint> Store::load_all() const {
+  std::vector<StoredPoint> points;
+  std::unordered_map<int64_t, size_t> index_of;
+  {
+    Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", kPointColumns));
+    while (stmt.step()) {
+      points.push_back(read_point(stmt, path_));
+      index_of[points.back().id] = points.size() - 1;
+    }
+  }
+  // One pass over all kernels rather than a query per point.
+  Statement kernels(db_, path_, fmt::format("SELECT {} FROM kernels ORDER BY point_id, seq", kKernelColumns));
+  while (kernels.step()) {
+    auto found = index_of.find(kernels.int64(0));
+    if (found != index_of.end()) points[found->second].kernels.push_back(read_kernel(kernels));
+  }
+  return points;
+}
+
+void Store::save_calibration(const DeviceContext& device, const Calibration& calibration) {
+  Transaction transaction(db_, path_);
+  Statement insert(db_, path_,
+                   "INSERT INTO calibration (gpu_uuid, gpu_name, driver, cublas, what, value, measured_at, detail) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, device.gpu_uuid);
+  insert.bind(2, device.gpu_name);
+  insert.bind(3, device.driver);
+  insert.bind(4, device.cublas);
+  insert.bind(5, calibration.what);
+  insert.bind(6, calibration.value);
+  insert.bind(7, calibration.measured_at);
+  insert.bind(8, calibration.detail);
+  insert.run();
+  transaction.commit();
+}
+
+std::vector<Calibration> Store::load_calibration(const DeviceContext& device) const {
+  // Newest by measured_at (ISO 8601 sorts as text); of two in the same second, the later insert.
+  Statement stmt(db_, path_,
+                 "SELECT what, value, measured_at, detail FROM calibration AS c WHERE gpu_uuid = ?1 AND id = "
+                 "(SELECT id FROM calibration WHERE gpu_uuid = ?1 AND what = c.what "
+                 "ORDER BY measured_at DESC, id DESC LIMIT 1) ORDER BY what");
+  stmt.bind(1, device.gpu_uuid);
+  std::vector<Calibration> calibrations;
+  while (stmt.step()) {
+    Calibration calibration;
+    calibration.what = stmt.text(0);
+    calibration.value = stmt.real(1);
+    calibration.measured_at = stmt.text(2);
+    calibration.detail = stmt.text(3);
+    calibrations.push_back(calibration);
+  }
+  return calibrations;
+}
+
+}  // namespace shapescope

@@ -1,0 +1,111 @@
+#include "timing/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <memory>
+
+#include "backends/backend.hpp"
+#include "backends/cuda_types.hpp"
+#include "common/check.hpp"
+#include "device/nvml.hpp"
+#include "timing/device_kernels.hpp"
+#include "timing/engine.hpp"
+
+namespace shapescope {
+namespace {
+
+constexpr int64_t kSize = 8192;                  // 8192^3: ~1.1 TFLOP, >1 ms even at peak
+constexpr int kSamples = 20;
+
+// A device-to-device copy posing as a call, so the engine can time it.
+class CopyCall : public GemmCall {
+ public:
+  CopyCall(void* dst, const void* src, int64_t bytes) : dst_(dst), src_(src), bytes_(bytes) {}
+  void enqueue(cudaStream_t stream) override {
+    CHECK_CUDA(cudaMemcpyAsync(dst_, src_, size_t(bytes_), cudaMemcpyDeviceToDevice, stream));
+  }
+
+ private:
+  void* dst_;
+  const void* src_;
+  int64_t bytes_;
+};
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+double time_call(GemmCall& call, const std::atomic<bool>* interrupted) {
+  MeasureOptions options;
+  options.hot = true;
+  options.samples = kSamples;
+  options.max_extra_rounds = 0;
+  options.max_chunk_jobs = 1;
+  Engine engine(options, nullptr, interrupted);
+  double median = 0;
+  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { median = t.median_us; },
+             nullptr);
+  return median;
+}
+
+}  // namespace
+
+std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomic<bool>* interrupted) {
+  std::vector<Calibration> out;
+  const int cc = device.cc_major * 10 + device.cc_minor;
+  const int64_t elems = kSize * kSize;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *workspace = nullptr;
+  const int64_t workspace_bytes = 32ll << 20;
+  CHECK_CUDA(cudaMalloc(&a, size_t(elems * 4)));
+  CHECK_CUDA(cudaMalloc(&b, size_t(elems * 4)));
+  CHECK_CUDA(cudaMalloc(&c, size_t(elems * 4)));
+  CHECK_CUDA(cudaMalloc(&workspace, size_t(workspace_bytes)));
+  DeviceBuffers buffers{a, b, c, workspace, workspace_bytes};
+  try {
+    for (DType dtype : {DType::kBf16, DType::kFp16, DType::kFp8, DType::kTf32, DType::kFp32}) {
+      if (cc < min_compute_capability(dtype)) continue;
+      if (interrupted && interrupted->load()) break;
+      Problem p;
+      p.m = p.n = p.k = kSize;
+      p.dtype = dtype;
+      // fp8 runs only as nt in cuBLASLt (see plan.cpp); the others as nn, PyTorch's torch.mm.
+      p.layout = dtype == DType::kFp8 ? Layout::kNT : Layout::kNN;
+      p.lda = p.ldb = p.ldc = kSize;
+      fill_normal(a, elems, dtype, false, 11, nullptr);
+      fill_normal(b, elems, dtype, false, 12, nullptr);
+      CHECK_CUDA(cudaDeviceSynchronize());
+      const std::string backend = dtype == DType::kFp8 ? "cublaslt" : "cublas";
+      auto be = make_backend(backend, buffers, 1);
+      std::string why;
+      auto calls = be->prepare(p, be->algo_keys(), why);
+      if (calls.empty()) continue;
+      const double us = time_call(*calls.front().call, interrupted);
+      if (us <= 0) continue;
+      out.push_back({fmt::format("tflops:{}", to_string(dtype)), p.flops() / us / 1e6, now_utc(),
+                     fmt::format("{}x{}x{} {} {} via {}, hot L2, median of {}", kSize, kSize, kSize,
+                                 to_string(dtype), to_string(p.layout), backend, kSamples)});
+    }
+    if (!(interrupted && interrupted->load())) {
+      const int64_t copy = elems * 4;  // 256 MiB: five times an H100's L2
+      CopyCall call(c, a, copy);
+      const double us = time_call(call, interrupted);
+      if (us > 0)
+        out.push_back({"bandwidth", 2.0 * double(copy) / us / 1e3, now_utc(),
+                       fmt::format("device-to-device copy of {} MiB, bytes read + written, median of {}",
+                                   copy >> 20, kSamples)});
+    }
+  } catch (...) {
+    cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(workspace);
+    throw;
+  }
+  cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(workspace);
+  return out;
+}
+
+}  // namespace shapescope

@@ -1,0 +1,17 @@
+// Statistics of one point's samples. Pure C++.
+#pragma once
+#include <vector>
+
+namespace shapescope {
+
+struct SampleStats {
+  double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;
+  int n = 0;
+  double noise = 0;  // relative interquartile range (q3 - q1) / median; 0 for fewer than 2 samples
+};
+
+// Quartiles by linear interpolation between order statistics (numpy's default "linear" method).
+// Empty input gives all zeros.
+SampleStats summarize(std::vector<double> samples);
+
+}  // namespace shapescope

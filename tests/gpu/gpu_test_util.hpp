@@ -1,0 +1,34 @@
+// Shared by the GPU tests: skip without a GPU, and host-side decoding of device numbers.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "device/device.hpp"
+
+#define SKIP_WITHOUT_GPU()                                                  \
+  do {                                                                      \
+    if (::shapescope::device_count() == 0) GTEST_SKIP() << "no CUDA GPU on this machine"; \
+  } while (0)
+
+namespace shapescope::testing {
+
+inline float bf16_to_float(uint16_t bits) {
+  const uint32_t word = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, sizeof(value));
+  return value;
+}
+
+inline float fp16_to_float(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float value;
+  if (exponent == 0) value = std::ldexp(float(mantissa), -24);
+  else if (exponent == 31) value = mantissa ? NAN : INFINITY;
+  else value = std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
+  return sign ? -value : value;
+}
+
+}  // namespace shapescope::testing
