@@ -36,7 +36,14 @@ constexpr uint64_t kSlowdownReasons = throttle::kHwSlowdown | throttle::kSwTherm
                                       throttle::kHwThermalSlowdown |
                                       throttle::kHwPowerBrakeSlowdown;
 
+// cudaEventElapsedTime resolves about 0.5 us: a spread below twice that is the timer, not the GPU.
+constexpr double kTimerResolutionUs = 0.5;
+
 }  // namespace
+
+bool Engine::is_noisy(const SampleStats& s) const {
+  return s.noise > options_.max_noise && (s.q3 - s.q1) > 2 * kTimerResolutionUs;
+}
 
 Engine::Engine(const MeasureOptions& options, const ClockSampler* clocks,
                const std::atomic<bool>* interrupted)
@@ -185,7 +192,7 @@ TimingStats Engine::finish(const JobSamples& samples) {
   t.q3_us = s.q3;
   t.samples = s.n;
   t.noise = s.noise;
-  t.noisy = s.noise > options_.max_noise;
+  t.noisy = is_noisy(s);
   t.throttle_reasons = samples.reasons;
   if (!samples.clock_mhz.empty()) {
     t.sm_clock_mhz = median_of(samples.clock_mhz);
@@ -236,7 +243,7 @@ bool Engine::run(const std::vector<TimedJob>& jobs, const DoneFn& done, const Pr
     for (int round = 0; round < options_.max_extra_rounds; ++round) {
       std::vector<size_t> noisy_slots;
       for (size_t slot = 0; slot < chunk.size(); ++slot)
-        if (summarize(samples[slot].us).noise > options_.max_noise) noisy_slots.push_back(slot);
+        if (is_noisy(summarize(samples[slot].us))) noisy_slots.push_back(slot);
       if (noisy_slots.empty()) break;
       std::vector<size_t> sub_chunk;
       std::vector<JobSamples> sub_samples(noisy_slots.size());

@@ -5,7 +5,8 @@
 //     with event-record nodes inside the graph, so no host gap is timed;
 //   - each pass has its own shuffled order, so drift and neighbour effects do not line up with N;
 //     while one pass runs the host captures the next;
-//   - after `samples` passes a job whose relative IQR is above `max_noise` is measured again with
+//   - after `samples` passes a job whose relative IQR is above `max_noise` (and whose IQR is above
+//     1 us, twice the event timer's resolution) is measured again with
 //     the other noisy jobs of its chunk (up to `max_extra_rounds` more rounds), then kept and flagged;
 //   - the SM clock and clock-event reasons come from a side thread (NVML), matched to each pass by
 //     host time; samples taken below 90 % of the run's median clock, or with a power/thermal
@@ -23,6 +24,7 @@
 #include "backends/backend.hpp"
 #include "device/nvml.hpp"
 #include "store/records.hpp"
+#include "timing/stats.hpp"
 
 namespace shapescope {
 
@@ -72,6 +74,8 @@ class Engine {
                  double& done_cost, const ProgressFn& progress);
   void warm_up(const std::vector<TimedJob>& jobs, const std::vector<size_t>& chunk);
   TimingStats finish(const JobSamples& samples);
+  // Relative IQR above max_noise, and an absolute spread above the event timer's resolution.
+  bool is_noisy(const SampleStats& stats) const;
 
   MeasureOptions options_;
   const ClockSampler* clocks_;

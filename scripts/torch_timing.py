@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Independent timing of square bf16 torch.mm, to cross-check shapescope's numbers.
+
+Same quantity as `shapescope sweep` (one call's GPU time with a cold L2) by a different route:
+PyTorch's own allocator, torch.mm (cuBLAS), eager launches, CUDA events per sample. A long
+torch.cuda._sleep first keeps the host ahead of the GPU, so no launch gap sits between the events.
+The flush is a write of an L2-sized buffer before each sample, as shapescope does.
+
+    python3 scripts/torch_timing.py --n 256..4096 --samples 10 --out torch.csv
+"""
+import argparse
+import csv
+import statistics
+
+import torch
+
+
+def parse_range(text):
+    lo, hi = (int(x) for x in text.split(".."))
+    return range(lo, hi + 1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", default="256..4096")
+    ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    ns = parse_range(args.n)
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(dev)
+    l2 = props.L2_cache_size
+    nmax = max(ns)
+    torch.manual_seed(0)
+    a_all = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
+    b_all = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
+    c_all = torch.empty(nmax * nmax, device=dev, dtype=torch.bfloat16)
+    flush = torch.empty(l2, device=dev, dtype=torch.uint8)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(args.samples)]
+    # Warm-up: half a second of large GEMMs.
+    a = a_all.view(nmax, nmax)
+    for _ in range(200):
+        torch.mm(a, a, out=c_all.view(nmax, nmax))
+    torch.cuda.synchronize()
+    rows = []
+    for n in ns:
+        a = a_all[: n * n].view(n, n)
+        b = b_all[: n * n].view(n, n)
+        c = c_all[: n * n].view(n, n)
+        torch.mm(a, b, out=c)  # first call of a shape: cuBLAS heuristics, untimed
+        torch.cuda._sleep(4_000_000)  # ~2 ms of GPU time while the host queues the samples
+        for start, stop in events:
+            flush.fill_(n & 0xFF)
+            start.record()
+            torch.mm(a, b, out=c)
+            stop.record()
+        torch.cuda.synchronize()
+        us = [s.elapsed_time(e) * 1000.0 for s, e in events]
+        rows.append((n, statistics.median(us), min(us)))
+    with open(args.out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["n", "median_us", "min_us"])
+        w.writerows(rows)
+    print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
