@@ -20,7 +20,8 @@ case "$stage" in
     # kill/resume, kernel names.
     $S info 2>&1 | tee "$OUT/info.txt" | head -3
     for i in 1 2; do
-      /usr/bin/time -f "sweep $i wall %e s" $S sweep --n 1..4096 --samples 10 --db "$OUT/sweep$i.db" \
+      TIMEFORMAT="sweep $i: %R s wall (shell)"
+      time $S sweep --n 1..4096 --samples 10 --db "$OUT/sweep$i.db" \
         --format csv --out "$OUT/sweep$i.csv" 2>&1 | tee "$OUT/sweep$i.log" | tail -2
     done
     python3 scripts/torch_timing.py --n 256..4096 --samples 10 --out "$OUT/torch.csv" 2>&1 | tail -1
@@ -29,5 +30,26 @@ case "$stage" in
     python3 scripts/kill_resume_check.py $S --n 1..2048 --after 2.5 2>&1 | tail -3 | tee "$OUT/kill.txt"
     $S sweep --n 1791..1793,4095,4096 --db "$OUT/sweep1.db" 2>/dev/null | tee "$OUT/names.txt"
     python3 scripts/do_bench_subset.py --n 1..4096 --step 32 2>&1 | tail -1 | tee "$OUT/do_bench.txt"
+    ;;
+  checks)
+    # GPU tests, kill/resume, calibration, other dtypes/layouts/options, PyTorch in graph mode.
+    build/shapescope_gpu_tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran"
+    python3 scripts/kill_resume_check.py $S --n 1..4096 --after 5 2>&1 | grep -v "^cold" | tee "$OUT/kill.txt"
+    $S info --calibrate --db "$OUT/checks.db" 2>&1 | grep -E "peak|GPU 0" | tee "$OUT/calibrate.txt"
+    {
+      $S sweep --n 4096 --db "$OUT/checks.db" --backend cublaslt --lt-algos 8 2>&1
+      $S sweep --m 8192 --n 4096 --k 4096 --db "$OUT/checks.db" --layout nt --dtype fp8 --backend cublaslt 2>&1
+      $S sweep --n 4095,4096 --db "$OUT/checks.db" --dtype fp16 --layout tn --backend cublas,cublaslt 2>&1
+      $S sweep --n 4096 --db "$OUT/checks.db" --dtype tf32 --offset 1 2>&1
+      $S sweep --n 4096 --db "$OUT/checks.db" --ld-pad 8 --hot 2>&1
+      $S sweep --m 1..4 --n 4096 --k 4096 --batch 8 --db "$OUT/checks.db" --dtype fp32 2>&1
+      $S sweep --n 100000 --db "$OUT/checks.db" 2>&1; echo "exit $?"
+    } | grep -vE "^(GPU 0|cold|hot)" | tee "$OUT/options.txt"
+    python3 scripts/torch_timing.py --n 256..4096 --samples 10 --graph --out "$OUT/torch_graph.csv" 2>&1 | tail -1
+    python3 scripts/torch_timing.py --n 256..4096 --samples 10 --out "$OUT/torch.csv" 2>&1 | tail -1
+    $S sweep --n 1..4096 --db "$OUT/sweep.db" --format csv --out "$OUT/sweep.csv" 2>&1 | tail -1
+    python3 scripts/compare.py "$OUT/sweep.csv" "$OUT/torch.csv" --from 256 | tee "$OUT/compare.txt"
+    python3 scripts/compare.py "$OUT/sweep.csv" "$OUT/torch_graph.csv" --from 256 | tee -a "$OUT/compare.txt"
+    python3 scripts/compare.py "$OUT/torch_graph.csv" "$OUT/torch.csv" --from 256 | tee -a "$OUT/compare.txt"
     ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SIGKILL a sweep half way, run it again, and check that nothing was lost or measured twice.
 
-    python3 scripts/kill_resume_check.py build/shapescope --n 1..2048 --after 3
+    python3 scripts/kill_resume_check.py build/shapescope --n 1..4096 --after 5
 """
 import argparse
 import signal
@@ -24,8 +24,8 @@ def rows(db):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
-    ap.add_argument("--n", default="1..2048")
-    ap.add_argument("--after", type=float, default=3.0)
+    ap.add_argument("--n", default="1..4096")
+    ap.add_argument("--after", type=float, default=5.0)
     args = ap.parse_args()
     db = os.path.join(tempfile.mkdtemp(), "kill.db")
     cmd = [args.binary, "sweep", "--n", args.n, "--db", db, "--format", "csv", "--out", os.devnull]

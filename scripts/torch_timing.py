@@ -25,6 +25,8 @@ def main():
     ap.add_argument("--n", default="256..4096")
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--graph", action="store_true",
+                    help="capture flush/event/mm/event in CUDA graphs, as shapescope does")
     args = ap.parse_args()
     ns = parse_range(args.n)
     dev = torch.device("cuda")
@@ -43,18 +45,31 @@ def main():
     for _ in range(200):
         torch.mm(a, a, out=c_all.view(nmax, nmax))
     torch.cuda.synchronize()
+    if args.graph:
+        events = [(torch.cuda.Event(enable_timing=True, external=True),
+                   torch.cuda.Event(enable_timing=True, external=True)) for _ in range(args.samples)]
     rows = []
     for n in ns:
         a = a_all[: n * n].view(n, n)
         b = b_all[: n * n].view(n, n)
         c = c_all[: n * n].view(n, n)
         torch.mm(a, b, out=c)  # first call of a shape: cuBLAS heuristics, untimed
-        torch.cuda._sleep(4_000_000)  # ~2 ms of GPU time while the host queues the samples
-        for start, stop in events:
-            flush.fill_(n & 0xFF)
-            start.record()
-            torch.mm(a, b, out=c)
-            stop.record()
+        if args.graph:
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                for start, stop in events:
+                    flush.fill_(n & 0xFF)
+                    start.record()
+                    torch.mm(a, b, out=c)
+                    stop.record()
+            graph.replay()
+        else:
+            torch.cuda._sleep(4_000_000)  # ~2 ms of GPU time while the host queues the samples
+            for start, stop in events:
+                flush.fill_(n & 0xFF)
+                start.record()
+                torch.mm(a, b, out=c)
+                stop.record()
         torch.cuda.synchronize()
         us = [s.elapsed_time(e) * 1000.0 for s, e in events]
         rows.append((n, statistics.median(us), min(us)))

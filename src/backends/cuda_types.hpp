@@ -4,6 +4,10 @@
 #include <cublas_api.h>
 #include <library_types.h>
 
+#include <optional>
+#include <string>
+
+#include "device/context.hpp"
 #include "shape/problem.hpp"
 
 namespace shapescope {
@@ -37,5 +41,8 @@ inline int min_compute_capability(DType dtype) {
   }
   return 0;
 }
+
+// Why this GPU cannot run the dtype, or nullopt if it can.
+std::optional<std::string> dtype_unsupported(DType dtype, const DeviceContext& device);
 
 }  // namespace shapescope

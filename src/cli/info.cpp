@@ -18,6 +18,7 @@ struct InfoOptions {
 };
 
 void run_info(const InfoOptions& o) {
+  Store store(o.db);
   const DeviceContext d = query_device(o.device);
   int64_t free_bytes = 0, total_bytes = 0;
   memory_info(free_bytes, total_bytes);
@@ -47,7 +48,6 @@ void run_info(const InfoOptions& o) {
   fmt::print("cuBLAS           {}\n", d.cublas);
   fmt::print("cuBLASLt         {}\n", d.cublaslt);
 
-  Store store(o.db);
   if (o.calibrate) {
     fmt::print(stderr, "calibrating: a large GEMM per dtype and a device-to-device copy...\n");
     for (const auto& c : calibrate(d, &g_interrupted)) store.save_calibration(d, c);

@@ -146,8 +146,9 @@ void run_sweep(const SweepOptions& o) {
       throw usage_error(fmt::format("--out: cannot write '{}' ({})", o.out, std::strerror(errno)));
   }
 
-  const DeviceContext device = query_device(o.device);
+  // The store first: a bad --db is reported the same with or without a GPU.
   Store store(o.db);
+  const DeviceContext device = query_device(o.device);
   fmt::print(stderr, "{}\n", device_header(device));
   fmt::print(stderr, "{}; {} samples per point, shuffled passes; store {}\n",
              o.hot ? "hot L2 (no flush: a throughput-like figure)"
@@ -193,13 +194,13 @@ void run_sweep(const SweepOptions& o) {
   if (outcome.measured > 0 && !o.hot)
     floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
                         outcome.gpu_floor_s, outcome.flush_us, wall / outcome.gpu_floor_s);
-  fmt::print(stderr,
-             "measured {} points, reused {}, annotated {} in {:.2f} s wall{}; median SM clock {}; "
-             "{} noisy, {} throttled\n",
-             outcome.measured, outcome.reused, outcome.annotated, wall, floor,
-             outcome.median_clock_mhz > 0 ? fmt::format("{:.0f} MHz", outcome.median_clock_mhz)
-                                          : std::string("unknown (no NVML)"),
-             noisy, throttled);
+  std::string clock;
+  if (outcome.measured > 0)
+    clock = outcome.median_clock_mhz > 0
+                ? fmt::format("; median SM clock {:.0f} MHz", outcome.median_clock_mhz)
+                : std::string("; SM clock unknown (no NVML)");
+  fmt::print(stderr, "measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}; {} noisy, {} throttled\n",
+             outcome.measured, outcome.reused, outcome.annotated, wall, floor, clock, noisy, throttled);
   if (outcome.interrupted) {
     fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume\n",
                outcome.measured, o.db);
@@ -222,10 +223,12 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --m 8192 --n 4096 --k 4096 --layout nt --dtype fp8 --backend cublaslt\n"
       "  shapescope sweep --n 1..4096 --dry-run\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
-  cmd->add_option("--m", o->shape.m, "rows of A and C (range)");
-  cmd->add_option("--n", o->shape.n, "columns of B and C (range)");
-  cmd->add_option("--k", o->shape.k, "inner dimension (range)");
-  cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)");
+  std::vector<std::pair<CLI::Option*, std::string*>> ranges = {
+      {cmd->add_option("--m", o->shape.m, "rows of A and C (range)"), &o->shape.m},
+      {cmd->add_option("--n", o->shape.n, "columns of B and C (range)"), &o->shape.n},
+      {cmd->add_option("--k", o->shape.k, "inner dimension (range)"), &o->shape.k},
+      {cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)"),
+       &o->shape.batch}};
   cmd->add_option("--dtype", o->shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
   cmd->add_option("--layout", o->shape.layout,
                   "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
@@ -252,7 +255,12 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--device", o->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");
   cmd->add_option("--seed", o->seed, "seed of the pass shuffles");
-  cmd->callback([o] { run_sweep(*o); });
+  cmd->callback([o, ranges] {
+    // An empty value means "not given" to the planner: a given-but-empty one is an error here.
+    for (const auto& [option, value] : ranges)
+      if (option->count() > 0 && value->empty()) parse_range(*value, option->get_name());
+    run_sweep(*o);
+  });
 }
 
 }  // namespace shapescope

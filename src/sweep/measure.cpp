@@ -89,6 +89,17 @@ double measure_flush_us(void* buffer, int64_t bytes) {
 
 }  // namespace
 
+void check_fits(const MemoryPlan& mem, int64_t free_bytes, int64_t total_bytes) {
+  // Leave a margin for cuBLAS's own allocations and the CUDA graphs.
+  const int64_t margin = 256ll << 20;
+  if (mem.total() + margin > free_bytes)
+    throw Error(ExitCode::kOutOfMemory,
+                fmt::format("the sweep's largest point needs {} of GPU memory (A {}, B {}, C {}, "
+                            "flush {}, workspace {}) plus a {} margin; {} of {} is free",
+                            gib(mem.total()), gib(mem.a), gib(mem.b), gib(mem.c), gib(mem.flush),
+                            gib(mem.workspace), gib(margin), gib(free_bytes), gib(total_bytes)));
+}
+
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot) {
   MemoryPlan plan;
   for (const auto& p : problems) {
@@ -127,15 +138,8 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
   const bool hot = request.measure.hot;
 
   // Which backend can run each dtype on this GPU is known before anything is allocated.
-  for (const auto& p : request.problems) {
-    const int cc = device.cc_major * 10 + device.cc_minor;
-    if (cc < min_compute_capability(p.dtype))
-      throw Error(ExitCode::kNoGpu,
-                  fmt::format("--dtype: {} needs compute capability {}.{} or newer; {} is {}.{}",
-                              to_string(p.dtype), min_compute_capability(p.dtype) / 10,
-                              min_compute_capability(p.dtype) % 10, device.gpu_name,
-                              device.cc_major, device.cc_minor));
-  }
+  for (const auto& p : request.problems)
+    if (auto why = dtype_unsupported(p.dtype, device)) throw Error(ExitCode::kNoGpu, *why);
 
   // One entry per (problem, backend, algo) of the plan: found in the store, or to be measured.
   struct Entry {
@@ -178,14 +182,7 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     const MemoryPlan mem = memory_plan(gpu_problems, device, hot);
     int64_t free_bytes = 0, total_bytes = 0;
     memory_info(free_bytes, total_bytes);
-    // Leave a margin for cuBLAS's own allocations and the CUDA graphs.
-    const int64_t margin = 256ll << 20;
-    if (mem.total() + margin > free_bytes)
-      throw Error(ExitCode::kOutOfMemory,
-                  fmt::format("the sweep's largest point needs {} of GPU memory (A {}, B {}, C {}, "
-                              "flush {}, workspace {}) plus a {} margin; {} of {} is free",
-                              gib(mem.total()), gib(mem.a), gib(mem.b), gib(mem.c), gib(mem.flush),
-                              gib(mem.workspace), gib(margin), gib(free_bytes), gib(total_bytes)));
+    check_fits(mem, free_bytes, total_bytes);
 
     DeviceMemory a(mem.a), b(mem.b), c(mem.c), flush(mem.flush), workspace(mem.workspace);
     buffers.a = a.ptr;

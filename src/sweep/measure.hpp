@@ -41,6 +41,8 @@ struct MemoryPlan {
   int64_t total() const { return a + b + c + flush + workspace; }
 };
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot);
+// Throws Error(kOutOfMemory), showing the bytes needed and free, when the plan does not fit.
+void check_fits(const MemoryPlan& plan, int64_t free_bytes, int64_t total_bytes);
 
 // A rough time for one call (FLOPs at a discounted peak, plus bytes at a discounted bandwidth),
 // used to size chunks, for the ETA and for --dry-run; never reported as a measurement.

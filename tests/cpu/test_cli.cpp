@@ -1,0 +1,144 @@
+// The CLI as users meet it: every bad input is one line on stderr naming the option and value,
+// with its documented exit code (main.cpp), and nothing crashes. Runs the real binary.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "backends/cuda_types.hpp"
+#include "common/error.hpp"
+#include "device/device.hpp"
+#include "sweep/measure.hpp"
+
+namespace shapescope {
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CliRun run(const std::string& args) {
+  const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr.txt";
+  const std::string cmd = std::string(SHAPESCOPE_BIN) + " " + args + " 2>" + err_path;
+  CliRun r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(in), {});
+  return r;
+}
+
+int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+// One line, the exit code, and the words that must be in it.
+void expect_refused(const std::string& args, ExitCode code, const std::vector<std::string>& words) {
+  const CliRun r = run(args);
+  EXPECT_EQ(r.code, int(code)) << args << "\n" << r.err;
+  EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << args << ": " << r.err;
+}
+
+TEST(Cli, HelpAndUsage) {
+  EXPECT_EQ(run("--help").code, 0);
+  const CliRun sweep_help = run("sweep --help");
+  EXPECT_EQ(sweep_help.code, 0);
+  EXPECT_NE(sweep_help.out.find("Examples:"), std::string::npos);
+  expect_refused("", ExitCode::kUsage, {"subcommand"});
+  expect_refused("sweep --n 64 --bogus", ExitCode::kUsage, {"--bogus"});
+}
+
+TEST(Cli, BadRangesNameTheOptionAndValue) {
+  expect_refused("sweep --n 4096..1", ExitCode::kUsage, {"--n", "4096..1", "reversed"});
+  expect_refused("sweep --m ''", ExitCode::kUsage, {"--m", "empty"});
+  expect_refused("sweep --k 0", ExitCode::kUsage, {"--k", "'0'"});
+  expect_refused("sweep --n=-5", ExitCode::kUsage, {"--n", "-5"});
+  expect_refused("sweep --n 1..x", ExitCode::kUsage, {"--n", "1..x"});
+  expect_refused("sweep --n 1..64:0", ExitCode::kUsage, {"--n", "1..64:0"});
+  expect_refused("sweep --n 1..8192 --m 1..8192", ExitCode::kUsage, {"points"});
+}
+
+TEST(Cli, BadOptionValues) {
+  expect_refused("sweep --n 64 --dtype bf8", ExitCode::kUsage, {"--dtype", "bf8"});
+  expect_refused("sweep --n 64 --layout xy", ExitCode::kUsage, {"--layout", "xy"});
+  expect_refused("sweep --n 64 --dtype fp8", ExitCode::kUsage, {"--layout", "nt"});
+  expect_refused("sweep --n 64 --backend cublas,cutlass", ExitCode::kUsage, {"--backend", "cutlass"});
+  expect_refused("sweep --n 64 --backend cublas,cublas", ExitCode::kUsage, {"--backend", "twice"});
+  expect_refused("sweep --n 64 --lt-algos 4", ExitCode::kUsage, {"--lt-algos", "cublaslt"});
+  expect_refused("sweep --n 64 --format xml", ExitCode::kUsage, {"--format", "xml"});
+  expect_refused("sweep --n 64 --shard 3/2", ExitCode::kUsage, {"--shard", "3/2"});
+  expect_refused("sweep --n 64 --samples 0", ExitCode::kUsage, {"--samples", "0"});
+  expect_refused("sweep --n 64 --max-noise 0", ExitCode::kUsage, {"--max-noise"});
+  expect_refused("sweep --n 64 --lda 10", ExitCode::kUsage, {"--lda", "10"});
+  expect_refused("sweep --n 64 --ld-pad -1", ExitCode::kUsage, {"--ld-pad", "-1"});
+  expect_refused("sweep --n 64 --offset -3", ExitCode::kUsage, {"--offset", "-3"});
+  expect_refused("sweep --n 64 --out /nonexistent-dir/x.csv", ExitCode::kUsage, {"--out", "/nonexistent-dir/x.csv"});
+}
+
+TEST(Cli, BadStore) {
+  expect_refused("sweep --n 64 --db /nonexistent-dir/s.db", ExitCode::kStore, {"/nonexistent-dir/s.db"});
+  const std::string corrupt = ::testing::TempDir() + "shapescope_corrupt.db";
+  std::ofstream(corrupt) << std::string(8192, 'x');
+  expect_refused("sweep --n 64 --db " + corrupt, ExitCode::kStore, {corrupt, "corrupt"});
+  expect_refused("info --db " + corrupt, ExitCode::kStore, {corrupt});
+}
+
+TEST(Cli, NoGpuIsOneLineAndExitThree) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  const std::string db = " --db " + ::testing::TempDir() + "shapescope_nogpu.db";
+  expect_refused("sweep --n 64" + db, ExitCode::kNoGpu, {"GPU"});
+  expect_refused("info" + db, ExitCode::kNoGpu, {"GPU"});
+}
+
+TEST(Cli, DryRunNeedsNoGpu) {
+  const CliRun r = run("sweep --n 1..64 --backend cublas,cublaslt --lt-algos 2 --dry-run");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out), 65);  // header + 64 problems
+  EXPECT_NE(r.err.find("64 problems x 2 backend(s) = 192 points"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GPU memory needed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("estimated GPU time"), std::string::npos) << r.err;
+}
+
+TEST(Refusals, DtypeTheGpuCannotRun) {
+  DeviceContext t4;
+  t4.gpu_name = "Tesla T4";
+  t4.cc_major = 7; t4.cc_minor = 5;
+  DeviceContext a100 = t4;
+  a100.gpu_name = "A100";
+  a100.cc_major = 8; a100.cc_minor = 0;
+  DeviceContext h100 = a100;
+  h100.cc_major = 9;
+  ASSERT_TRUE(dtype_unsupported(DType::kBf16, t4));
+  EXPECT_NE(dtype_unsupported(DType::kBf16, t4)->find("--dtype: bf16 needs compute capability 8.0"), std::string::npos);
+  EXPECT_FALSE(dtype_unsupported(DType::kFp16, t4));
+  EXPECT_FALSE(dtype_unsupported(DType::kBf16, a100));
+  ASSERT_TRUE(dtype_unsupported(DType::kFp8, a100));
+  EXPECT_NE(dtype_unsupported(DType::kFp8, a100)->find("8.9"), std::string::npos);
+  EXPECT_FALSE(dtype_unsupported(DType::kFp8, h100));
+}
+
+TEST(Refusals, SweepThatDoesNotFitShowsBytesNeededAndFree) {
+  MemoryPlan plan;
+  plan.a = plan.b = plan.c = 40ll << 30;
+  plan.flush = 50ll << 20;
+  plan.workspace = 32ll << 20;
+  try {
+    check_fits(plan, 80ll << 30, 80ll << 30);
+    FAIL() << "120 GiB fitted into 80";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kOutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("120.08 GiB"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("80.00 GiB of 80.00 GiB is free"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_fits(plan, 200ll << 30, 200ll << 30));
+}
+
+}  // namespace
+}  // namespace shapescope
