@@ -52,4 +52,28 @@ case "$stage" in
     python3 scripts/compare.py "$OUT/sweep.csv" "$OUT/torch_graph.csv" --from 256 | tee -a "$OUT/compare.txt"
     python3 scripts/compare.py "$OUT/torch_graph.csv" "$OUT/torch.csv" --from 256 | tee -a "$OUT/compare.txt"
     ;;
+  final)
+    # The numbers the README quotes, in at most 8 files under $OUT.
+    {
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
+      $S info --calibrate --db "$OUT/sweep1.db" 2>&1
+      build/shapescope_gpu_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|OK \]"
+      $S sweep --n 200000 --db /tmp/oom.db; echo "exit $? (expect 4)"
+    } > "$OUT/log.txt" 2>&1
+    for i in 1 2; do
+      TIMEFORMAT="sweep $i: %R s wall (shell)"
+      { time $S sweep --n 1..4096 --samples 10 --db "$OUT/sweep$i.db" --format csv --out "$OUT/sweep$i.csv"; } 2>&1 \
+        | grep -vE "^(GPU 0|cold)" | tee -a "$OUT/log.txt"
+    done
+    python3 scripts/torch_timing.py --n 256..4096 --out "$OUT/torch.csv" 2>&1 | tail -1 | tee -a "$OUT/log.txt"
+    python3 scripts/torch_timing.py --n 256..4096 --shuffled --out "$OUT/torch_shuffled.csv" 2>&1 | tail -1 | tee -a "$OUT/log.txt"
+    {
+      python3 scripts/compare.py "$OUT/sweep1.csv" "$OUT/sweep2.csv"
+      python3 scripts/compare.py "$OUT/sweep1.csv" "$OUT/torch.csv" --from 256
+      python3 scripts/compare.py "$OUT/sweep1.csv" "$OUT/torch.csv" --from 1024
+      python3 scripts/compare.py "$OUT/sweep1.csv" "$OUT/torch_shuffled.csv" --from 256
+      python3 scripts/compare.py "$OUT/torch_shuffled.csv" "$OUT/torch.csv" --from 256
+    } | tee "$OUT/compare.txt"
+    grep -E "exit|peak|PASSED|FAILED" "$OUT/log.txt"
+    ;;
 esac

@@ -20,6 +20,39 @@ def parse_range(text):
     return range(lo, hi + 1)
 
 
+def write(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["n", "median_us", "min_us"])
+        w.writerows(rows)
+
+
+def shuffled_passes(ns, samples, a_all, b_all, c_all, flush, chunk=400):
+    """Each pass: graphs of `chunk` sizes in a fresh random order, flush/event/mm/event each."""
+    import random
+    rng = random.Random(0)
+    sizes = list(ns)
+    times = {n: [] for n in sizes}
+    for _ in range(samples):
+        rng.shuffle(sizes)
+        for lo in range(0, len(sizes), chunk):
+            part = sizes[lo:lo + chunk]
+            ev = {n: (torch.cuda.Event(enable_timing=True, external=True),
+                      torch.cuda.Event(enable_timing=True, external=True)) for n in part}
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                for n in part:
+                    flush.fill_(n & 0xFF)
+                    ev[n][0].record()
+                    torch.mm(a_all[: n * n].view(n, n), b_all[: n * n].view(n, n), out=c_all[: n * n].view(n, n))
+                    ev[n][1].record()
+            graph.replay()
+            torch.cuda.synchronize()
+            for n in part:
+                times[n].append(ev[n][0].elapsed_time(ev[n][1]) * 1000.0)
+    return [(n, statistics.median(times[n]), min(times[n])) for n in sorted(times)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="256..4096")
@@ -27,6 +60,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--graph", action="store_true",
                     help="capture flush/event/mm/event in CUDA graphs, as shapescope does")
+    ap.add_argument("--shuffled", action="store_true",
+                    help="graph mode with shapescope's order: each pass over all sizes in a new random "
+                         "order, so a size's neighbours are other sizes (other kernels)")
     args = ap.parse_args()
     ns = parse_range(args.n)
     dev = torch.device("cuda")
@@ -45,6 +81,11 @@ def main():
     for _ in range(200):
         torch.mm(a, a, out=c_all.view(nmax, nmax))
     torch.cuda.synchronize()
+    if args.shuffled:
+        rows = shuffled_passes(ns, args.samples, a_all, b_all, c_all, flush)
+        write(args.out, rows)
+        print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes (shuffled passes) -> {args.out}")
+        return
     if args.graph:
         events = [(torch.cuda.Event(enable_timing=True, external=True),
                    torch.cuda.Event(enable_timing=True, external=True)) for _ in range(args.samples)]
@@ -73,10 +114,7 @@ def main():
         torch.cuda.synchronize()
         us = [s.elapsed_time(e) * 1000.0 for s, e in events]
         rows.append((n, statistics.median(us), min(us)))
-    with open(args.out, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["n", "median_us", "min_us"])
-        w.writerows(rows)
+    write(args.out, rows)
     print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes -> {args.out}")
 
 

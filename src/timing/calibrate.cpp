@@ -41,17 +41,28 @@ std::string now_utc() {
   return text;
 }
 
-double time_call(GemmCall& call, const std::atomic<bool>* interrupted) {
+struct Timed {
+  double median_us = 0;
+  double clock_mhz = 0;
+};
+
+// The clock matters here: a peak measured while power-capped is the sustained peak, and says so.
+Timed time_call(GemmCall& call, const ClockSampler& clocks, const std::atomic<bool>* interrupted) {
   MeasureOptions options;
   options.hot = true;
   options.samples = kSamples;
   options.max_extra_rounds = 0;
   options.max_chunk_jobs = 1;
-  Engine engine(options, nullptr, interrupted);
-  double median = 0;
-  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { median = t.median_us; },
+  Engine engine(options, &clocks, interrupted);
+  Timed out;
+  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { out.median_us = t.median_us; },
              nullptr);
-  return median;
+  out.clock_mhz = engine.median_clock_mhz();
+  return out;
+}
+
+std::string clock_text(double mhz) {
+  return mhz > 0 ? fmt::format(", SM clock {:.0f} MHz", mhz) : std::string();
 }
 
 }  // namespace
@@ -67,6 +78,8 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
   CHECK_CUDA(cudaMalloc(&c, size_t(elems * 4)));
   CHECK_CUDA(cudaMalloc(&workspace, size_t(workspace_bytes)));
   DeviceBuffers buffers{a, b, c, workspace, workspace_bytes};
+  auto nvml = NvmlDevice::open(device.pci_bus_id);
+  ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
   try {
     for (DType dtype : {DType::kBf16, DType::kFp16, DType::kFp8, DType::kTf32, DType::kFp32}) {
       if (cc < min_compute_capability(dtype)) continue;
@@ -85,20 +98,21 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
       std::string why;
       auto calls = be->prepare(p, be->algo_keys(), why);
       if (calls.empty()) continue;
-      const double us = time_call(*calls.front().call, interrupted);
-      if (us <= 0) continue;
-      out.push_back({fmt::format("tflops:{}", to_string(dtype)), p.flops() / us / 1e6, now_utc(),
-                     fmt::format("{}x{}x{} {} {} via {}, hot L2, median of {}", kSize, kSize, kSize,
-                                 to_string(dtype), to_string(p.layout), backend, kSamples)});
+      const Timed t = time_call(*calls.front().call, clocks, interrupted);
+      if (t.median_us <= 0) continue;
+      out.push_back({fmt::format("tflops:{}", to_string(dtype)), p.flops() / t.median_us / 1e6, now_utc(),
+                     fmt::format("{}x{}x{} {} {} via {}, hot L2, median of {}{}", kSize, kSize, kSize,
+                                 to_string(dtype), to_string(p.layout), backend, kSamples,
+                                 clock_text(t.clock_mhz))});
     }
     if (!(interrupted && interrupted->load())) {
       const int64_t copy = elems * 4;  // 256 MiB: five times an H100's L2
       CopyCall call(c, a, copy);
-      const double us = time_call(call, interrupted);
-      if (us > 0)
-        out.push_back({"bandwidth", 2.0 * double(copy) / us / 1e3, now_utc(),
-                       fmt::format("device-to-device copy of {} MiB, bytes read + written, median of {}",
-                                   copy >> 20, kSamples)});
+      const Timed t = time_call(call, clocks, interrupted);
+      if (t.median_us > 0)
+        out.push_back({"bandwidth", 2.0 * double(copy) / t.median_us / 1e3, now_utc(),
+                       fmt::format("device-to-device copy of {} MiB, bytes read + written, median of {}{}",
+                                   copy >> 20, kSamples, clock_text(t.clock_mhz))});
     }
   } catch (...) {
     cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(workspace);

@@ -30,12 +30,6 @@ double median_of(std::vector<double> values) {
   return summarize(std::move(values)).median;
 }
 
-// Clock-event reasons that mean power or heat held the clock down. A software power cap is the
-// normal state of a GPU running GEMMs flat out; it counts only together with a clock drop.
-constexpr uint64_t kSlowdownReasons = throttle::kHwSlowdown | throttle::kSwThermalSlowdown |
-                                      throttle::kHwThermalSlowdown |
-                                      throttle::kHwPowerBrakeSlowdown;
-
 // cudaEventElapsedTime resolves about 0.5 us: a spread below twice that is the timer, not the GPU.
 constexpr double kTimerResolutionUs = 0.5;
 
@@ -200,7 +194,9 @@ TimingStats Engine::finish(const JobSamples& samples) {
     const double lowest = *std::min_element(samples.clock_mhz.begin(), samples.clock_mhz.end());
     t.throttled = run_median > 0 && lowest < 0.9 * run_median;
   }
-  if (samples.reasons & kSlowdownReasons) t.throttled = true;
+  // MEASURE.md: a power or thermal clock-event reason during the samples marks the point, even
+  // when the clock matched the run's (a whole run can be power-capped).
+  if (samples.reasons & throttle::kPowerOrThermal) t.throttled = true;
   return t;
 }
 

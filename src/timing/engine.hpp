@@ -9,8 +9,8 @@
 //     1 us, twice the event timer's resolution) is measured again with
 //     the other noisy jobs of its chunk (up to `max_extra_rounds` more rounds), then kept and flagged;
 //   - the SM clock and clock-event reasons come from a side thread (NVML), matched to each pass by
-//     host time; samples taken below 90 % of the run's median clock, or with a power/thermal
-//     slowdown reason, mark the job throttled;
+//     host time; samples taken below 90 % of the run's median clock, or with a power or thermal
+//     clock-event reason (software power cap included), mark the job throttled;
 //   - a chunk's jobs are reported (and stored) as soon as the chunk is done, so an interrupted
 //     sweep loses at most one chunk.
 #pragma once
