@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the build needs (Debian/Ubuntu packages; the CUDA toolkit must already be there,
+# nvcc on PATH or in /usr/local/cuda/bin) and builds shapescope into build/.
+#   scripts/build.sh            # sm_80 + sm_90a, what we ship
+#   CUDA_ARCHS=90a scripts/build.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev googletest libgtest-dev gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+command -v nvcc >/dev/null 2>&1 || { echo "build.sh: nvcc not found: install the CUDA toolkit (12.8 or newer)" >&2; exit 1; }
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-80;90a}" >/dev/null
+cmake --build build -j "$(nproc)"
