@@ -2,6 +2,7 @@
 // with its documented exit code (main.cpp), and nothing crashes. Runs the real binary.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -22,7 +23,10 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr.txt";
+  // ctest runs tests in parallel processes: each needs its own file.
+  static int counter = 0;
+  const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr_" +
+                               std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt";
   const std::string cmd = std::string(SHAPESCOPE_BIN) + " " + args + " 2>" + err_path;
   CliRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -33,6 +37,7 @@ CliRun run(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(err_path);
   r.err.assign(std::istreambuf_iterator<char>(in), {});
+  std::remove(err_path.c_str());
   return r;
 }
 
@@ -84,7 +89,8 @@ TEST(Cli, BadOptionValues) {
 
 TEST(Cli, BadStore) {
   expect_refused("sweep --n 64 --db /nonexistent-dir/s.db", ExitCode::kStore, {"/nonexistent-dir/s.db"});
-  const std::string corrupt = ::testing::TempDir() + "shapescope_corrupt.db";
+  const std::string corrupt =
+      ::testing::TempDir() + "shapescope_corrupt_" + std::to_string(getpid()) + ".db";
   std::ofstream(corrupt) << std::string(8192, 'x');
   expect_refused("sweep --n 64 --db " + corrupt, ExitCode::kStore, {corrupt, "corrupt"});
   expect_refused("info --db " + corrupt, ExitCode::kStore, {corrupt});
@@ -92,7 +98,8 @@ TEST(Cli, BadStore) {
 
 TEST(Cli, NoGpuIsOneLineAndExitThree) {
   if (device_count() > 0) GTEST_SKIP() << "a GPU is present";
-  const std::string db = " --db " + ::testing::TempDir() + "shapescope_nogpu.db";
+  const std::string db =
+      " --db " + ::testing::TempDir() + "shapescope_nogpu_" + std::to_string(getpid()) + ".db";
   expect_refused("sweep --n 64" + db, ExitCode::kNoGpu, {"GPU"});
   expect_refused("info" + db, ExitCode::kNoGpu, {"GPU"});
 }
