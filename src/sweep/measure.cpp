@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <map>
 #include <memory>
 
 #include "backends/backend.hpp"
 #include "backends/cuda_types.hpp"
 #include "common/check.hpp"
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
@@ -22,15 +22,6 @@ namespace {
 
 constexpr int64_t kWorkspaceBytes = 32ll << 20;  // cuBLASLt's recommendation for Hopper
 constexpr size_t kAnnotateBatch = 256;           // points per CUPTI flush
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
 #include <memory>
 
 #include "backends/backend.hpp"
 #include "backends/cuda_types.hpp"
 #include "common/check.hpp"
+#include "common/clock.hpp"
 #include "device/nvml.hpp"
 #include "timing/device_kernels.hpp"
 #include "timing/engine.hpp"
@@ -31,15 +31,6 @@ class CopyCall : public GemmCall {
   const void* src_;
   int64_t bytes_;
 };
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 struct Timed {
   double median_us = 0;
