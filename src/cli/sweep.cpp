@@ -133,6 +133,11 @@ void run_sweep(const SweepOptions& o) {
   if (o.lt_algos > 1 && std::find(backends.begin(), backends.end(), "cublaslt") == backends.end())
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
   const auto problems = take_shard(plan_problems(o.shape), o.shard);
+  if (problems.front().dtype == DType::kFp8 &&
+      std::find(backends.begin(), backends.end(), "cublas") != backends.end())
+    throw usage_error(fmt::format("--backend: '{}' includes cublas, which has no fp8 (cublasGemmEx); "
+                                  "use --backend cublaslt",
+                                  o.backends));
   if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
   if (o.dry_run) {
     print_dry_run(problems, backends, o);
@@ -167,7 +172,10 @@ void run_sweep(const SweepOptions& o) {
   request.measure.warmup_ms = o.warmup_ms;
   request.measure.seed = o.seed;
 
-  Progress progress(problems.size() * backends.size(), isatty(STDERR_FILENO) == 1);
+  size_t total_points = 0;
+  for (const auto& b : backends)
+    total_points += problems.size() * (b == "cublaslt" ? size_t(o.lt_algos) : 1);
+  Progress progress(total_points, isatty(STDERR_FILENO) == 1);
   const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);

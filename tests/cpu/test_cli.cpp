@@ -74,6 +74,7 @@ TEST(Cli, BadOptionValues) {
   expect_refused("sweep --n 64 --dtype bf8", ExitCode::kUsage, {"--dtype", "bf8"});
   expect_refused("sweep --n 64 --layout xy", ExitCode::kUsage, {"--layout", "xy"});
   expect_refused("sweep --n 64 --dtype fp8", ExitCode::kUsage, {"--layout", "nt"});
+  expect_refused("sweep --n 64 --dtype fp8 --layout nt", ExitCode::kUsage, {"--backend", "cublaslt"});
   expect_refused("sweep --n 64 --backend cublas,cutlass", ExitCode::kUsage, {"--backend", "cutlass"});
   expect_refused("sweep --n 64 --backend cublas,cublas", ExitCode::kUsage, {"--backend", "twice"});
   expect_refused("sweep --n 64 --lt-algos 4", ExitCode::kUsage, {"--lt-algos", "cublaslt"});
