@@ -88,6 +88,13 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
 }
 
+// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt.
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
+  size_t points = 0;
+  for (const auto& b : backends) points += problems * (b == "cublaslt" ? size_t(lt_algos) : 1);
+  return points;
+}
+
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
                    const SweepOptions& o) {
   fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
@@ -108,9 +115,7 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
     where = device_header(device);
   }
   const MemoryPlan mem = memory_plan(problems, device, o.hot);
-  const size_t algos = size_t(o.lt_algos);
-  size_t points = 0;
-  for (const auto& b : backends) points += problems.size() * (b == "cublaslt" ? algos : 1);
+  const size_t points = count_points(problems.size(), backends, o.lt_algos);
   const double flush_us = o.hot ? 0 : double(mem.flush) / 2.5e6;
   const double seconds = (total_us + flush_us * double(problems.size())) * double(points) /
                          double(problems.size()) * o.samples / 1e6;
@@ -172,10 +177,7 @@ void run_sweep(const SweepOptions& o) {
   request.measure.warmup_ms = o.warmup_ms;
   request.measure.seed = o.seed;
 
-  size_t total_points = 0;
-  for (const auto& b : backends)
-    total_points += problems.size() * (b == "cublaslt" ? size_t(o.lt_algos) : 1);
-  Progress progress(total_points, isatty(STDERR_FILENO) == 1);
+  Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
   const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
