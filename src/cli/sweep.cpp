@@ -138,12 +138,12 @@ void run_sweep(const SweepOptions& o) {
   if (o.lt_algos > 1 && std::find(backends.begin(), backends.end(), "cublaslt") == backends.end())
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
   const auto problems = take_shard(plan_problems(o.shape), o.shard);
+  if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
   if (problems.front().dtype == DType::kFp8 &&
       std::find(backends.begin(), backends.end(), "cublas") != backends.end())
     throw usage_error(fmt::format("--backend: '{}' includes cublas, which has no fp8 (cublasGemmEx); "
                                   "use --backend cublaslt",
                                   o.backends));
-  if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
   if (o.dry_run) {
     print_dry_run(problems, backends, o);
     return;

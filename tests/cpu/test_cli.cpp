@@ -80,6 +80,7 @@ TEST(Cli, BadOptionValues) {
   expect_refused("sweep --n 64 --lt-algos 4", ExitCode::kUsage, {"--lt-algos", "cublaslt"});
   expect_refused("sweep --n 64 --format xml", ExitCode::kUsage, {"--format", "xml"});
   expect_refused("sweep --n 64 --shard 3/2", ExitCode::kUsage, {"--shard", "3/2"});
+  expect_refused("sweep --n 1..3 --shard 5/8", ExitCode::kUsage, {"--shard", "5/8", "no points"});
   expect_refused("sweep --n 64 --samples 0", ExitCode::kUsage, {"--samples", "0"});
   expect_refused("sweep --n 64 --max-noise 0", ExitCode::kUsage, {"--max-noise"});
   expect_refused("sweep --n 64 --lda 10", ExitCode::kUsage, {"--lda", "10"});
