@@ -32,35 +32,28 @@ class CopyCall : public GemmCall {
   int64_t bytes_;
 };
 
-struct Timed {
-  double median_us = 0;
-  double clock_mhz = 0;
-};
-
-// The clock matters here: a peak measured while power-capped is the sustained peak, and says so.
-Timed time_call(GemmCall& call, const ClockSampler& clocks, const std::atomic<bool>* interrupted) {
+// The clock matters here: a peak measured while power-capped is the sustained peak, and says so
+// (TimingStats::sm_clock_mhz).
+TimingStats time_call(GemmCall& call, const ClockSampler& clocks, const std::atomic<bool>* interrupted) {
   MeasureOptions options;
   options.hot = true;
   options.samples = kSamples;
   options.max_extra_rounds = 0;
   options.max_chunk_jobs = 1;
   Engine engine(options, &clocks, interrupted);
-  Timed out;
-  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { out.median_us = t.median_us; },
-             nullptr);
-  out.clock_mhz = engine.median_clock_mhz();
+  TimingStats out;
+  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { out = t; }, nullptr);
   return out;
 }
 
-std::string clock_text(double mhz) {
-  return mhz > 0 ? fmt::format(", SM clock {:.0f} MHz", mhz) : std::string();
+std::string clock_text(const TimingStats& t) {
+  return t.sm_clock_mhz ? fmt::format(", SM clock {:.0f} MHz", *t.sm_clock_mhz) : std::string();
 }
 
 }  // namespace
 
 std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomic<bool>* interrupted) {
   std::vector<Calibration> out;
-  const int cc = device.cc_major * 10 + device.cc_minor;
   const int64_t elems = kSize * kSize;
   void *a = nullptr, *b = nullptr, *c = nullptr, *workspace = nullptr;
   const int64_t workspace_bytes = 32ll << 20;
@@ -73,7 +66,7 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
   ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
   try {
     for (DType dtype : {DType::kBf16, DType::kFp16, DType::kFp8, DType::kTf32, DType::kFp32}) {
-      if (cc < min_compute_capability(dtype)) continue;
+      if (dtype_unsupported(dtype, device)) continue;
       if (interrupted && interrupted->load()) break;
       Problem p;
       p.m = p.n = p.k = kSize;
@@ -89,21 +82,21 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
       std::string why;
       auto calls = be->prepare(p, be->algo_keys(), why);
       if (calls.empty()) continue;
-      const Timed t = time_call(*calls.front().call, clocks, interrupted);
+      const TimingStats t = time_call(*calls.front().call, clocks, interrupted);
       if (t.median_us <= 0) continue;
       out.push_back({fmt::format("tflops:{}", to_string(dtype)), p.flops() / t.median_us / 1e6, now_utc(),
                      fmt::format("{}x{}x{} {} {} via {}, hot L2, median of {}{}", kSize, kSize, kSize,
                                  to_string(dtype), to_string(p.layout), backend, kSamples,
-                                 clock_text(t.clock_mhz))});
+                                 clock_text(t))});
     }
     if (!(interrupted && interrupted->load())) {
       const int64_t copy = elems * 4;  // 256 MiB: five times an H100's L2
       CopyCall call(c, a, copy);
-      const Timed t = time_call(call, clocks, interrupted);
+      const TimingStats t = time_call(call, clocks, interrupted);
       if (t.median_us > 0)
         out.push_back({"bandwidth", 2.0 * double(copy) / t.median_us / 1e3, now_utc(),
                        fmt::format("device-to-device copy of {} MiB, bytes read + written, median of {}{}",
-                                   copy >> 20, kSamples, clock_text(t.clock_mhz))});
+                                   copy >> 20, kSamples, clock_text(t))});
     }
   } catch (...) {
     cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(workspace);
