@@ -43,11 +43,13 @@ int main(int argc, char** argv) {
   CLI::App app{"shapescope: why is this matmul shape slow, and what shape should I use?\n"
                "  shapescope info                      the GPU, its clocks and library versions\n"
                "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
+               "  shapescope explain 1793              why one shape is slow, and the size to use\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.require_subcommand(1);
   register_info(app);
   register_sweep(app);
+  register_explain(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {

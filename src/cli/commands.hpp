@@ -8,6 +8,7 @@ namespace shapescope {
 
 void register_info(CLI::App& app);
 void register_sweep(CLI::App& app);
+void register_explain(CLI::App& app);
 
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;

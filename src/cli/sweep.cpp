@@ -13,6 +13,7 @@
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
+#include "report/annotated.hpp"
 #include "sweep/measure.hpp"
 
 namespace shapescope {
@@ -191,12 +192,13 @@ void run_sweep(const SweepOptions& o) {
     }
   }
   const Format format = *parse_format(o.format);
+  const std::vector<Annotation> annotations = annotate_points(store, points);
   if (!o.out.empty()) {
-    write_points(out_file, format, points);
+    write_points(out_file, format, points, annotations);
     out_file.close();
     if (!out_file) throw usage_error(fmt::format("--out: writing '{}' failed", o.out));
   } else {
-    write_points(std::cout, format, points);
+    write_points(std::cout, format, points, annotations);
   }
 
   const double wall = process_seconds();

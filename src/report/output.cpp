@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error.hpp"
+
 namespace shapescope {
 
 namespace {
@@ -24,31 +26,6 @@ std::optional<double> tflops_of(const StoredPoint& point) {
   double median_us = point.result.timing.median_us;
   if (!(median_us > 0) || !std::isfinite(median_us)) return std::nullopt;
   return point.key.problem.flops() / median_us / 1e6;
-}
-
-// "void cutlass::Kernel2<cutlass_80_tensorop_..._align2>(Params)" -> "cutlass_80_tensorop_..._align2",
-// "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT" stays: the template arguments and parameter
-// lists make names hundreds of characters long, but CUTLASS's generic entry points
-// (cutlass::Kernel, Kernel2, device_kernel) carry the name that matters in their first argument.
-std::string short_kernel_name(const std::string& name) {
-  std::string_view text = name;
-  constexpr std::string_view kVoid = "void ";
-  if (text.substr(0, kVoid.size()) == kVoid) text.remove_prefix(kVoid.size());
-  size_t cut = text.find_first_of("<(");
-  if (cut != std::string_view::npos && cut > 0) {
-    const std::string_view outer = text.substr(0, cut);
-    if (text[cut] == '<' && (outer == "cutlass::Kernel" || outer == "cutlass::Kernel2" ||
-                             outer == "cutlass::device_kernel")) {
-      std::string_view inner = text.substr(cut + 1);
-      const size_t end = inner.find_first_of("<,>(");
-      if (end != std::string_view::npos && end > 0) inner = inner.substr(0, end);
-      while (!inner.empty() && inner.back() == ' ') inner.remove_suffix(1);
-      if (!inner.empty()) return std::string(inner.substr(0, kMaxKernelNameChars));
-    }
-    text = outer;
-  }
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return std::string(text.substr(0, kMaxKernelNameChars));
 }
 
 // Fixed decimals for the table; "-" where the value is not a number (a failed or empty measurement).
@@ -79,7 +56,35 @@ std::string number(double value) {
   return fmt::format("{}", value);
 }
 
-void write_table(std::ostream& out, const std::vector<StoredPoint>& points) {
+// Annotation cells of the table: what explains the time, in a few characters each.
+std::string align_cell(const Annotation& a) {
+  return fmt::format("{}/{}/{}", a.alignment.m, a.alignment.n, a.alignment.k);
+}
+std::string rule_cell(const Annotation& a) {
+  std::string failing;
+  if (!a.alignment.a.ok()) failing += 'A';
+  if (!a.alignment.b.ok()) failing += 'B';
+  if (!a.alignment.c.ok()) failing += 'C';
+  return failing.empty() ? "ok" : failing;
+}
+std::string tile_cell(const Annotation& a) {
+  if (a.grid.tiles <= 0) return "-";
+  return fmt::format("{}x{}", a.grid.tile_m, a.grid.tile_n);
+}
+std::string grid_cell(const Annotation& a) {
+  if (a.grid.tiles <= 0) return "-";
+  std::string cell = fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n);
+  if (a.grid.batch > 1) cell += fmt::format("x{}b", a.grid.batch);
+  if (a.grid.splits > 1) cell += fmt::format("x{}k", a.grid.splits);
+  return cell;
+}
+std::string waves_cell(const Annotation& a) {
+  if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
+  return fmt::format("{:.2f}{}", a.waves.waves, a.persistent ? "p" : "");
+}
+
+void write_table(std::ostream& out, const std::vector<StoredPoint>& points,
+                 const std::vector<Annotation>& annotations) {
   struct Column {
     const char* header;
     bool right;  // numbers are right-aligned so that their digits line up
@@ -88,11 +93,15 @@ void write_table(std::ostream& out, const std::vector<StoredPoint>& points) {
       {"backend", false},    {"algo", false},     {"dtype", false},     {"layout", false},
       {"M", true},           {"N", true},         {"K", true},          {"batch", true},
       {"median [us]", true}, {"min [us]", true},  {"noise [%]", true},  {"n", true},
-      {"TFLOP/s", true},     {"clock [MHz]", true}, {"flags", false},   {"kernel", false}};
+      {"TFLOP/s", true},     {"peak [%]", true},  {"clock [MHz]", true}, {"flags", false},
+      {"align M/N/K", true}, {"16B", false},      {"tile", true},       {"tiles", true},
+      {"waves", true},       {"w.eff [%]", true}, {"kernel", false}};
 
   std::vector<std::vector<std::string>> rows;
   rows.reserve(points.size());
-  for (const StoredPoint& point : points) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const StoredPoint& point = points[i];
+    const Annotation& a = annotations[i];
     const Problem& p = point.key.problem;
     const TimingStats& t = point.result.timing;
     std::optional<double> tflops = tflops_of(point);
@@ -104,7 +113,11 @@ void write_table(std::ostream& out, const std::vector<StoredPoint>& points) {
                     std::string(to_string(p.layout)), fmt::format("{}", p.m), fmt::format("{}", p.n),
                     fmt::format("{}", p.k), fmt::format("{}", p.batch), fixed(t.median_us, 2), fixed(t.min_us, 2),
                     fixed(t.noise * 100, 1), fmt::format("{}", t.samples), tflops ? fixed(*tflops, 1) : "-",
-                    t.sm_clock_mhz ? fixed(*t.sm_clock_mhz, 0) : "-", flags, table_cell(kernel_cell(point))});
+                    a.roofline.pct_peak ? fixed(*a.roofline.pct_peak * 100, 1) : "-",
+                    t.sm_clock_mhz ? fixed(*t.sm_clock_mhz, 0) : "-", flags, align_cell(a), rule_cell(a),
+                    tile_cell(a), grid_cell(a), waves_cell(a),
+                    a.waves.slots > 0 && a.waves.work > 0 ? fixed(a.waves.efficiency * 100, 0) : "-",
+                    table_cell(kernel_cell(point))});
   }
 
   std::vector<size_t> widths;
@@ -145,6 +158,8 @@ std::string csv_field(const std::string& value) {
   return quoted;
 }
 
+}  // namespace
+
 std::string json_string(std::string_view value) {
   std::string escaped = "\"";
   for (char c : value) {
@@ -167,6 +182,8 @@ std::string json_string(std::string_view value) {
   escaped += '"';
   return escaped;
 }
+
+namespace {
 
 // One output field: its name and its value already written as a JSON value, plus the CSV text
 // (numbers and strings as they are, absent values empty, booleans 0/1).
@@ -269,14 +286,30 @@ std::vector<Field> point_fields(const StoredPoint& point) {
   return fields;
 }
 
-void write_csv(std::ostream& out, const std::vector<StoredPoint>& points) {
+// A point's fields followed by its annotation's.
+std::vector<Field> all_fields(const StoredPoint& point, const Annotation& annotation) {
+  std::vector<Field> fields = point_fields(point);
+  for (const AnnotationField& field : annotation_fields(annotation)) {
+    if (std::holds_alternative<std::string>(field.value)) {
+      fields.push_back(text_field(field.name, std::get<std::string>(field.value)));
+    } else {
+      std::string text = field_text(field.value);
+      fields.push_back({field.name, text.empty() ? "null" : text, text});
+    }
+  }
+  return fields;
+}
+
+void write_csv(std::ostream& out, const std::vector<StoredPoint>& points,
+               const std::vector<Annotation>& annotations) {
   // The header comes from the fields of a default point, so it cannot drift from the rows.
   std::string header;
-  for (const Field& field : point_fields(StoredPoint{})) header += field.name + ",";
+  for (const Field& field : all_fields(StoredPoint{}, Annotation{})) header += field.name + ",";
   out << header << "kernels,kernel_grids\n";
-  for (const StoredPoint& point : points) {
+  for (size_t p = 0; p < points.size(); ++p) {
+    const StoredPoint& point = points[p];
     std::string line;
-    for (const Field& field : point_fields(point)) line += csv_field(field.csv) + ",";
+    for (const Field& field : all_fields(point, annotations[p])) line += csv_field(field.csv) + ",";
     std::string names, grids;
     for (size_t i = 0; i < point.kernels.size(); ++i) {
       const KernelRecord& kernel = point.kernels[i];
@@ -302,22 +335,10 @@ std::string kernel_json(const KernelRecord& kernel) {
 }
 
 // One object per line: readable, and line-oriented tools can still split it.
-void write_json(std::ostream& out, const std::vector<StoredPoint>& points) {
+void write_json(std::ostream& out, const std::vector<StoredPoint>& points,
+                const std::vector<Annotation>& annotations) {
   out << "[";
-  for (size_t i = 0; i < points.size(); ++i) {
-    const StoredPoint& point = points[i];
-    std::string object = "{";
-    for (const Field& field : point_fields(point)) {
-      object += json_string(field.name) + ": " + field.json + ", ";
-    }
-    object += "\"kernels\": [";
-    for (size_t j = 0; j < point.kernels.size(); ++j) {
-      if (j > 0) object += ", ";
-      object += kernel_json(point.kernels[j]);
-    }
-    object += "]}";
-    out << (i > 0 ? ",\n  " : "\n  ") << object;
-  }
+  for (size_t i = 0; i < points.size(); ++i) out << (i > 0 ? ",\n  " : "\n  ") << point_json(points[i], annotations[i]);
   out << (points.empty() ? "]\n" : "\n]\n");
 }
 
@@ -330,6 +351,31 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
+// "void cutlass::Kernel2<cutlass_80_tensorop_..._align2>(Params)" -> "cutlass_80_tensorop_..._align2",
+// "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT" stays: the template arguments and parameter
+// lists make names hundreds of characters long, but CUTLASS's generic entry points
+// (cutlass::Kernel, Kernel2, device_kernel) carry the name that matters in their first argument.
+std::string short_kernel_name(const std::string& name) {
+  std::string_view text = name;
+  constexpr std::string_view kVoid = "void ";
+  if (text.substr(0, kVoid.size()) == kVoid) text.remove_prefix(kVoid.size());
+  size_t cut = text.find_first_of("<(");
+  if (cut != std::string_view::npos && cut > 0) {
+    const std::string_view outer = text.substr(0, cut);
+    if (text[cut] == '<' && (outer == "cutlass::Kernel" || outer == "cutlass::Kernel2" ||
+                             outer == "cutlass::device_kernel")) {
+      std::string_view inner = text.substr(cut + 1);
+      const size_t end = inner.find_first_of("<,>(");
+      if (end != std::string_view::npos && end > 0) inner = inner.substr(0, end);
+      while (!inner.empty() && inner.back() == ' ') inner.remove_suffix(1);
+      if (!inner.empty()) return std::string(inner.substr(0, kMaxKernelNameChars));
+    }
+    text = outer;
+  }
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return std::string(text.substr(0, kMaxKernelNameChars));
+}
+
 std::optional<Format> parse_format(std::string_view text) {
   if (text == "table") return Format::kTable;
   if (text == "csv") return Format::kCsv;
@@ -337,11 +383,44 @@ std::optional<Format> parse_format(std::string_view text) {
   return std::nullopt;
 }
 
-void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points) {
+std::string point_json(const StoredPoint& point, const Annotation& annotation) {
+  std::string object = "{";
+  for (const Field& field : all_fields(point, annotation)) object += json_string(field.name) + ": " + field.json + ", ";
+  object += "\"kernels\": [";
+  for (size_t j = 0; j < point.kernels.size(); ++j) {
+    if (j > 0) object += ", ";
+    object += kernel_json(point.kernels[j]);
+  }
+  return object + "]}";
+}
+
+std::string annotation_json(const Annotation& annotation) {
+  std::string object;
+  for (const AnnotationField& field : annotation_fields(annotation)) {
+    if (!object.empty()) object += ", ";
+    const std::string text = field_text(field.value);
+    object += json_string(field.name) + ": " +
+              (std::holds_alternative<std::string>(field.value) ? json_string(text) : text.empty() ? "null" : text);
+  }
+  return "{" + object + "}";
+}
+
+std::string field_text(const FieldValue& value) {
+  if (const auto* integer = std::get_if<int64_t>(&value)) return fmt::format("{}", *integer);
+  if (const auto* real = std::get_if<double>(&value)) return number(*real);
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  return {};
+}
+
+void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
+                  const std::vector<Annotation>& annotations) {
+  if (annotations.size() != points.size())
+    throw Error(ExitCode::kInternal, fmt::format("write_points: {} points but {} annotations", points.size(),
+                                                 annotations.size()));
   switch (format) {
-    case Format::kTable: write_table(out, points); return;
-    case Format::kCsv: write_csv(out, points); return;
-    case Format::kJson: write_json(out, points); return;
+    case Format::kTable: write_table(out, points, annotations); return;
+    case Format::kCsv: write_csv(out, points, annotations); return;
+    case Format::kJson: write_json(out, points, annotations); return;
   }
 }
 

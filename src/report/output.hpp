@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/annotate.hpp"
+#include "model/annotation_fields.hpp"
 #include "store/records.hpp"
 
 namespace shapescope {
@@ -15,8 +17,20 @@ namespace shapescope {
 enum class Format { kTable, kCsv, kJson };
 std::optional<Format> parse_format(std::string_view text);
 
-// One row per point, in the order given.
-void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points);
+// One row per point, in the order given, with its annotation (annotations[i] belongs to points[i]).
+void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
+                  const std::vector<Annotation>& annotations);
+
+// "cutlass_80_tensorop_..._align2" for "void cutlass::Kernel2<cutlass_80_..._align2>(...::Params)".
+std::string short_kernel_name(const std::string& name);
+// One point as a JSON object: its fields, its annotation's and its kernels (what --format json writes).
+std::string point_json(const StoredPoint& point, const Annotation& annotation);
+// An annotation alone as a JSON object (a prediction has no point).
+std::string annotation_json(const Annotation& annotation);
+// A JSON string literal, escaped.
+std::string json_string(std::string_view value);
+// Text of a FieldValue for a table cell or CSV ("" for unknown, numbers in shortest form).
+std::string field_text(const FieldValue& value);
 
 // "[#####.....] 1234/4096 points  ETA 0:05  last 712.3 TFLOP/s", redrawn in place on stderr.
 // Silent when disabled (stderr is not a terminal).

@@ -3,6 +3,9 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <optional>
+#include <type_traits>
+#include <variant>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -331,8 +334,10 @@ KernelRecord read_kernel(const Statement& row) {
 
 }  // namespace
 
-Store::Store(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+Store::Store(const std::string& path, Access access)
+    : path_(path), read_only_(access == Access::kReadOnly) {
+  const int flags = read_only_ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -345,18 +350,19 @@ Store::Store(const std::string& path) : path_(path) {
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     // SQLite quietly opens a write-protected file read-only; a sweep must learn that now, not after
     // its first measurement.
-    if (sqlite3_db_readonly(db_, "main") == 1) {
+    if (!read_only_ && sqlite3_db_readonly(db_, "main") == 1) {
       fail(path_, fmt::format("read-only ({})", sqlite3_errstr(SQLITE_READONLY)));
     }
     // WAL with synchronous=NORMAL: a commit survives a killed process (only power loss can undo the
-    // last few), and readers (views) do not block the sweep.
-    exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
+    // last few), and readers (views) do not block the sweep. A reader leaves the mode as it is.
+    if (!read_only_) exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
     exec(db_, path_, "PRAGMA synchronous = NORMAL", "cannot open");
     exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
     exec(db_, path_, fmt::format("PRAGMA busy_timeout = {}", kBusyTimeoutMs).c_str(), "cannot open");
 
     // Checked and created under the write lock, so two processes creating one store do not race.
-    Transaction transaction(db_, path_);
+    std::optional<Transaction> transaction;
+    if (!read_only_) transaction.emplace(db_, path_);
     bool has_tables = false;
     bool has_meta = false;
     {
@@ -366,6 +372,7 @@ Store::Store(const std::string& path) : path_(path) {
         if (tables.text(0) == "meta") has_meta = true;
       }
     }
+    if (!has_tables && read_only_) fail(path_, "empty: nothing has been measured into it");
     if (has_tables) {
       std::optional<std::string> application, version;
       if (has_meta) {
@@ -387,14 +394,17 @@ Store::Store(const std::string& path) : path_(path) {
                                 stored_version, kSchemaVersion));
       }
     }
-    exec(db_, path_, kSchema, "cannot create the schema");
-    exec(db_, path_,
-         fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
-                     "('application', '{}')",
-                     kSchemaVersion, kApplication)
-             .c_str(),
-         "cannot create the schema");
-    transaction.commit();
+    if (!read_only_) {
+      exec(db_, path_, kSchema, "cannot create the schema");
+      exec(db_, path_,
+           fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
+                       "('application', '{}')",
+                       kSchemaVersion, kApplication)
+               .c_str(),
+           "cannot create the schema");
+      create_annotations_table();
+      transaction->commit();
+    }
 
     // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
     // when a sweep reaches the damaged pages; stores are small, so check every page now.
@@ -560,6 +570,63 @@ std::vector<StoredPoint> Store::load_all() const {
     if (found != index_of.end()) points[found->second].kernels.push_back(read_kernel(kernels));
   }
   return points;
+}
+
+// The annotations table is derived data: its columns come from annotation_fields(), and it is
+// rebuilt (emptied) when the model's version changes, so that no stale annotation survives an
+// upgrade. Runs inside the constructor's transaction.
+void Store::create_annotations_table() {
+  std::string stored_version;
+  {
+    Statement meta(db_, path_, "SELECT value FROM meta WHERE key = 'model_version'");
+    if (meta.step()) stored_version = meta.text(0);
+  }
+  if (stored_version == std::to_string(kModelVersion)) return;
+  std::string columns;
+  for (const AnnotationField& field : annotation_fields(Annotation{})) columns += fmt::format(", {}", field.name);
+  exec(db_, path_, "DROP TABLE IF EXISTS annotations", "cannot create the schema");
+  exec(db_, path_,
+       fmt::format("CREATE TABLE annotations (point_id INTEGER PRIMARY KEY REFERENCES points(id) "
+                   "ON DELETE CASCADE{})",
+                   columns)
+           .c_str(),
+       "cannot create the schema");
+  exec(db_, path_,
+       fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", kModelVersion).c_str(),
+       "cannot create the schema");
+}
+
+void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations) {
+  if (read_only_) fail(path_, "opened read-only: cannot save annotations");
+  if (annotations.empty()) return;
+  const size_t count = annotation_fields(Annotation{}).size();
+  std::string names = "point_id", marks = "?";
+  for (const AnnotationField& field : annotation_fields(Annotation{})) {
+    names += fmt::format(", {}", field.name);
+    marks += ", ?";
+  }
+  Transaction transaction(db_, path_);
+  Statement insert(db_, path_, fmt::format("INSERT OR REPLACE INTO annotations ({}) VALUES ({})", names, marks));
+  for (const auto& [id, annotation] : annotations) {
+    insert.reset();
+    insert.bind(1, id);
+    const std::vector<AnnotationField> fields = annotation_fields(annotation);
+    for (size_t i = 0; i < count; ++i) {
+      const int index = int(i) + 2;
+      std::visit(
+          [&](const auto& value) {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, std::monostate>) {
+              insert.bind_null(index);
+            } else {
+              insert.bind(index, value);
+            }
+          },
+          fields[i].value);
+    }
+    insert.run();
+  }
+  transaction.commit();
 }
 
 void Store::save_calibration(const DeviceContext& device, const Calibration& calibration) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/annotation_fields.hpp"
 #include "store/records.hpp"
 
 struct sqlite3;
@@ -16,9 +17,12 @@ namespace shapescope {
 
 class Store {
  public:
-  // Opens or creates the file. Throws Error(ExitCode::kStore) with one line naming the path when it
-  // cannot be opened or created, is not writable, is not a SQLite database, or fails its schema check.
-  explicit Store(const std::string& path);
+  enum class Access { kReadWrite, kReadOnly };
+  // Opens or creates the file (read-write), or opens an existing one without writing (read-only: the
+  // views, which must work on a copied store). Throws Error(ExitCode::kStore) with one line naming
+  // the path when it cannot be opened or created, is not writable (read-write), is not a SQLite
+  // database, or fails its schema check.
+  explicit Store(const std::string& path, Access access = Access::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -39,13 +43,20 @@ class Store {
   // Every point, oldest first (views filter in memory; stores hold thousands of points, not millions).
   std::vector<StoredPoint> load_all() const;
 
+  // Writes the annotations of these points (replacing older ones) in one transaction: a derived
+  // copy for SQL users; views recompute them from the facts. Not available read-only.
+  void save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations);
+
   void save_calibration(const DeviceContext& device, const Calibration& calibration);
   // The newest calibration of each kind for this GPU (by UUID).
   std::vector<Calibration> load_calibration(const DeviceContext& device) const;
 
  private:
+  void create_annotations_table();
+
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool read_only_ = false;
 };
 
 }  // namespace shapescope

@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
+#include "report/annotated.hpp"
 #include "timing/device_kernels.hpp"
 #include "trace/kernel_trace.hpp"
 
@@ -290,6 +291,15 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     if (e.id) outcome.point_ids.push_back(*e.id);
     if (e.id && !e.measure) ++outcome.reused;
   }
+  // The model's annotations go into the store too, for SQL users (views recompute them).
+  std::vector<StoredPoint> points;
+  for (int64_t id : outcome.point_ids) {
+    if (auto point = store.load(id)) points.push_back(std::move(*point));
+  }
+  const std::vector<Annotation> annotations = annotate_points(store, points);
+  std::vector<std::pair<int64_t, Annotation>> rows;
+  for (size_t i = 0; i < points.size(); ++i) rows.emplace_back(points[i].id, annotations[i]);
+  store.save_annotations(rows);
   outcome.wall_s = seconds_since(started);
   progress.finish();
   return outcome;

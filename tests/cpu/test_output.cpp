@@ -97,7 +97,10 @@ std::vector<StoredPoint> sample_points() {
 
 std::string render(Format format, const std::vector<StoredPoint>& points) {
   std::ostringstream out;
-  write_points(out, format, points);
+  std::vector<Annotation> annotations;
+  const ModelGpu gpu = model_gpu(*find_profile("h200"));
+  for (const StoredPoint& point : points) annotations.push_back(annotate(point, gpu));
+  write_points(out, format, points, annotations);
   return out.str();
 }
 

@@ -1,0 +1,267 @@
+#include "model/annotate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace shapescope {
+
+namespace {
+
+// "256x128" -> (256, 128); nullopt for "undefined", "auto" and anything else.
+std::optional<std::pair<int, int>> parse_pair(const std::string& text) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos || x == 0 || x + 1 >= text.size()) return std::nullopt;
+  int a = 0, b = 0;
+  for (size_t i = 0; i < x; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+    a = a * 10 + (text[i] - '0');
+  }
+  size_t i = x + 1;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) b = b * 10 + (text[i] - '0');
+  if (i == x + 1 || a <= 0 || b <= 0) return std::nullopt;
+  return std::make_pair(a, b);
+}
+
+std::string calibration_key(DType dtype) { return fmt::format("tflops:{}", to_string(dtype)); }
+
+std::optional<Calibration> find_calibration(const std::vector<Calibration>& calibrations,
+                                            const std::string& what) {
+  for (const Calibration& c : calibrations) {
+    if (c.what == what && c.value > 0) return c;
+  }
+  return std::nullopt;
+}
+
+// The kernel that did the work: the longest one that is not a helper (split-K reduction).
+int main_kernel_of(const std::vector<KernelRecord>& kernels) {
+  int best = -1;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (parse_kernel_name(kernels[i].name).auxiliary) continue;
+    if (best < 0 || kernels[i].duration_us > kernels[size_t(best)].duration_us) best = int(i);
+  }
+  if (best < 0 && !kernels.empty()) best = 0;
+  return best;
+}
+
+// Kernel families whose grids are persistent (a CTA loops over tiles) when the grid fits at once:
+// cuBLAS's nvjet kernels launch at most one CTA per SM whatever the size (132 CTAs for 4096^3 on an
+// H200), and CUTLASS 3 warp-specialized cooperative/ping-pong kernels use a persistent tile scheduler.
+bool persistent_family(const KernelTile& tile) {
+  if (tile.family == "nvjet") return true;
+  return tile.family == "cutlass3x" && tile.schedule.find("warpspecialized") != std::string::npos;
+}
+
+// The SM clock a calibration recorded in its detail ("..., SM clock 1500 MHz").
+std::optional<double> calibration_clock(const Calibration& c) {
+  constexpr std::string_view kMarker = "SM clock ";
+  const size_t at = c.detail.find(kMarker);
+  if (at == std::string::npos) return std::nullopt;
+  double mhz = 0;
+  size_t i = at + kMarker.size();
+  const size_t start = i;
+  for (; i < c.detail.size() && std::isdigit(static_cast<unsigned char>(c.detail[i])); ++i)
+    mhz = mhz * 10 + (c.detail[i] - '0');
+  if (i == start || mhz <= 0) return std::nullopt;
+  return mhz;
+}
+
+}  // namespace
+
+Peak ModelGpu::peak_tflops(DType dtype) const {
+  if (auto c = find_calibration(calibrations, calibration_key(dtype))) {
+    return {c->value, "measured " + c->measured_at, true, calibration_clock(*c)};
+  }
+  if (profile && profile->vendor_tflops(dtype) > 0) {
+    return {profile->vendor_tflops(dtype), "vendor datasheet (" + profile->name + ")", false};
+  }
+  return {};
+}
+
+Peak ModelGpu::peak_bandwidth() const {
+  if (auto c = find_calibration(calibrations, "bandwidth")) {
+    return {c->value, "measured " + c->measured_at, true};
+  }
+  if (profile && profile->bandwidth_gbs > 0) {
+    return {profile->bandwidth_gbs, "vendor datasheet (" + profile->name + ")", false};
+  }
+  return {};
+}
+
+ModelGpu model_gpu(const DeviceContext& device, std::vector<Calibration> calibrations) {
+  ModelGpu gpu;
+  gpu.name = device.gpu_name;
+  gpu.sm_count = device.sm_count;
+  gpu.cc_major = device.cc_major;
+  gpu.cc_minor = device.cc_minor;
+  gpu.limits = sm_limits(device.cc_major, device.cc_minor);
+  // A live device reports its own limits; stored points do not carry them (the table fills in).
+  if (gpu.limits && device.max_smem_per_sm > 0) gpu.limits->smem_per_sm = device.max_smem_per_sm;
+  if (gpu.limits && device.max_regs_per_sm > 0) gpu.limits->regs_per_sm = device.max_regs_per_sm;
+  if (gpu.limits && device.max_threads_per_sm > 0) gpu.limits->max_threads_per_sm = device.max_threads_per_sm;
+  gpu.profile = profile_for_device_name(device.gpu_name);
+  gpu.calibrations = std::move(calibrations);
+  return gpu;
+}
+
+ModelGpu model_gpu(const GpuProfile& profile) {
+  ModelGpu gpu;
+  gpu.name = profile.name;
+  gpu.sm_count = profile.sm_count;
+  gpu.cc_major = profile.cc_major;
+  gpu.cc_minor = profile.cc_minor;
+  gpu.limits = sm_limits(profile.cc_major, profile.cc_minor);
+  gpu.profile = &profile;
+  return gpu;
+}
+
+Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double> median_us,
+                     std::optional<double> sm_clock_mhz) {
+  Roofline r;
+  r.flops = p.flops();
+  r.min_bytes = double(p.batch) * (double(input_bytes(p.dtype)) * (double(p.m) * p.k + double(p.k) * p.n) +
+                                   double(output_bytes(p.dtype)) * double(p.m) * p.n);
+  r.intensity = r.min_bytes > 0 ? r.flops / r.min_bytes : 0;
+  r.peak_tflops = gpu.peak_tflops(p.dtype);
+  r.bandwidth_gbs = gpu.peak_bandwidth();
+  const std::optional<double> peak_clock = r.peak_tflops.clock_mhz;
+  if (r.peak_tflops.value > 0 && peak_clock && sm_clock_mhz && *sm_clock_mhz > 0 &&
+      std::fabs(*sm_clock_mhz - *peak_clock) > 1) {
+    r.peak_tflops.value *= *sm_clock_mhz / *peak_clock;
+    r.peak_tflops.source += fmt::format(" at {:.0f} MHz, scaled to this point's {:.0f} MHz", *peak_clock, *sm_clock_mhz);
+    r.peak_tflops.clock_mhz = sm_clock_mhz;
+  }
+  if (r.peak_tflops.value > 0 && r.bandwidth_gbs.value > 0) {
+    // TFLOP/s over GB/s is kFLOP per byte.
+    r.ridge = r.peak_tflops.value * 1e3 / r.bandwidth_gbs.value;
+    r.bound = r.intensity < r.ridge ? "memory" : "compute";
+    r.attainable_tflops = std::min(r.peak_tflops.value, r.intensity * r.bandwidth_gbs.value / 1e3);
+  }
+  if (median_us && *median_us > 0 && std::isfinite(*median_us)) {
+    r.tflops = r.flops / *median_us / 1e6;
+    if (r.peak_tflops.value > 0) r.pct_peak = *r.tflops / r.peak_tflops.value;
+    if (r.attainable_tflops > 0) r.pct_roof = *r.tflops / r.attainable_tflops;
+  }
+  return r;
+}
+
+bool library_frame_is_column_major(const std::string& backend) {
+  return backend == "cublas" || backend == "cublaslt";
+}
+
+Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
+  const Problem& p = point.key.problem;
+  Annotation a;
+  a.alignment = alignment_of(p);
+  a.roofline = roofline_of(p, gpu, point.result.timing.median_us, point.result.timing.sm_clock_mhz);
+
+  a.main_kernel = main_kernel_of(point.kernels);
+  if (a.main_kernel < 0) return a;
+  const KernelRecord& kernel = point.kernels[size_t(a.main_kernel)];
+  a.parsed = parse_kernel_name(kernel.name);
+
+  // The tile, in the kernel's frame: cuBLASLt's own config first, else what the name says.
+  std::optional<std::pair<int, int>> tile;
+  if (point.result.lt) tile = parse_pair(point.result.lt->tile);
+  if (tile) {
+    a.tile_source = "cuBLASLt config";
+  } else if (a.parsed.known && a.parsed.tile_m > 0 && a.parsed.tile_n > 0) {
+    tile = std::make_pair(a.parsed.tile_m, a.parsed.tile_n);
+    a.tile_source = "kernel name";
+  }
+
+  a.launched_ctas = int64_t(kernel.grid_x) * kernel.grid_y * kernel.grid_z;
+  a.cluster_size = int(std::max(1u, kernel.cluster_x) * std::max(1u, kernel.cluster_y) *
+                       std::max(1u, kernel.cluster_z));
+
+  // Split-K: cuBLASLt says so; CUTLASS 2 kernels put the slices in grid z (batch shares it).
+  const bool has_reduction = std::any_of(point.kernels.begin(), point.kernels.end(), [](const KernelRecord& k) {
+    return parse_kernel_name(k.name).family == "splitk_reduce";
+  });
+  if (point.result.lt && point.result.lt->splitk > 1) {
+    a.splits = point.result.lt->splitk;
+    a.split_source = "cuBLASLt config";
+  } else if (a.parsed.family == "cutlass2" && p.batch > 0 && kernel.grid_z > uint32_t(p.batch) &&
+             kernel.grid_z % uint32_t(p.batch) == 0) {
+    a.splits = kernel.grid_z / p.batch;
+    a.split_source = "launched grid (z)";
+  } else if (has_reduction) {
+    a.split_source = "reduction kernel (slices unknown)";
+  }
+
+  if (tile) {
+    const bool swap = library_frame_is_column_major(point.key.backend);
+    const int along_m = swap ? tile->second : tile->first;
+    const int along_n = swap ? tile->first : tile->second;
+    a.grid = tile_grid(p.m, p.n, p.batch, along_m, along_n, a.splits);
+  }
+
+  if (gpu.limits && gpu.sm_count > 0) {
+    CtaResources cta;
+    cta.threads = int(kernel.block_x * kernel.block_y * kernel.block_z);
+    cta.registers_per_thread = kernel.registers;
+    cta.smem_bytes = kernel.static_smem + kernel.dynamic_smem;
+    cta.cluster_size = a.cluster_size;
+    a.occupancy = occupancy(*gpu.limits, gpu.limits->regs_per_sm, gpu.limits->smem_per_sm, cta);
+    a.data_parallel_slots = data_parallel_slots(gpu.sm_count, a.occupancy, a.cluster_size);
+  }
+  if (a.data_parallel_slots <= 0 || a.launched_ctas <= 0) return a;
+
+  const bool fits = a.launched_ctas <= a.data_parallel_slots;
+  a.persistent = fits && (persistent_family(a.parsed) || (a.grid.tiles > 0 && a.launched_ctas < a.grid.tiles));
+  const int64_t slots = a.persistent ? a.launched_ctas : a.data_parallel_slots;
+  if (a.grid.tiles > 0) {
+    a.waves = waves_of(a.grid.tiles, slots);
+    a.waves_over = "tiles";
+  } else if (!a.persistent) {
+    a.waves = waves_of(a.launched_ctas, slots);
+    a.waves_over = "CTAs";
+  }
+  return a;
+}
+
+void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>& annotations) {
+  // Group cuBLASLt points by everything in the key except the algorithm.
+  using GroupKey = std::tuple<std::string, std::string, std::string, bool>;
+  std::map<GroupKey, std::vector<size_t>> groups;
+  for (size_t i = 0; i < points.size() && i < annotations.size(); ++i) {
+    const StoredPoint& point = points[i];
+    if (point.key.backend != "cublaslt" || !(point.result.timing.median_us > 0)) continue;
+    const Problem& p = point.key.problem;
+    const std::string problem_key =
+        fmt::format("{} {} {} ld {} {} {} off {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),
+                    p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c);
+    const std::string device_key = point.device.gpu_uuid + " " + point.device.driver + " " + point.device.cublaslt;
+    groups[{device_key, problem_key, point.key.backend, point.key.hot}].push_back(i);
+  }
+  for (const auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    size_t best = members.front();
+    for (size_t i : members) {
+      if (points[i].result.timing.median_us < points[best].result.timing.median_us) best = i;
+    }
+    for (size_t i : members) {
+      annotations[i].regret = points[i].result.timing.median_us / points[best].result.timing.median_us - 1;
+      annotations[i].best_algo = points[best].key.algo;
+    }
+  }
+}
+
+Annotation predict(const Problem& problem, const ModelGpu& gpu, int tile_m, int tile_n, int ctas_per_sm) {
+  Annotation a;
+  a.alignment = alignment_of(problem);
+  a.roofline = roofline_of(problem, gpu, std::nullopt);
+  a.tile_source = "given (--tile)";
+  a.grid = tile_grid(problem.m, problem.n, problem.batch, tile_m, tile_n);
+  a.occupancy.ctas_per_sm = ctas_per_sm;
+  a.occupancy.limiter = "given";
+  a.data_parallel_slots = int64_t(gpu.sm_count) * ctas_per_sm;
+  a.waves = waves_of(a.grid.tiles, a.data_parallel_slots);
+  a.waves_over = "tiles";
+  return a;
+}
+
+}  // namespace shapescope
