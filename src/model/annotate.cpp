@@ -188,15 +188,35 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
              kernel.grid_z % uint32_t(p.batch) == 0) {
     a.splits = kernel.grid_z / p.batch;
     a.split_source = "launched grid (z)";
-  } else if (has_reduction) {
-    a.split_source = "reduction kernel (slices unknown)";
+  } else if (has_reduction || a.parsed.split_k) {
+    a.split_source = has_reduction ? "reduction kernel (slices unknown)" : "kernel name (slices unknown)";
   }
 
   if (tile) {
-    const bool swap = library_frame_is_column_major(point.key.backend);
-    const int along_m = swap ? tile->second : tile->first;
-    const int along_n = swap ? tile->first : tile->second;
-    a.grid = tile_grid(p.m, p.n, p.batch, along_m, along_n, a.splits);
+    // The library's kernels see the problem column-major (their m is the user's N). Some compute
+    // the transposed problem instead (cuBLAS's nvjet "_TNT" kernel for 4096x1x4096 nn): the launch
+    // grid tells, when it equals the tile count in one orientation only. Split-K kernels whose
+    // slice count is not stated launch tiles x slices CTAs.
+    const bool column_major = library_frame_is_column_major(point.key.backend);
+    const TileGrid native = tile_grid(p.m, p.n, p.batch, column_major ? tile->second : tile->first,
+                                      column_major ? tile->first : tile->second, a.splits);
+    const TileGrid swapped = tile_grid(p.m, p.n, p.batch, column_major ? tile->first : tile->second,
+                                       column_major ? tile->second : tile->first, a.splits);
+    const bool unknown_slices = a.splits == 1 && (a.parsed.split_k || has_reduction);
+    auto fits = [&](const TileGrid& g) {
+      if (g.tiles <= 0) return false;
+      return unknown_slices ? a.launched_ctas >= g.tiles && a.launched_ctas % g.tiles == 0 : a.launched_ctas == g.tiles;
+    };
+    a.grid = native;
+    if (!fits(native) && fits(swapped)) {
+      a.grid = swapped;
+      a.tile_source += ", orientation from the launch grid";
+    }
+    if (unknown_slices && fits(a.grid) && a.launched_ctas > a.grid.tiles) {
+      a.splits = a.launched_ctas / a.grid.tiles;
+      a.split_source = "launch grid / tiles";
+      a.grid = tile_grid(p.m, p.n, p.batch, a.grid.tile_m, a.grid.tile_n, a.splits);
+    }
   }
 
   if (gpu.limits && gpu.sm_count > 0) {

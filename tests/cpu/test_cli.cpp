@@ -13,33 +13,10 @@
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "sweep/measure.hpp"
+#include "cli_util.hpp"
 
 namespace shapescope {
 namespace {
-
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-CliRun run(const std::string& args) {
-  // ctest runs tests in parallel processes: each needs its own file.
-  static int counter = 0;
-  const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr_" +
-                               std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt";
-  const std::string cmd = std::string(SHAPESCOPE_BIN) + " " + args + " 2>" + err_path;
-  CliRun r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(in), {});
-  std::remove(err_path.c_str());
-  return r;
-}
 
 int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
