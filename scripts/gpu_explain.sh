@@ -31,6 +31,8 @@ done > "$OUT/explain.txt"
 $S explain 1793 --db "$DB" --json > "$OUT/explain_1793.json" 2>>"$OUT/log.txt"
 
 # Nsight Compute sees the same launches: grid, CTAs per SM (occupancy limits), waves per SM.
+# (ncu and shapescope's own CUPTI tracing cannot subscribe at once: the sweep under ncu stops with
+# CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED after its timed launches, which ncu has profiled.)
 NCU_K='regex:nvjet|cutlass|gemv|gemmSN|dot_kernel|splitK|xmma|gemm'
 : > "$OUT/ncu.txt"
 for spec in "1793|--n 1793" "4095|--n 4095" "3200|--n 3200" "4096x1x4096|--m 4096 --n 1 --k 4096" \

@@ -63,7 +63,12 @@ def main():
     if not kernels:
         print(f"{args.label}: ncu recorded no kernel")
         return 1
+    seen = set()
     for k in kernels:
+        key = (k["name"], k.get("grid"))
+        if key in seen:  # the same launch again (warm-up, then the sample)
+            continue
+        seen.add(key)
         limits = [number(k.get(f)) for f in ("limit_regs", "limit_smem", "limit_warps", "limit_sm")]
         limits = [x for x in limits if x is not None]
         ncu_per_sm = int(min(limits)) if limits else None

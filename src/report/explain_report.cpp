@@ -108,10 +108,16 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     evidence.push_back({"tile grid", "unknown: the kernel's name does not say its tile"});
   }
   if (a.launched_ctas > 0) {
-    evidence.push_back({"launch", fmt::format("{} CTAs{}", a.launched_ctas,
-                                              a.grid.tiles > 0 && !a.persistent && a.launched_ctas == a.grid.tiles
-                                                  ? " (= the model's tile count)"
-                                                  : "")});
+    std::string note;
+    if (a.grid.tiles > 0 && a.persistent) {
+      note = fmt::format(" (persistent: each CTA loops over ~{:.1f} tiles)", double(a.grid.tiles) / a.launched_ctas);
+    } else if (a.grid.tiles > 0 && a.launched_ctas == a.grid.tiles) {
+      note = " (= the model's tile count)";
+    } else if (a.grid.tiles > 0 && a.launched_ctas > a.grid.tiles) {
+      note = fmt::format(" (the {} tiles, padded by the kernel's rasterization; the extra CTAs have no tile)",
+                         a.grid.tiles);
+    }
+    evidence.push_back({"launch", fmt::format("{} CTAs{}", a.launched_ctas, note)});
   }
   if (!a.split_source.empty()) {
     evidence.push_back({"split-K", a.splits > 1 ? fmt::format("{} slices ({})", a.splits, a.split_source)

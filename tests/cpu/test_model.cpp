@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "model/annotate.hpp"
+#include "report/annotated.hpp"
 #include "store/store.hpp"
 
 namespace shapescope {
@@ -271,6 +272,44 @@ TEST(Regret, HeuristicPickAgainstTheBestTimed) {
   add_regret(points, again);
   EXPECT_EQ(again[0].best_algo, "h0");
   EXPECT_FALSE(again[2].regret.has_value());
+}
+
+}  // namespace
+}  // namespace shapescope
+
+namespace shapescope {
+namespace {
+
+// Every point measured on the H200 (three stores, 5785 points): the model's tile grid agrees with
+// the grid CUPTI recorded. CUTLASS 2 kernels pad one grid dimension for their rasterization (the
+// extra CTAs return at once), so a data-parallel grid holds the tiles and less than as many again;
+// a persistent grid fits in the slots. The other orientation of the tile fails this on 48 of them.
+TEST(ModelOnH200Data, TileGridsAgreeWithTheLaunchedGrids) {
+  const std::string data = std::string(SHAPESCOPE_TEST_DATA);
+  size_t checked = 0, data_parallel = 0, persistent = 0;
+  for (const char* file : {"/h200-2026-11-21/sweep_bf16_nn_1-4096.db", "/h200-2026-11-21-explain/explain.db",
+                           "/h200-2026-11-21-explain/gallery.db"}) {
+    Store store(data + file, Store::Access::kReadOnly);
+    const std::vector<StoredPoint> points = store.load_all();
+    const std::vector<Annotation> annotations = annotate_points(store, points);
+    for (size_t i = 0; i < points.size(); ++i) {
+      const Annotation& a = annotations[i];
+      if (a.grid.tiles <= 0) continue;  // gemv kernels: no tile in the name
+      ++checked;
+      const std::string what = points[i].key.problem.shape_string() + " " + a.parsed.core;
+      if (a.persistent) {
+        ++persistent;
+        EXPECT_LE(a.launched_ctas, a.data_parallel_slots) << what;
+      } else {
+        ++data_parallel;
+        EXPECT_GE(a.launched_ctas, a.grid.tiles) << what;
+        EXPECT_LT(a.launched_ctas, 2 * a.grid.tiles) << what;
+      }
+    }
+  }
+  EXPECT_GT(checked, 5700u);
+  EXPECT_GT(data_parallel, 3700u);
+  EXPECT_GT(persistent, 1900u);
 }
 
 }  // namespace
