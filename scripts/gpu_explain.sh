@@ -3,12 +3,28 @@
 # store; the launch model checked against Nsight Compute; the GPU tests; and data sets for plots.
 # Run from the repository root with a build/ made by
 #   cmake -B build -DCMAKE_CUDA_ARCHITECTURES="80;90a" && cmake --build build -j
-# Logs go to $OUT (or ./out): log.txt, explain.txt, explain_1793.json, ncu.txt, explain.db, gallery.db.
+#   scripts/gpu_explain.sh [explain|gallery]
+# Logs go to $OUT (or ./out): log.txt, explain.txt, explain_1793.json, ncu.txt, explain.db;
+# gallery.db for the second stage.
 set -u -o pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 S=build/shapescope
 DB="$OUT/explain.db"
+
+if [ "${1:-explain}" = gallery ]; then
+  # Data sets for the plots (issue 5): a square sweep with cuBLAS and cuBLASLt's top 4, an M x N
+  # grid, and a decode-like N sweep.
+  G="$OUT/gallery.db"
+  {
+    $S sweep --n 64..4096:64 --backend cublas,cublaslt --lt-algos 4 --db "$G" --format csv --out /dev/null
+    $S sweep --m 256..8192:256 --n 256..8192:256 --k 4096 --db "$G" --format csv --out /dev/null
+    $S sweep --m 4096 --k 4096 --n 1..256 --db "$G" --format csv --out /dev/null
+  } >> "$OUT/log.txt" 2>&1
+  tail -3 "$OUT/log.txt"
+  exit 0
+fi
+
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
   $S info --calibrate --db "$DB" 2>&1
@@ -37,7 +53,7 @@ NCU_K='regex:nvjet|cutlass|gemv|gemmSN|dot_kernel|splitK|xmma|gemm'
 : > "$OUT/ncu.txt"
 for spec in "1793|--n 1793" "4095|--n 4095" "3200|--n 3200" "4096x1x4096|--m 4096 --n 1 --k 4096" \
             "4096x1023x4096|--m 4096 --n 1023 --k 4096" "1023x4096x4096|--m 1023 --n 4096 --k 4096" \
-            "4096|--n 4096" "61|--n 61"; do
+            "4096x301x4096|--m 4096 --n 301 --k 4096" "4096|--n 4096" "61|--n 61"; do
   label=${spec%%|*}; args=${spec#*|}
   $S sweep $args --db "$DB" --format csv --out "$OUT/$label.csv" 2>/dev/null
   timeout 180 ncu --clock-control none --kernel-name-base demangled -k "$NCU_K" -c 2 \
@@ -48,15 +64,6 @@ for spec in "1793|--n 1793" "4095|--n 4095" "3200|--n 3200" "4096x1x4096|--m 409
     >> "$OUT/ncu.txt" 2>&1
   rm -f "$OUT/$label.csv"
 done
-
-# Data sets for the plots (issue 5): a square sweep with cuBLAS and cuBLASLt's top 4, an M x N
-# grid, and a decode-like N sweep.
-G="$OUT/gallery.db"
-{
-  $S sweep --n 64..4096:64 --backend cublas,cublaslt --lt-algos 4 --db "$G" --format csv --out /dev/null
-  $S sweep --m 256..8192:256 --n 256..8192:256 --k 4096 --db "$G" --format csv --out /dev/null
-  $S sweep --m 4096 --k 4096 --n 1..256 --db "$G" --format csv --out /dev/null
-} >> "$OUT/log.txt" 2>&1
 cat "$OUT/ncu.txt"
 grep -E "^[0-9x]+ (is|runs)|^\\$|^\(explain|^fix" "$OUT/explain.txt"
 tail -5 "$OUT/log.txt"

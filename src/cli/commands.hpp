@@ -10,6 +10,11 @@ void register_info(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_explain(CLI::App& app);
 
+// The options that describe a problem besides its dimensions, shared by the commands that plan
+// problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
+struct ShapeOptions;
+void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
+
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;
 // Seconds since the process started (for the wall time a sweep reports).

@@ -325,13 +325,7 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 1793 --json");
   cmd->add_option("SHAPE", o->shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->plan.batch, "batch count (one value)");
-  cmd->add_option("--dtype", o->plan.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
-  cmd->add_option("--layout", o->plan.layout, "nn | nt | tn | tt (row-major, as PyTorch)");
-  cmd->add_option("--ld-pad", o->plan.ld_pad, "elements added to every leading dimension");
-  cmd->add_option("--lda", o->plan.lda, "explicit leading dimension of A (elements)");
-  cmd->add_option("--ldb", o->plan.ldb, "explicit leading dimension of B (elements)");
-  cmd->add_option("--ldc", o->plan.ldc, "explicit leading dimension of C (elements)");
-  cmd->add_option("--offset", o->plan.offset, "base-pointer offset of A and B in elements");
+  add_problem_options(cmd, o->plan);
   cmd->add_option("--backend", o->backend, "cublas | cublaslt");
   cmd->add_option("--lt-algos", o->lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   cmd->add_option("--samples", o->samples, "samples per point");

@@ -222,6 +222,16 @@ void run_sweep(const SweepOptions& o) {
 
 }  // namespace
 
+void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
+  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
+  cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
+  cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
+  cmd->add_option("--ldb", shape.ldb, "explicit leading dimension of B (elements)");
+  cmd->add_option("--ldc", shape.ldc, "explicit leading dimension of C (elements)");
+  cmd->add_option("--offset", shape.offset, "base-pointer offset of A and B in elements (the x[..., 1:] case)");
+}
+
 void register_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* cmd = app.add_subcommand("sweep", "Time GEMMs over shape ranges into the result store");
@@ -241,15 +251,7 @@ void register_sweep(CLI::App& app) {
       {cmd->add_option("--k", o->shape.k, "inner dimension (range)"), &o->shape.k},
       {cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)"),
        &o->shape.batch}};
-  cmd->add_option("--dtype", o->shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
-  cmd->add_option("--layout", o->shape.layout,
-                  "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
-  cmd->add_option("--ld-pad", o->shape.ld_pad, "elements added to every leading dimension");
-  cmd->add_option("--lda", o->shape.lda, "explicit leading dimension of A (elements)");
-  cmd->add_option("--ldb", o->shape.ldb, "explicit leading dimension of B (elements)");
-  cmd->add_option("--ldc", o->shape.ldc, "explicit leading dimension of C (elements)");
-  cmd->add_option("--offset", o->shape.offset,
-                  "base-pointer offset of A and B in elements (the x[..., 1:] case)");
+  add_problem_options(cmd, o->shape);
   cmd->add_option("--backend", o->backends, "comma list: cublas, cublaslt");
   cmd->add_option("--lt-algos", o->lt_algos,
                   "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");

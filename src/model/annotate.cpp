@@ -91,13 +91,20 @@ Peak ModelGpu::peak_bandwidth() const {
   return {};
 }
 
-ModelGpu model_gpu(const DeviceContext& device, std::vector<Calibration> calibrations) {
+namespace {
+ModelGpu model_gpu_of(std::string name, int sm_count, int cc_major, int cc_minor) {
   ModelGpu gpu;
-  gpu.name = device.gpu_name;
-  gpu.sm_count = device.sm_count;
-  gpu.cc_major = device.cc_major;
-  gpu.cc_minor = device.cc_minor;
-  gpu.limits = sm_limits(device.cc_major, device.cc_minor);
+  gpu.name = std::move(name);
+  gpu.sm_count = sm_count;
+  gpu.cc_major = cc_major;
+  gpu.cc_minor = cc_minor;
+  gpu.limits = sm_limits(cc_major, cc_minor);
+  return gpu;
+}
+}  // namespace
+
+ModelGpu model_gpu(const DeviceContext& device, std::vector<Calibration> calibrations) {
+  ModelGpu gpu = model_gpu_of(device.gpu_name, device.sm_count, device.cc_major, device.cc_minor);
   // A live device reports its own limits; stored points do not carry them (the table fills in).
   if (gpu.limits && device.max_smem_per_sm > 0) gpu.limits->smem_per_sm = device.max_smem_per_sm;
   if (gpu.limits && device.max_regs_per_sm > 0) gpu.limits->regs_per_sm = device.max_regs_per_sm;
@@ -108,12 +115,7 @@ ModelGpu model_gpu(const DeviceContext& device, std::vector<Calibration> calibra
 }
 
 ModelGpu model_gpu(const GpuProfile& profile) {
-  ModelGpu gpu;
-  gpu.name = profile.name;
-  gpu.sm_count = profile.sm_count;
-  gpu.cc_major = profile.cc_major;
-  gpu.cc_minor = profile.cc_minor;
-  gpu.limits = sm_limits(profile.cc_major, profile.cc_minor);
+  ModelGpu gpu = model_gpu_of(profile.name, profile.sm_count, profile.cc_major, profile.cc_minor);
   gpu.profile = &profile;
   return gpu;
 }
