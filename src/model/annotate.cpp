@@ -276,10 +276,10 @@ Annotation predict(const Problem& problem, const ModelGpu& gpu, int tile_m, int 
   Annotation a;
   a.alignment = alignment_of(problem);
   a.roofline = roofline_of(problem, gpu, std::nullopt);
-  a.tile_source = "given (--tile)";
+  a.tile_source = "--tile";
   a.grid = tile_grid(problem.m, problem.n, problem.batch, tile_m, tile_n);
   a.occupancy.ctas_per_sm = ctas_per_sm;
-  a.occupancy.limiter = "given";
+  a.occupancy.limiter = "assumed";
   a.data_parallel_slots = int64_t(gpu.sm_count) * ctas_per_sm;
   a.waves = waves_of(a.grid.tiles, a.data_parallel_slots);
   a.waves_over = "tiles";

@@ -17,7 +17,6 @@ constexpr double kSameTime = 0.05;
 // An effect smaller than this share of the target's time is not worth a line.
 constexpr double kMinEffectShare = 0.02;
 constexpr double kFullWave = 0.95;
-constexpr double kPartialWave = 0.90;
 
 int64_t dim_value(const Problem& p, Dim dim) {
   switch (dim) {
@@ -176,8 +175,9 @@ Explanation explain_prediction(const std::vector<ExplainPoint>& points) {
   if (a.grid.tiles > 0 && a.grid.efficiency < 1) e.effects.push_back({"tile quantization", 0, tiles_phrase(a)});
   if (!a.alignment.ok())
     e.effects.push_back({"alignment", 0,
-                         "on Hopper, cuBLAS then falls back from TMA/WGMMA kernels to align1/align2 "
-                         "mma.sync kernels (measured 4-5x slower on an H200); the model cannot predict by how much"});
+                         "the library cannot use its kernels that load 16 bytes at a time (TMA/WGMMA on Hopper) and "
+                         "falls back to align1/align2 kernels (4-5x slower on an H200, measured); the model cannot "
+                         "predict by how much on this GPU"});
   // The candidate with the best predicted efficiency (waves x tiles), among those that keep the rule.
   const ExplainPoint* best = nullptr;
   auto score = [](const Annotation& x) { return x.waves.efficiency * x.grid.efficiency * (x.alignment.ok() ? 1 : 0.25); };
@@ -240,8 +240,8 @@ std::vector<Candidate> neighbours(const Problem& problem, bool square, const Ann
         }
       }
       // Fills its last wave: the smallest larger size (within +25 %) whose last wave is >= 95 %
-      // full, when the target's is below 90 %.
-      if (w->efficiency < kPartialWave) {
+      // full, when the target's is not.
+      if (w->efficiency < kFullWave) {
         for (int64_t x = v + 1; x <= v + v / 4; ++x) {
           auto wx = waves_at(problem, dim, x, target);
           if (wx->efficiency >= kFullWave) {

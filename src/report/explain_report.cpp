@@ -24,8 +24,11 @@ std::string slots_line(const Annotation& a) {
   if (a.waves.slots <= 0) return "unknown (no launch record)";
   std::string how = a.persistent
                         ? fmt::format("persistent grid of {} CTAs", a.launched_ctas)
-                        : fmt::format("{} CTA{}/SM, limited by {}", a.occupancy.ctas_per_sm,
-                                      a.occupancy.ctas_per_sm == 1 ? "" : "s", a.occupancy.limiter);
+                        : a.occupancy.limiter == "assumed"
+                              ? fmt::format("{} CTA{}/SM assumed", a.occupancy.ctas_per_sm,
+                                            a.occupancy.ctas_per_sm == 1 ? "" : "s")
+                              : fmt::format("{} CTA{}/SM, limited by {}", a.occupancy.ctas_per_sm,
+                                            a.occupancy.ctas_per_sm == 1 ? "" : "s", a.occupancy.limiter);
   if (a.cluster_size > 1) how += fmt::format(", clusters of {}", a.cluster_size);
   return fmt::format("{} {} on {} slots ({}) = {:.2f} waves: {} round{}, last wave {} full", a.waves.work,
                      a.waves_over, a.waves.slots, how, a.waves.waves, a.waves.rounds, a.waves.rounds == 1 ? "" : "s",
@@ -98,8 +101,9 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   evidence.push_back({"alignment", alignment_line(a)});
   if (a.grid.tiles > 0) {
     evidence.push_back(
-        {"tile grid", fmt::format("tile {}x{} along M x N (from the {}){}: {}x{}{}{} = {} tiles, {} of their area useful",
-                                  a.grid.tile_m, a.grid.tile_n, a.tile_source,
+        {"tile grid", fmt::format("tile {}x{} along M x N (from {}){}: {}x{}{}{} = {} tiles, {} of their area useful",
+                                  a.grid.tile_m, a.grid.tile_n,
+                                  a.tile_source.rfind("--", 0) == 0 ? a.tile_source : "the " + a.tile_source,
                                   report.mode == "model" ? "" : " in the user's row-major frame", a.grid.tiles_m,
                                   a.grid.tiles_n, a.grid.batch > 1 ? fmt::format("x{} batch", a.grid.batch) : "",
                                   a.grid.splits > 1 ? fmt::format("x{} split-K", a.grid.splits) : "", a.grid.tiles,
