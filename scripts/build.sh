@@ -5,7 +5,7 @@
 #   CUDA_ARCHS=90a scripts/build.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev googletest libgtest-dev gnuplot-nox)
+packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev nlohmann-json3-dev googletest libgtest-dev gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

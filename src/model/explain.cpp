@@ -219,57 +219,67 @@ std::vector<Candidate> neighbours(const Problem& problem, bool square, const Ann
   }
   std::vector<Candidate> out;
   for (Dim dim : dims) {
-    const int64_t v = dim_value(problem, dim);
-    std::map<int64_t, std::vector<std::string>> sizes;  // sorted, each reason kept
-    auto add = [&](int64_t value, std::string why) {
-      if (value >= 1 && value != v) sizes[value].push_back(std::move(why));
-    };
+    std::vector<Candidate> along = neighbours_along(problem, dim, target, Side::kBoth);
+    out.insert(out.end(), std::make_move_iterator(along.begin()), std::make_move_iterator(along.end()));
+  }
+  return out;
+}
+
+std::vector<Candidate> neighbours_along(const Problem& problem, Dim dim, const Annotation& target, Side side) {
+  const bool below = side == Side::kBoth;
+  const int64_t v = dim_value(problem, dim);
+  std::map<int64_t, std::vector<std::string>> sizes;  // sorted, each reason kept
+  auto add = [&](int64_t value, std::string why) {
+    if (value >= 1 && value != v) sizes[value].push_back(std::move(why));
+  };
+  if (below) {
     add(v - 1, fmt::format("{}-1", dim_name(dim)));
     add(v + 1, fmt::format("{}+1", dim_name(dim)));
-    for (int64_t multiple : kMultiples) {
-      add((v - 1) / multiple * multiple, fmt::format("multiple of {} below", multiple));
-      add((v / multiple + 1) * multiple, fmt::format("multiple of {} above", multiple));
+  }
+  for (int64_t multiple : kMultiples) {
+    if (below) add((v - 1) / multiple * multiple, fmt::format("multiple of {} below", multiple));
+    add((v / multiple + 1) * multiple, fmt::format("multiple of {} above", multiple));
+  }
+  if (auto w = waves_at(problem, dim, v, target)) {
+    // One wave less: the largest smaller size that needs fewer rounds (within half the size).
+    for (int64_t x = v - 1; below && x >= std::max<int64_t>(1, v / 2); --x) {
+      auto wx = waves_at(problem, dim, x, target);
+      if (wx->rounds < w->rounds) {
+        add(x, "one wave less");
+        break;
+      }
     }
-    if (auto w = waves_at(problem, dim, v, target)) {
-      // One wave less: the largest smaller size that needs fewer rounds (within half the size).
-      for (int64_t x = v - 1; x >= std::max<int64_t>(1, v / 2); --x) {
+    // Fills its last wave: the smallest larger size (within +25 %) whose last wave is >= 95 %
+    // full, when the target's is not.
+    if (w->efficiency < kFullWave) {
+      for (int64_t x = v + 1; x <= v + v / 4; ++x) {
         auto wx = waves_at(problem, dim, x, target);
-        if (wx->rounds < w->rounds) {
-          add(x, "one wave less");
+        if (wx->efficiency >= kFullWave) {
+          add(x, "fills its last wave");
           break;
         }
       }
-      // Fills its last wave: the smallest larger size (within +25 %) whose last wave is >= 95 %
-      // full, when the target's is not.
-      if (w->efficiency < kFullWave) {
-        for (int64_t x = v + 1; x <= v + v / 4; ++x) {
-          auto wx = waves_at(problem, dim, x, target);
-          if (wx->efficiency >= kFullWave) {
-            add(x, "fills its last wave");
-            break;
-          }
-        }
-      }
     }
-    for (auto& [value, reasons] : sizes) {
-      Candidate c;
-      c.dim = dim;
-      c.value = value;
-      // A multiple of 256 is a multiple of 8..128 too: only the largest multiple is worth saying.
-      std::string why, multiple;
-      for (const std::string& r : reasons) {
-        if (r.rfind("multiple of ", 0) == 0) {
-          multiple = r;
-          continue;
-        }
-        why += (why.empty() ? "" : ", ") + r;
+  }
+  std::vector<Candidate> out;
+  for (auto& [value, reasons] : sizes) {
+    Candidate c;
+    c.dim = dim;
+    c.value = value;
+    // A multiple of 256 is a multiple of 8..128 too: only the largest multiple is worth saying.
+    std::string why, multiple;
+    for (const std::string& r : reasons) {
+      if (r.rfind("multiple of ", 0) == 0) {
+        multiple = r;
+        continue;
       }
-      if (!multiple.empty()) why = why.empty() ? multiple : multiple + ", " + why;
-      c.why = why;
-      c.problem = problem;
-      set_dim(c.problem, dim, value);
-      out.push_back(std::move(c));
+      why += (why.empty() ? "" : ", ") + r;
     }
+    if (!multiple.empty()) why = why.empty() ? multiple : multiple + ", " + why;
+    c.why = why;
+    c.problem = problem;
+    set_dim(c.problem, dim, value);
+    out.push_back(std::move(c));
   }
   return out;
 }

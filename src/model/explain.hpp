@@ -28,6 +28,14 @@ struct Candidate {
 // fills its last wave. Sizes below 1 are left out; each size once, with every reason it was chosen.
 std::vector<Candidate> neighbours(const Problem& problem, bool square, const Annotation& target);
 
+// Which side of a size to look: both (explain compares with smaller and larger sizes), or above
+// only (pad: a padded size keeps the computation, so only a larger one can replace it).
+enum class Side { kBoth, kAbove };
+// The neighbours along one dimension, as neighbours() finds them for that dimension. kAbove keeps
+// the nearest multiples of 8..256 above and the size that fills the last wave (n+1, the multiples
+// below and "one wave less" are dropped). Sorted by size.
+std::vector<Candidate> neighbours_along(const Problem& problem, Dim dim, const Annotation& target, Side side);
+
 // One measured (or predicted) point of an explanation.
 struct ExplainPoint {
   std::string label;            // "1793" (target), "1792 (n-1)"
