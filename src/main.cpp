@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
                "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
                "  shapescope explain 1793              why one shape is slow, and the size to use\n"
                "  shapescope pad --model gpt2 --tokens 12288 --train   pad-or-not for a model's GEMMs\n"
+               "  shapescope plot flops --out out/    TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.require_subcommand(1);
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   register_sweep(app);
   register_explain(app);
   register_pad(app);
+  register_plot(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {

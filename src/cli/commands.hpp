@@ -10,6 +10,7 @@ void register_info(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_explain(CLI::App& app);
 void register_pad(CLI::App& app);
+void register_plot(CLI::App& app);
 
 // The options that describe a problem besides its dimensions, shared by the commands that plan
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.

@@ -1,0 +1,248 @@
+// `shapescope plot KIND`: pictures of stored measurements, drawn by gnuplot (SVG with hover text on
+// every point, and PNG), with the gnuplot script and the data kept beside them. Reads the store
+// only: it works on any machine, with or without a GPU.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "model/device_profile.hpp"
+#include "model/explain.hpp"
+#include "report/output.hpp"
+#include "report/plot_figures.hpp"
+#include "report/plot_gnuplot.hpp"
+#include "report/plot_select.hpp"
+#include "shape/plan.hpp"
+#include "store/store.hpp"
+
+#ifndef SHAPESCOPE_PLOTS_DIR
+#define SHAPESCOPE_PLOTS_DIR "plots"
+#endif
+
+namespace shapescope {
+namespace {
+
+constexpr std::array<std::string_view, 8> kKinds = {"flops",   "runtime", "waves",    "kernels",
+                                                    "compare", "heatmap", "tilegrid", "roofline"};
+
+struct PlotOptions {
+  std::string kind;
+  std::string shape;         // tilegrid only
+  PlotFilter filter;
+  std::string db = "shapescope.db";
+  std::string out = ".";
+  std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
+  std::string tile;          // tilegrid from the model: BMxBN, with --gpu PROFILE
+  std::string gnuplot = "gnuplot";
+  std::string templates = SHAPESCOPE_PLOTS_DIR;
+  std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
+};
+
+std::string kinds_text() {
+  std::string text;
+  for (std::string_view k : kKinds) text += (text.empty() ? "" : ", ") + std::string(k);
+  return text;
+}
+
+// The command that made a figure, for the top of its script.
+std::string command_line(const PlotOptions& o) {
+  std::string line = fmt::format("shapescope plot {}", o.kind);
+  if (!o.shape.empty()) line += " " + o.shape;
+  line += fmt::format(" --db {} --out {}", o.db, o.out);
+  const std::string filters = o.filter.given();
+  if (filters != "no filter") line += " " + filters;
+  if (!o.calibration.empty()) line += " --calibration " + o.calibration;
+  if (!o.tile.empty()) line += " --tile " + o.tile;
+  return line;
+}
+
+void render(const PlotOptions& o, const Plot& plot, const std::string& default_name, const std::string& title) {
+  const PlotPaths paths = plot_paths(o.out, default_name);
+  const std::string template_path =
+      (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
+  const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
+  size_t start = 0;
+  while (start < warnings.size()) {
+    const size_t end = warnings.find('\n', start);
+    const std::string line = warnings.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty()) fmt::print(stderr, "gnuplot: {}\n", line);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  fmt::print("wrote {} {} {} {}\n", paths.file("svg"), paths.file("png"), paths.file("gp"), paths.file("dat"));
+  for (const std::string& line : plot.summary) fmt::print("  {}\n", line);
+}
+
+// The model's tile grid for a GPU profile and a tile: nothing stored is read.
+void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
+  const GpuProfile* profile = find_profile(o.filter.gpu);
+  if (o.filter.gpu.empty())
+    throw usage_error(fmt::format("--tile: '{}' needs --gpu PROFILE ({}) for a model prediction", o.tile, profile_keys()));
+  if (!profile)
+    throw usage_error(fmt::format("--gpu: '{}' is not a GPU profile ({}); --tile draws the model", o.filter.gpu,
+                                  profile_keys()));
+  const auto tile = parse_tile(o.tile);
+  if (!tile) throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.tile));
+  ShapeOptions s;
+  s.m = std::to_string(shape.m);
+  s.n = std::to_string(shape.n);
+  s.k = std::to_string(shape.k);
+  if (!o.filter.dtype.empty()) s.dtype = o.filter.dtype;
+  if (!o.filter.layout.empty()) s.layout = o.filter.layout;
+  s.batch = o.filter.batch;
+  s.ld_pad = o.filter.ld_pad;
+  s.offset = o.filter.offset;
+  const std::vector<Problem> problems = plan_problems(s);
+  if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch));
+  const Annotation a = predict(problems.front(), model_gpu(*profile), tile->first, tile->second);
+  const std::string title = fmt::format("model: {} ({} SMs), tile {}x{} given, one CTA per SM, data-parallel; nothing "
+                                        "measured",
+                                        profile->name, profile->sm_count, tile->first, tile->second);
+  render(o, tilegrid_plot(problems.front(), a, title),
+         fmt::format("tilegrid-{}-{}", o.shape, profile->key), title);
+}
+
+void run_plot(PlotOptions o) {
+  if (std::find(kKinds.begin(), kKinds.end(), o.kind) == kKinds.end())
+    throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
+  const bool tilegrid = o.kind == "tilegrid";
+  const std::string command = "plot " + o.kind;
+  // Before tilegrid turns SHAPE into --m/--n/--k filters, which its command line does not take.
+  o.command_line = command_line(o);
+  std::optional<ShapeArg> shape;
+  if (tilegrid) {
+    if (o.shape.empty()) throw usage_error("SHAPE: plot tilegrid needs a shape (e.g. 1793 or 4096x1x4096)");
+    shape = parse_shape(o.shape);
+    if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793)", o.shape));
+    for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--m", &o.filter.m},
+                                        {"--n", &o.filter.n}, {"--k", &o.filter.k}}) {
+      if (!value->empty())
+        throw usage_error(fmt::format("{}: '{}' is not for plot tilegrid, which takes its shape from SHAPE", option, *value));
+    }
+  } else if (!o.shape.empty()) {
+    throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape, o.kind));
+  }
+  if (!o.tile.empty() && !tilegrid) throw usage_error(fmt::format("--tile: '{}' is only for plot tilegrid", o.tile));
+  if (tilegrid && !o.tile.empty()) {
+    run_tilegrid_model(o, *shape);
+    return;
+  }
+  const Store store(o.db, Store::Access::kReadOnly);
+  const std::vector<StoredPoint> stored = store.load_all();
+  if (tilegrid) {
+    const bool have = std::any_of(stored.begin(), stored.end(), [&](const StoredPoint& p) {
+      return p.key.problem.m == shape->m && p.key.problem.n == shape->n && p.key.problem.k == shape->k;
+    });
+    if (!have)
+      throw usage_error(fmt::format("SHAPE: '{}' ({}x{}x{}) has no point in '{}'; measure it (shapescope explain {}) or "
+                                    "draw the model with --gpu PROFILE --tile BMxBN",
+                                    o.shape, shape->m, shape->n, shape->k, o.db, o.shape));
+    o.filter.m = std::to_string(shape->m);
+    o.filter.n = std::to_string(shape->n);
+    o.filter.k = std::to_string(shape->k);
+  }
+
+  std::optional<Store> calibration_store;
+  if (!o.calibration.empty()) calibration_store.emplace(o.calibration, Store::Access::kReadOnly);
+  const Store& calibrations = calibration_store ? *calibration_store : store;
+  const Algos algos = o.kind == "compare" ? Algos::kAll : Algos::kOne;
+  const Selection s = select_points(stored, o.db, o.filter, algos, command, calibrations);
+  if (calibration_store && calibration_store->load_calibration(s.points.front().device).empty())
+    throw usage_error(fmt::format("--calibration: '{}' holds no calibration of {} ({})", o.calibration,
+                                  s.points.front().device.gpu_name, s.points.front().device.gpu_uuid));
+  const std::string title = s.context.title();
+
+  Plot plot;
+  std::string name = o.kind;
+  if (o.kind == "flops") plot = flops_plot(s, swept_axis(s.points, command));
+  if (o.kind == "runtime") plot = runtime_plot(s, swept_axis(s.points, command));
+  if (o.kind == "waves") plot = waves_plot(s, swept_axis(s.points, command));
+  if (o.kind == "kernels") plot = kernels_plot(s, swept_axis(s.points, command));
+  if (o.kind == "compare") plot = compare_plot(s, swept_axis(s.points, command), !o.filter.algo.empty());
+  if (o.kind == "heatmap") plot = heatmap_plot(s, grid_axes(s.points, command));
+  if (o.kind == "roofline") plot = roofline_plot(s);
+  if (tilegrid) {
+    // The newest measurement of the shape.
+    size_t newest = 0;
+    for (size_t i = 1; i < s.points.size(); ++i)
+      if (s.points[i].result.measured_at > s.points[newest].result.measured_at) newest = i;
+    const StoredPoint& p = s.points[newest];
+    const Annotation& a = s.annotations[newest];
+    const std::string kernel = a.main_kernel >= 0 ? short_kernel_name(p.kernels[size_t(a.main_kernel)].name) : "?";
+    const std::string slots = a.persistent ? fmt::format("persistent grid of {} CTAs", a.launched_ctas)
+                                            : fmt::format("{} SMs x {} CTA{} ({})", p.device.sm_count,
+                                                          a.occupancy.ctas_per_sm, a.occupancy.ctas_per_sm == 1 ? "" : "s",
+                                                          a.occupancy.limiter);
+    plot = tilegrid_plot(p.key.problem, a, fmt::format("{}\n{}: {}; slots = {}", title, series_name(p.key), kernel, slots));
+    name = "tilegrid-" + o.shape;
+  }
+  render(o, plot, name, title);
+  // After the figure, so that a refusal stays one line.
+  if (!s.note.empty()) fmt::print(stderr, "plot: {}\n", s.note);
+}
+
+}  // namespace
+
+void register_plot(CLI::App& app) {
+  auto o = std::make_shared<PlotOptions>();
+  auto* cmd = app.add_subcommand("plot", "Pictures of stored measurements: SVG (hover a point) and PNG, via gnuplot");
+  cmd->footer(
+      "KIND is one of:\n"
+      "  flops      TFLOP/s by the swept size, coloured by the largest power of two dividing it\n"
+      "  runtime    time by size; 'bigger and faster' points (a smaller size takes >10% longer) marked\n"
+      "  waves      TFLOP/s with waves and wave efficiency below, and the sizes where a new wave starts\n"
+      "  kernels    TFLOP/s coloured by the kernel (or family and tile) that ran\n"
+      "  compare    backends and algorithms on one axis: cuBLAS, cuBLASLt h0, the best of h0..hK\n"
+      "  heatmap    TFLOP/s over a grid of two sizes (e.g. M x N at fixed K)\n"
+      "  tilegrid SHAPE  one shape's output cut into tiles, coloured by wave; idle slots drawn\n"
+      "  roofline   points against the compute and bandwidth roofs\n"
+      "The shape options select as sweep plans: a dimension not given equals the first one given\n"
+      "(--n 1..4096 is the squares), so a sweep's own options select its points again. The swept\n"
+      "size is the dimension that varies; every other filter must leave one GPU, cuBLAS version,\n"
+      "dtype and layout. With several backends or algorithms, cublas default is drawn (compare draws\n"
+      "them all). Each figure writes OUT.svg, OUT.png, OUT.gp (the script: edit it and run\n"
+      "`gnuplot NAME.gp` in its directory to restyle) and OUT.dat (the data it reads).\n"
+      "Examples:\n"
+      "  shapescope plot flops --db h200.db --n 1..4096 --out out/        # out/flops.svg, .png, .gp, .dat\n"
+      "  shapescope plot runtime --out out/runtime-squares --n 1..4096\n"
+      "  shapescope plot waves --m 4096 --k 4096 --n 1..8192:8\n"
+      "  shapescope plot compare --n 64..4096:64 --backend cublas,cublaslt\n"
+      "  shapescope plot heatmap --m 256..8192:256 --n 256..8192:256 --k 4096\n"
+      "  shapescope plot tilegrid 1793                                    # from the stored point\n"
+      "  shapescope plot tilegrid 1793 --gpu a100 --tile 256x128          # from the model\n"
+      "  shapescope plot roofline --calibration other.db                  # peaks measured elsewhere\n"
+      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 3 gnuplot\n"
+      "not installed (apt-get install gnuplot-nox), 5 result store unusable.");
+  cmd->add_option("KIND", o->kind, kinds_text())->required();
+  cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
+  cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only");
+  cmd->add_option("--out", o->out,
+                  "a directory (existing, or ending in /: OUT/KIND.svg ...) or a path prefix (OUT.svg ...); "
+                  "default: the current directory");
+  cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive); tilegrid --tile: a profile (" +
+                                              profile_keys() + ")");
+  cmd->add_option("--cublas", o->filter.cublas, "cuBLAS version starts with this");
+  cmd->add_option("--dtype", o->filter.dtype, "bf16 | fp16 | fp32 | tf32 | fp8");
+  cmd->add_option("--layout", o->filter.layout, "nn | nt | tn | tt");
+  cmd->add_option("--backend", o->filter.backend, "comma list: cublas, cublaslt");
+  cmd->add_option("--algo", o->filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
+  cmd->add_option("--kernel", o->filter.kernel, "main kernel's name contains this (case-insensitive)");
+  cmd->add_option("--m", o->filter.m, "range of M, as sweep takes it (1..4096, 1..4096:8, 64..8192*2, lists)");
+  cmd->add_option("--n", o->filter.n, "range of N");
+  cmd->add_option("--k", o->filter.k, "range of K");
+  cmd->add_option("--batch", o->filter.batch, "range of batch counts (default 1)");
+  cmd->add_option("--ld-pad", o->filter.ld_pad, "points swept with this --ld-pad (default 0)");
+  cmd->add_option("--offset", o->filter.offset, "points swept with this --offset (default 0)");
+  cmd->add_flag("--hot", o->filter.hot, "points measured --hot (warm L2) instead of cold ones");
+  cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
+  cmd->add_option("--tile", o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
+  cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
+  cmd->add_option("--templates", o->templates, "directory of the KIND.gp templates (default: the source tree's plots/)");
+  cmd->callback([o] { run_plot(*o); });
+}
+
+}  // namespace shapescope
