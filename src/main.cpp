@@ -1,6 +1,7 @@
 // shapescope: why is this matmul shape slow, and what shape should I use?
-// Exit codes: 0 ok, 1 internal error, 2 bad option or value, 3 no usable GPU (or the GPU cannot
-// run the dtype), 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
+// Exit codes: 0 ok, 1 internal error, 2 bad option or value, 3 a missing resource: no usable GPU
+// (or the GPU cannot run the dtype; explain/pad with nothing stored), or no gnuplot (plot),
+// 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -45,8 +46,8 @@ int main(int argc, char** argv) {
                "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
                "  shapescope explain 1793              why one shape is slow, and the size to use\n"
                "  shapescope pad --model gpt2 --tokens 12288 --train   pad-or-not for a model's GEMMs\n"
-               "  shapescope plot flops --out out/    TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
-               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough\n"
+               "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
+               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot: no gnuplot), 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.require_subcommand(1);
   register_info(app);

@@ -573,6 +573,24 @@ class Measurements {
   size_t measured() const { return measured_; }
   size_t reused() const { return reused_; }
 
+  // "SM clock 1515 MHz (median), 15 of 15 GEMMs throttled": big GEMMs timed back to back run into
+  // the power cap, and the reader must know the step time was taken at that clock.
+  std::string clock_summary() const {
+    std::vector<double> clocks;
+    size_t throttled = 0;
+    for (const auto& [key, p] : points_) {
+      if (p.result.timing.sm_clock_mhz) clocks.push_back(*p.result.timing.sm_clock_mhz);
+      throttled += p.result.timing.throttled;
+    }
+    std::string clock = "SM clock unknown";
+    if (!clocks.empty()) {
+      std::nth_element(clocks.begin(), clocks.begin() + long(clocks.size() / 2), clocks.end());
+      clock = fmt::format("SM clock {:.0f} MHz (median)", clocks[clocks.size() / 2]);
+    }
+    return fmt::format("{}, {} of {} GEMMs throttled (power or thermal cap, or a clock dip)", clock, throttled,
+                       points_.size());
+  }
+
  private:
   const PadOptions& o_;
   const DeviceContext& device_;
@@ -659,8 +677,9 @@ void run_pad(const PadOptions& o) {
   }
   const std::string source = fmt::format(
       "measured on {} ({}), driver {}, cuBLAS {}: {} GEMMs measured now, {} from the store '{}'; {} samples, cold L2; "
-      "copy bandwidth {}",
+      "{}; copy bandwidth {}",
       device.gpu_name, device.gpu_uuid, device.driver, device.cublas, m.measured(), m.reused(), o.db, o.samples,
+      m.clock_summary(),
       gbs > 0 ? fmt::format("{:.0f} GB/s ({})", gbs, bandwidth.source) : std::string("not calibrated"));
   if (o.json) {
     Json s;
@@ -672,6 +691,7 @@ void run_pad(const PadOptions& o) {
     s["reused"] = m.reused();
     s["db"] = o.db;
     s["samples"] = o.samples;
+    s["clocks"] = m.clock_summary();
     s["copy_bandwidth_gbs"] = gbs > 0 ? Json(gbs) : Json(nullptr);
     write_json(config, o, analyses, time_of, std::move(s));
   } else {

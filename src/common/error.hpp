@@ -9,7 +9,8 @@ enum class ExitCode : int {
   kOk = 0,
   kInternal = 1,      // a CUDA/cuBLAS/CUPTI call failed mid-run, or a bug
   kUsage = 2,         // a bad option or option value
-  kNoGpu = 3,         // no usable GPU, or the GPU cannot run what was asked (dtype, layout)
+  kNoGpu = 3,         // a missing resource: no usable GPU, or the GPU cannot run what was asked
+                      // (dtype, layout); plot: no gnuplot
   kOutOfMemory = 4,   // the sweep's largest point does not fit in free GPU memory
   kStore = 5,         // the result store cannot be opened, written or is corrupt
   kInterrupted = 130  // SIGINT/SIGTERM: what was measured is saved
