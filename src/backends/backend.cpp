@@ -4,17 +4,36 @@
 
 #include "backends/cublas_backend.hpp"
 #include "backends/cublaslt_backend.hpp"
+#include "backends/custom_backend.hpp"
 #include "common/error.hpp"
 
 namespace shapescope {
 
-std::vector<std::string> backend_names() { return {"cublas", "cublaslt"}; }
+std::vector<std::string> backend_names() { return {"cublas", "cublaslt", "custom"}; }
+
+namespace {
+bool is_custom(const std::string& name) { return name == "custom" || name.rfind("custom:", 0) == 0; }
+}  // namespace
+
+std::optional<std::string> backend_name_error(const std::string& name) {
+  if (name == "cublas" || name == "cublaslt") return std::nullopt;
+  if (!is_custom(name))
+    return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
+                       name);
+  try {
+    select_variants(name);
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos) {
   if (name == "cublas") return std::make_unique<CublasBackend>(buffers);
   if (name == "cublaslt") return std::make_unique<CublasLtBackend>(buffers, lt_algos);
-  throw usage_error(fmt::format("--backend: '{}' is not a backend (cublas, cublaslt)", name));
+  if (is_custom(name)) return std::make_unique<CustomBackend>(name, buffers);
+  throw usage_error(*backend_name_error(name));
 }
 
 OperandPointers operand_pointers(const Problem& problem, const DeviceBuffers& buffers) {

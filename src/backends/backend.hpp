@@ -60,14 +60,19 @@ class Backend {
   virtual std::vector<PreparedCall> prepare(const Problem& problem,
                                             const std::vector<std::string>& wanted,
                                             std::string& why_missing) = 0;
+  // Our own kernels are checked against cuBLAS before they are timed; the libraries are the oracle.
+  virtual bool needs_verification() const { return false; }
 };
 
-// "cublas" or "cublaslt"; lt_algos is how many of cuBLASLt's heuristic choices to time (>= 1).
+// "cublas", "cublaslt", or "custom[:<kernel>[:<BMxBN>[:<schedule>]]]" (our kernels); lt_algos is
+// how many of cuBLASLt's heuristic choices to time (>= 1).
 // The backend keeps a reference to `buffers`, read when calls are prepared (after allocation).
 // Throws Error(kUsage) for an unknown name.
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos);
 std::vector<std::string> backend_names();
+// Whether `name` is a valid --backend item (custom selections included); the message says why not.
+std::optional<std::string> backend_name_error(const std::string& name);
 
 // Where each operand of `problem` starts inside the shared buffers.
 struct OperandPointers {

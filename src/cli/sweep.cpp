@@ -13,6 +13,7 @@
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
+#include "backends/custom_backend.hpp"
 #include "report/annotated.hpp"
 #include "sweep/measure.hpp"
 
@@ -48,16 +49,14 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 std::vector<std::string> parse_backends(const std::string& text) {
-  const auto names = backend_names();
   std::vector<std::string> out;
   for (const auto& item : split_list(text)) {
-    if (std::find(names.begin(), names.end(), item) == names.end())
-      throw usage_error(fmt::format("--backend: '{}' is not a backend (cublas, cublaslt)", item));
+    if (auto why = backend_name_error(item)) throw usage_error(*why);
     if (std::find(out.begin(), out.end(), item) != out.end())
       throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
     out.push_back(item);
   }
-  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt)");
+  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
   return out;
 }
 
@@ -89,10 +88,16 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
 }
 
-// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt.
+// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
+// one per selected variant of our kernels.
 size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
   size_t points = 0;
-  for (const auto& b : backends) points += problems * (b == "cublaslt" ? size_t(lt_algos) : 1);
+  for (const auto& b : backends) {
+    size_t per_problem = 1;
+    if (b == "cublaslt") per_problem = size_t(lt_algos);
+    if (b.rfind("custom", 0) == 0) per_problem = select_variants(b).size();
+    points += problems * per_problem;
+  }
   return points;
 }
 
@@ -244,6 +249,7 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 4096 --backend cublaslt --lt-algos 8      # heuristic regret\n"
       "  shapescope sweep --m 8192 --n 4096 --k 4096 --layout nt --dtype fp8 --backend cublaslt\n"
       "  shapescope sweep --n 1..4096 --dry-run\n"
+      "  shapescope sweep --n 4096 --backend cublas,custom                    # our kernels vs cuBLAS\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
   std::vector<std::pair<CLI::Option*, std::string*>> ranges = {
       {cmd->add_option("--m", o->shape.m, "rows of A and C (range)"), &o->shape.m},
@@ -252,7 +258,8 @@ void register_sweep(CLI::App& app) {
       {cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)"),
        &o->shape.batch}};
   add_problem_options(cmd, o->shape);
-  cmd->add_option("--backend", o->backends, "comma list: cublas, cublaslt");
+  cmd->add_option("--backend", o->backends,
+                  "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");
   cmd->add_option("--lt-algos", o->lt_algos,
                   "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
   cmd->add_option("--samples", o->samples, "samples per point (shuffled passes)");

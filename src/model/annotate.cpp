@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/registry.hpp"
+
 namespace shapescope {
 
 namespace {
@@ -52,6 +54,7 @@ int main_kernel_of(const std::vector<KernelRecord>& kernels) {
 // H200), and CUTLASS 3 warp-specialized cooperative/ping-pong kernels use a persistent tile scheduler.
 bool persistent_family(const KernelTile& tile) {
   if (tile.family == "nvjet") return true;
+  if (tile.family == "shapescope") return tile.schedule == "persistent" || tile.schedule == "streamk";
   return tile.family == "cutlass3x" && tile.schedule.find("warpspecialized") != std::string::npos;
 }
 
@@ -76,17 +79,17 @@ Peak ModelGpu::peak_tflops(DType dtype) const {
     return {c->value, "measured " + c->measured_at, true, calibration_clock(*c)};
   }
   if (profile && profile->vendor_tflops(dtype) > 0) {
-    return {profile->vendor_tflops(dtype), "vendor datasheet (" + profile->name + ")", false};
+    return {profile->vendor_tflops(dtype), "vendor datasheet (" + profile->name + ")", false, std::nullopt};
   }
   return {};
 }
 
 Peak ModelGpu::peak_bandwidth() const {
   if (auto c = find_calibration(calibrations, "bandwidth")) {
-    return {c->value, "measured " + c->measured_at, true};
+    return {c->value, "measured " + c->measured_at, true, calibration_clock(*c)};
   }
   if (profile && profile->bandwidth_gbs > 0) {
-    return {profile->bandwidth_gbs, "vendor datasheet (" + profile->name + ")", false};
+    return {profile->bandwidth_gbs, "vendor datasheet (" + profile->name + ")", false, std::nullopt};
   }
   return {};
 }
@@ -165,10 +168,24 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
   const KernelRecord& kernel = point.kernels[size_t(a.main_kernel)];
   a.parsed = parse_kernel_name(kernel.name);
 
-  // The tile, in the kernel's frame: cuBLASLt's own config first, else what the name says.
+  // The tile, in the kernel's frame: our registry for our kernels (exact), cuBLASLt's own config,
+  // else what the name says.
   std::optional<std::pair<int, int>> tile;
-  if (point.result.lt) tile = parse_pair(point.result.lt->tile);
-  if (tile) {
+  const kernels::Variant* ours = point.key.backend == "custom" ? kernels::find_variant(point.key.algo) : nullptr;
+  if (ours) {
+    a.parsed.known = true;
+    a.parsed.family = "shapescope";
+    a.parsed.tile_m = ours->bm;
+    a.parsed.tile_n = ours->bn;
+    a.parsed.tile_k = ours->bk;
+    a.parsed.schedule = std::string(kernels::schedule_name(ours->schedule));
+    a.parsed.core = ours->key();
+    tile = std::make_pair(ours->bm, ours->bn);
+  }
+  if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);
+  if (ours) {
+    a.tile_source = "kernel registry";
+  } else if (tile) {
     a.tile_source = "cuBLASLt config";
   } else if (a.parsed.known && a.parsed.tile_m > 0 && a.parsed.tile_n > 0) {
     tile = std::make_pair(a.parsed.tile_m, a.parsed.tile_n);

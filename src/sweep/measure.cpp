@@ -15,6 +15,7 @@
 #include "device/device.hpp"
 #include "device/nvml.hpp"
 #include "report/annotated.hpp"
+#include "sweep/verify.hpp"
 #include "timing/device_kernels.hpp"
 #include "trace/kernel_trace.hpp"
 
@@ -107,8 +108,10 @@ MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext
 
 std::string rerun_command(const PointKey& key, int lt_algos) {
   const Problem& p = key.problem;
+  // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
+  const std::string backend = key.backend == "custom" ? "custom:" + key.algo : key.backend;
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
-                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), key.backend);
+                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
   if (key.backend == "cublaslt" && key.algo != "h0")
     cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
   if (p.batch > 1) cmd += fmt::format(" --batch {}", p.batch);
@@ -213,6 +216,25 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
       }
       for (auto& pc : prepared[slot])
         if (pc.algo == e.key.algo) e.call = pc.call.get();
+    }
+
+    // Our kernels against cuBLAS, on these operands, before any timing: a kernel that fails is
+    // reported and neither timed nor stored.
+    std::unique_ptr<Backend> reference;
+    for (auto& e : entries) {
+      if (!e.call || !backends[e.backend]->needs_verification()) continue;
+      const Problem& p = request.problems[e.problem];
+      if (!reference) reference = make_backend("cublas", buffers, 1);
+      std::string why;
+      std::vector<PreparedCall> ref = reference->prepare(p, {"default"}, why);
+      std::optional<std::string> failed =
+          ref.empty() ? std::optional<std::string>("cannot verify: cuBLAS cannot run it (" + why + ")")
+                      : verify_against(*e.call, *ref.front().call, p, buffers);
+      if (failed) {
+        outcome.skipped.push_back(fmt::format("{} {} {} {}: {}", e.key.backend, e.key.algo, p.shape_string(),
+                                              to_string(p.dtype), *failed));
+        e.call = nullptr;
+      }
     }
 
     MeasureRequest local = request;

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "sweep/measure.hpp"
+#include "backends/custom_backend.hpp"
 #include "cli_util.hpp"
 
 namespace shapescope {
@@ -124,6 +125,28 @@ TEST(Refusals, SweepThatDoesNotFitShowsBytesNeededAndFree) {
     EXPECT_NE(std::string(e.what()).find("80.00 GiB of 80.00 GiB is free"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(check_fits(plan, 200ll << 30, 200ll << 30));
+}
+
+}  // namespace
+}  // namespace shapescope
+
+namespace shapescope {
+namespace {
+
+TEST(Cli, CustomBackendSelections) {
+  expect_refused("sweep --n 64 --backend custom:nope --dry-run", ExitCode::kUsage,
+                 {"--backend: 'custom:nope': no kernel 'nope'", "01_naive"});
+  expect_refused("sweep --n 64 --backend custom:01_naive:99x99 --dry-run", ExitCode::kUsage,
+                 {"01_naive has no tile 99x99", "16x16"});
+  expect_refused("sweep --n 64 --backend custom:01_naive:16x16:zigzag --dry-run", ExitCode::kUsage,
+                 {"has no schedule 'zigzag'", "dp"});
+  expect_refused("sweep --n 64 --backend custom:a:b:c:d --dry-run", ExitCode::kUsage, {"custom[:<kernel>"});
+  expect_refused("sweep --n 64 --backend cutlass --dry-run", ExitCode::kUsage, {"'cutlass' is not a backend"});
+  const CliRun ok = run("sweep --n 64 --backend cublas,custom --dry-run");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  // One point per registered variant plus cuBLAS's one.
+  EXPECT_NE(ok.err.find(std::to_string(1 + select_variants("custom").size()) + " points"), std::string::npos)
+      << ok.err;
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+// shapescope's own GEMM kernels (kernels/NN_*.cuh), described in one registry. Plain C++, no CUDA
+// headers: the registry lives in the CPU core library (registry.cpp); launch() and
+// kernel_attributes() live in the GPU library (launch.cu), next to the kernels they dispatch to.
+//
+// Every variant computes C = A @ B (row-major, beta = 0) in bf16 with fp32 accumulation and
+// bf16 output, for layouts nn and nt, any M, N, K >= 1, any leading dimensions and offsets
+// (element-wise loads with bounds checks: no alignment requirement), and strided batches
+// (one grid z slice per matrix).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shape/problem.hpp"
+
+namespace shapescope::kernels {
+
+enum class Schedule { kDataParallel, kPersistent, kStreamK };
+std::string_view schedule_name(Schedule s);  // "dp", "persistent", "streamk"
+
+struct Variant {
+  std::string kernel;         // "01_naive", "02_smem_tiled", "03_register_blocked"
+  int bm = 0, bn = 0, bk = 0;  // CTA tile along the user's (row-major) M, N, and the K-block
+  Schedule schedule = Schedule::kDataParallel;
+  int threads = 0;            // threads per CTA
+  int min_sm = 0;             // oldest compute capability it runs on, e.g. 80 (cc 8.0)
+  int64_t smem_bytes = 0;     // static shared memory per CTA
+  // "01_naive:16x16:dp" — the PointKey algo this variant is stored under.
+  std::string key() const;
+};
+
+const std::vector<Variant>& registry();
+// The variant with this key, or nullptr.
+const Variant* find_variant(const std::string& key);
+// Why the variant cannot run the problem on a GPU of compute capability cc (e.g. 90), or "" if it
+// can. Reasons start with the kernel's name: "01_naive runs bf16 only".
+std::string unsupported(const Variant& v, const Problem& p, int cc);
+
+// Launch on `stream` (a cudaStream_t passed as void*). a, b, c point at the operands' first
+// elements (offsets already applied); strides from the Problem (lda/ldb/ldc, stride_a() ... for
+// batches). C = A @ B (beta = 0), fp32 accumulation, bf16 output. Throws shapescope::Error:
+// kInternal when the launch fails (CHECK_CUDA) or when unsupported(v, p, v.min_sm) is not empty
+// (calling it with a problem the variant cannot run is the caller's bug). Defined in launch.cu.
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream);
+
+// What the compiler made of the variant's kernel for `layout` (nn or nt) on the current device
+// (cudaFuncGetAttributes): lets tests check the registry's threads and smem_bytes against the
+// kernels, and reports registers per thread for occupancy. Defined in launch.cu.
+struct KernelAttributes {
+  int max_threads_per_block = 0;
+  int64_t static_smem_bytes = 0;
+  int registers_per_thread = 0;
+};
+KernelAttributes kernel_attributes(const Variant& v, Layout layout);
+
+}  // namespace shapescope::kernels

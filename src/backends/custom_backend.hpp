@@ -1,0 +1,34 @@
+// Our own kernels (kernels/) as a backend: `--backend custom` runs every registered variant that
+// supports the problem, `custom:<kernel>[:<BMxBN>][:<schedule>]` a selection. A point's algo is the
+// variant's key ("03_register_blocked:128x128:dp"), so the tile and schedule are exact.
+// Every call is checked against cuBLAS before it is timed (Backend::needs_verification).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "kernels/registry.hpp"
+
+namespace shapescope {
+
+// The variants a --backend value selects. Throws Error(kUsage) naming the value for an unknown
+// kernel, tile or schedule (listing what exists).
+std::vector<const kernels::Variant*> select_variants(const std::string& spec);
+
+class CustomBackend : public Backend {
+ public:
+  CustomBackend(const std::string& spec, const DeviceBuffers& buffers);
+  std::string name() const override { return "custom"; }
+  std::vector<std::string> algo_keys() const override;
+  std::optional<std::string> unsupported(const Problem& problem, const DeviceContext& device) const override;
+  std::vector<PreparedCall> prepare(const Problem& problem, const std::vector<std::string>& wanted,
+                                    std::string& why_missing) override;
+  bool needs_verification() const override { return true; }
+
+ private:
+  std::vector<const kernels::Variant*> variants_;
+  const DeviceBuffers& buffers_;
+  int cc_ = 0;  // the device's compute capability (major * 10 + minor), known at unsupported()
+};
+
+}  // namespace shapescope
