@@ -1,11 +1,13 @@
 // Shared by the GPU tests: skip without a GPU, and host-side decoding of device numbers.
 #pragma once
+#include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "common/check.hpp"
 #include "device/device.hpp"
 
 #define SKIP_WITHOUT_GPU()                                                  \
@@ -14,6 +16,19 @@
   } while (0)
 
 namespace shapescope::testing {
+
+// A cuBLAS handle for the lifetime of a test.
+class CublasHandle {
+ public:
+  CublasHandle() { CHECK_CUBLAS(cublasCreate(&handle_)); }
+  ~CublasHandle() { cublasDestroy(handle_); }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
 
 inline float bf16_to_float(uint16_t bits) {
   const uint32_t word = uint32_t(bits) << 16;

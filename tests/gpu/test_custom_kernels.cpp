@@ -36,6 +36,8 @@
 namespace shapescope::kernels {
 namespace {
 
+using testing::CublasHandle;
+
 using shapescope::testing::bf16_to_float;
 
 // Device memory freed on scope exit (a failed ASSERT returns early).
@@ -53,18 +55,6 @@ class DeviceBuffer {
 
  private:
   void* ptr_ = nullptr;
-};
-
-class CublasHandle {
- public:
-  CublasHandle() { CHECK_CUBLAS(cublasCreate(&handle_)); }
-  ~CublasHandle() { cublasDestroy(handle_); }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
 };
 
 std::vector<uint16_t> download(const void* device_ptr, int64_t count) {

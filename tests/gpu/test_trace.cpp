@@ -12,11 +12,14 @@
 #include "common/check.hpp"
 #include "common/error.hpp"
 #include "device/device.hpp"
+#include "gpu_test_util.hpp"
 #include "device/nvml.hpp"
 #include "trace/kernel_trace.hpp"
 
 namespace shapescope {
 namespace {
+
+using testing::CublasHandle;
 
 // Why there is no usable GPU, or nullopt when there is one.
 std::optional<std::string> no_gpu_reason() {
@@ -29,7 +32,7 @@ std::optional<std::string> no_gpu_reason() {
   return std::string("device_count() is 0");
 }
 
-#define SKIP_WITHOUT_GPU()                                                               \
+#define SKIP_UNLESS_GPU_WORKS()                                                               \
   do {                                                                                   \
     if (const auto reason = no_gpu_reason()) GTEST_SKIP() << "no CUDA GPU: " << *reason; \
   } while (0)
@@ -48,18 +51,6 @@ class DeviceBuffer {
 
  private:
   void* data_ = nullptr;
-};
-
-class CublasHandle {
- public:
-  CublasHandle() { CHECK_CUBLAS(cublasCreate(&handle_)); }
-  ~CublasHandle() { cublasDestroy(handle_); }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
 };
 
 void sgemm(cublasHandle_t handle, int m, int n, int k, const DeviceBuffer& a, const DeviceBuffer& b,
@@ -92,7 +83,7 @@ TEST(Device, NoGpuIsReportedWithTheCudaError) {
 }
 
 TEST(Device, QueryDevice) {
-  SKIP_WITHOUT_GPU();
+  SKIP_UNLESS_GPU_WORKS();
   const DeviceContext context = query_device(0);
   EXPECT_FALSE(context.gpu_name.empty());
   EXPECT_GT(context.sm_count, 0);
@@ -115,7 +106,7 @@ TEST(Device, QueryDevice) {
 }
 
 TEST(Device, OrdinalOutOfRange) {
-  SKIP_WITHOUT_GPU();
+  SKIP_UNLESS_GPU_WORKS();
   const int count = device_count();
   try {
     query_device(count);
@@ -140,7 +131,7 @@ TEST(Nvml, SamplerWithoutDeviceHasNoSamples) {
 }
 
 TEST(Nvml, SamplerSeesTheClock) {
-  SKIP_WITHOUT_GPU();
+  SKIP_UNLESS_GPU_WORKS();
   const DeviceContext context = query_device(0);
   const auto nvml = NvmlDevice::open(context.pci_bus_id);
   if (!nvml) GTEST_SKIP() << "NVML not available";
@@ -159,7 +150,7 @@ TEST(Nvml, SamplerSeesTheClock) {
 }
 
 TEST(KernelTrace, TagsKernelsOfEachCall) {
-  SKIP_WITHOUT_GPU();
+  SKIP_UNLESS_GPU_WORKS();
   CHECK_CUDA(cudaSetDevice(0));
   KernelTrace trace;
   CublasHandle handle;
@@ -197,7 +188,7 @@ TEST(KernelTrace, TagsKernelsOfEachCall) {
 }
 
 TEST(KernelTrace, OnlyOneAtATime) {
-  SKIP_WITHOUT_GPU();
+  SKIP_UNLESS_GPU_WORKS();
   {
     KernelTrace first;
     try {
