@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 
+#include "backends/custom_backend.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "device/device.hpp"
@@ -35,7 +36,14 @@ struct ExplainOptions {
   bool json = false;
 };
 
-std::string algo_of(const std::string& backend) { return backend == "cublaslt" ? "h0" : "default"; }
+bool is_custom(const std::string& spec) { return spec.rfind("custom", 0) == 0; }
+// The store's backend for a --backend value: our kernels are all "custom".
+std::string backend_key(const std::string& spec) { return is_custom(spec) ? "custom" : spec; }
+// The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
+std::string algo_of(const std::string& spec) {
+  if (is_custom(spec)) return select_variants(spec).front()->key();
+  return spec == "cublaslt" ? "h0" : "default";
+}
 
 // The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).
 Problem plan_one(const ExplainOptions& o, int64_t m, int64_t n, int64_t k) {
@@ -108,14 +116,15 @@ Gathered gather(const std::vector<StoredPoint>& pool, const StoredPoint& anchor,
     return g.points.size() - 1;
   };
   for (const StoredPoint& p : pool) {
-    if (!same_device(p, anchor) || p.key.hot || p.key.backend != backend || !(p.key.problem == target)) continue;
+    if (!same_device(p, anchor) || p.key.hot || p.key.backend != backend_key(backend) || !(p.key.problem == target))
+      continue;
     const size_t at = take(p);
     if (p.key.algo == algo) g.target = at;
   }
   for (const Candidate& c : candidates) {
     std::optional<size_t> found;
     for (const StoredPoint& p : pool) {
-      if (same_device(p, anchor) && same_point(p, c.problem, backend, algo)) {
+      if (same_device(p, anchor) && same_point(p, c.problem, backend_key(backend), algo)) {
         found = take(p);
         break;
       }
@@ -195,8 +204,15 @@ void run_model(const ExplainOptions& o, const ShapeArg& shape, const GpuProfile&
 void run_explain(const ExplainOptions& o) {
   const auto shape = parse_shape(o.shape);
   if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", o.shape));
-  if (o.backend != "cublas" && o.backend != "cublaslt")
-    throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt)", o.backend));
+  if (o.backend != "cublas" && o.backend != "cublaslt" && !is_custom(o.backend))
+    throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
+                                  o.backend));
+  if (is_custom(o.backend)) {
+    const auto variants = select_variants(o.backend);
+    if (variants.size() != 1)
+      throw usage_error(fmt::format("--backend: '{}' selects {} variants; explain needs one (e.g. custom:{})", o.backend,
+                                    variants.size(), variants.front()->key()));
+  }
   if (o.lt_algos < 1 || o.lt_algos > 64) throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.lt_algos));
   if (o.lt_algos > 1 && o.backend != "cublaslt")
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
@@ -229,7 +245,7 @@ void run_explain(const ExplainOptions& o) {
       // The newest measurement of the target, on the named GPU when one is named.
       const StoredPoint* anchor = nullptr;
       for (const StoredPoint& p : pool) {
-        if (!same_point(p, target, o.backend, algo_of(o.backend))) continue;
+        if (!same_point(p, target, backend_key(o.backend), algo_of(o.backend))) continue;
         if (profile && profile_for_device_name(p.device.gpu_name) != profile) continue;
         if (!anchor || p.result.measured_at > anchor->result.measured_at) anchor = &p;
       }
@@ -279,7 +295,7 @@ void run_explain(const ExplainOptions& o) {
   for (int64_t id : first.point_ids)
     if (auto p = store.load(id)) pool.push_back(std::move(*p));
   const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return same_point(p, target, o.backend, algo_of(o.backend));
+    return same_point(p, target, backend_key(o.backend), algo_of(o.backend));
   });
   if (anchor == pool.end()) throw Error(ExitCode::kInternal, "explain: the target was measured but is not in the store");
   const StoredPoint anchor_point = *anchor;
@@ -326,7 +342,7 @@ void register_explain(CLI::App& app) {
   cmd->add_option("SHAPE", o->shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->plan.batch, "batch count (one value)");
   add_problem_options(cmd, o->plan);
-  cmd->add_option("--backend", o->backend, "cublas | cublaslt");
+  cmd->add_option("--backend", o->backend, "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
   cmd->add_option("--lt-algos", o->lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   cmd->add_option("--samples", o->samples, "samples per point");
   cmd->add_option("--db", o->db, "result store (SQLite file)");

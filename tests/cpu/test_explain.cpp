@@ -232,6 +232,8 @@ TEST_F(ExplainCommand, BadInputIsOneLine) {
       {"explain 1793 --tile 256x128", ExitCode::kUsage, "--tile: '256x128' needs --gpu"},
       {"explain 1793 --gpu a100 --tile 256", ExitCode::kUsage, "--tile: '256'"},
       {"explain 1793 --backend cutlass", ExitCode::kUsage, "--backend: 'cutlass'"},
+      {"explain 1793 --backend custom:03_register_blocked", ExitCode::kUsage, "selects 2 variants; explain needs one"},
+      {"explain 1793 --backend custom:nope", ExitCode::kUsage, "no kernel 'nope'"},
       {"explain 1793 --dtype int4", ExitCode::kUsage, "--dtype"},
       {"explain 1793 --gpu l4 --db " + db_, ExitCode::kUsage, "--tile: needed for a model prediction on l4"},
       {"explain 5000 --db " + db_, ExitCode::kNoGpu, "holds no measurement of 5000x5000x5000"},
