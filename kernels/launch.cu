@@ -2,11 +2,14 @@
 // nt instantiations of its kernel. Only what the registry lists is instantiated (compile time).
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 #include "common/check.hpp"
 #include "common/error.hpp"
 #include "kernels/01_naive.cuh"
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_register_blocked.cuh"
+#include "kernels/04_mma_pipelined.cuh"
 #include "kernels/registry.hpp"
 
 namespace shapescope::kernels {
@@ -17,9 +20,11 @@ using Launcher = void (*)(const GemmArgs& args, int batch, cudaStream_t stream);
 struct Entry {
   const char* kernel;
   int bm, bn;
+  Schedule schedule;
   Launcher launch_nn, launch_nt;
   const void* kernel_nn;  // for cudaFuncGetAttributes
   const void* kernel_nt;
+  int64_t dynamic_smem_bytes;  // what the launchers request
 };
 
 template <typename Kernel>
@@ -28,26 +33,50 @@ const void* address(Kernel* kernel) {
 }
 
 namespace rb = register_blocked;
+namespace mp = mma_pipelined;
 
-// Must list exactly the variants of registry.cpp (all data-parallel); the GPU test launches every
-// registered variant, so a missing row fails there.
+constexpr Schedule kDp = Schedule::kDataParallel;
+constexpr Schedule kPersistent = Schedule::kPersistent;
+
+// 04_mma_pipelined's row for tiling T and a schedule: nn and nt.
+template <class T, bool kIsPersistent>
+Entry mma_pipelined_entry() {
+  return {"04_mma_pipelined",
+          T::BM,
+          T::BN,
+          kIsPersistent ? kPersistent : kDp,
+          mp::launch<T, false, kIsPersistent>,
+          mp::launch<T, true, kIsPersistent>,
+          address(mp::gemm<T, false, kIsPersistent>),
+          address(mp::gemm<T, true, kIsPersistent>),
+          T::kSmemBytes};
+}
+
+// Must list exactly the variants of registry.cpp; the GPU test launches every registered variant,
+// so a missing row fails there.
 const Entry kEntries[] = {
-    {"01_naive", naive::kBM, naive::kBN, naive::launch<false>, naive::launch<true>,
-     address(naive::gemm<false>), address(naive::gemm<true>)},
-    {"02_smem_tiled", smem_tiled::kBM, smem_tiled::kBN, smem_tiled::launch<false>,
-     smem_tiled::launch<true>, address(smem_tiled::gemm<false>), address(smem_tiled::gemm<true>)},
-    {"03_register_blocked", 128, 128, rb::launch<128, 128, 16, 8, 8, false>,
+    {"01_naive", naive::kBM, naive::kBN, kDp, naive::launch<false>, naive::launch<true>,
+     address(naive::gemm<false>), address(naive::gemm<true>), 0},
+    {"02_smem_tiled", smem_tiled::kBM, smem_tiled::kBN, kDp, smem_tiled::launch<false>,
+     smem_tiled::launch<true>, address(smem_tiled::gemm<false>), address(smem_tiled::gemm<true>),
+     0},
+    {"03_register_blocked", 128, 128, kDp, rb::launch<128, 128, 16, 8, 8, false>,
      rb::launch<128, 128, 16, 8, 8, true>, address(rb::gemm<128, 128, 16, 8, 8, false>),
-     address(rb::gemm<128, 128, 16, 8, 8, true>)},
-    {"03_register_blocked", 64, 64, rb::launch<64, 64, 16, 4, 4, false>,
+     address(rb::gemm<128, 128, 16, 8, 8, true>), 0},
+    {"03_register_blocked", 64, 64, kDp, rb::launch<64, 64, 16, 4, 4, false>,
      rb::launch<64, 64, 16, 4, 4, true>, address(rb::gemm<64, 64, 16, 4, 4, false>),
-     address(rb::gemm<64, 64, 16, 4, 4, true>)},
+     address(rb::gemm<64, 64, 16, 4, 4, true>), 0},
+    mma_pipelined_entry<mp::Tile64x64, false>(),
+    mma_pipelined_entry<mp::Tile128x128, false>(),
+    mma_pipelined_entry<mp::Tile128x256, false>(),
+    mma_pipelined_entry<mp::Tile64x64, true>(),
+    mma_pipelined_entry<mp::Tile128x128, true>(),
+    mma_pipelined_entry<mp::Tile128x256, true>(),
 };
 
 const Entry& entry_for(const Variant& v) {
   for (const Entry& e : kEntries)
-    if (v.kernel == e.kernel && v.bm == e.bm && v.bn == e.bn &&
-        v.schedule == Schedule::kDataParallel)
+    if (v.kernel == e.kernel && v.bm == e.bm && v.bn == e.bn && v.schedule == e.schedule)
       return e;
   throw Error(ExitCode::kInternal, "internal error: no kernel compiled for variant " + v.key());
 }
@@ -60,6 +89,12 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
   if (const std::string why = unsupported(v, p, v.min_sm); !why.empty())
     throw Error(ExitCode::kInternal, "kernels::launch(" + v.key() + "): " + why);
   const Entry& e = entry_for(v);
+  // 04's cp.async needs A and B 16-byte aligned; unsupported() checked the offsets, this catches a
+  // caller whose buffers are not cudaMalloc'ed (256-byte aligned).
+  if (v.kernel == "04_mma_pipelined" &&
+      (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
+    throw Error(ExitCode::kInternal,
+                "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");
   GemmArgs args;
   args.a = static_cast<const __nv_bfloat16*>(a);
   args.b = static_cast<const __nv_bfloat16*>(b);
@@ -84,7 +119,9 @@ KernelAttributes kernel_attributes(const Variant& v, Layout layout) {
   KernelAttributes out;
   out.max_threads_per_block = attr.maxThreadsPerBlock;
   out.static_smem_bytes = int64_t(attr.sharedSizeBytes);
+  out.dynamic_smem_bytes = e.dynamic_smem_bytes;
   out.registers_per_thread = attr.numRegs;
+  out.local_bytes_per_thread = int64_t(attr.localSizeBytes);
   return out;
 }
 

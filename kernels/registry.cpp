@@ -21,6 +21,10 @@ constexpr int kOldestShippedSm = 80;
 constexpr int64_t kMaxGridYZ = 65535;
 
 constexpr int64_t smem_floats(int64_t floats) { return floats * int64_t(sizeof(float)); }
+// STAGES x (BM x BK of A + BK x BN of B) bf16.
+constexpr int64_t mma_smem_bytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages) {
+  return stages * (bm * bk + bk * bn) * 2;
+}
 
 std::vector<Variant> make_registry() {
   std::vector<Variant> v;
@@ -35,8 +39,22 @@ std::vector<Variant> make_registry() {
                kOldestShippedSm, smem_floats(16 * (128 + 4) + 16 * (128 + 4))});
   v.push_back({"03_register_blocked", 64, 64, 16, Schedule::kDataParallel, (64 / 4) * (64 / 4),
                kOldestShippedSm, smem_floats(16 * (64 + 4) + 16 * (64 + 4))});
+  // 04_mma_pipelined.cuh: BK = 32, 4 stages of BM x BK + BK x BN bf16 in dynamic shared memory;
+  // warp tiles 32x32, 64x32, 64x64 (4, 8, 8 warps). cp.async and bf16 mma.sync need cc 8.0.
+  for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent}) {
+    v.push_back({"04_mma_pipelined", 64, 64, 32, schedule, 4 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(64, 64, 32, 4)});
+    v.push_back({"04_mma_pipelined", 128, 128, 32, schedule, 8 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(128, 128, 32, 4)});
+    v.push_back({"04_mma_pipelined", 128, 256, 32, schedule, 8 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(128, 256, 32, 4)});
+  }
   return v;
 }
+
+// 04 copies A and B in 16-byte chunks (cp.async): every row of A and B, and each operand's first
+// element, must start on a 16-byte boundary, given that the buffers do (cudaMalloc: 256 B).
+bool loads_16_byte_chunks(const std::string& kernel) { return kernel == "04_mma_pipelined"; }
 
 }  // namespace
 
@@ -84,15 +102,30 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
   // The kernels index rows and columns with int (64-bit only for the products with ld).
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX)
     return fmt::format("{} needs M, N, K below 2^31", name);
-  if (p.batch < 1 || p.batch > kMaxGridYZ)
-    return fmt::format("{} runs batch 1 to {} (one grid z slice per matrix)", name, kMaxGridYZ);
-  if ((p.m + known->bm - 1) / known->bm > kMaxGridYZ)
-    return fmt::format("{} runs M up to {} ({} CTA rows of {} on grid y)", name,
-                       kMaxGridYZ * known->bm, kMaxGridYZ, known->bm);
+  if (known->schedule == Schedule::kPersistent) {
+    // One 1D grid walks all tiles of all matrices; the kernel numbers them with int.
+    const int64_t tiles = (p.m + known->bm - 1) / known->bm * ((p.n + known->bn - 1) / known->bn);
+    if (p.batch < 1) return fmt::format("{} needs batch >= 1", name);
+    if (tiles > INT_MAX / p.batch)
+      return fmt::format("{} (persistent) needs tiles x batch below 2^31 ({} tiles of {}x{} per "
+                         "matrix, batch {})",
+                         name, tiles, known->bm, known->bn, p.batch);
+  } else {
+    if (p.batch < 1 || p.batch > kMaxGridYZ)
+      return fmt::format("{} runs batch 1 to {} (one grid z slice per matrix)", name, kMaxGridYZ);
+    if ((p.m + known->bm - 1) / known->bm > kMaxGridYZ)
+      return fmt::format("{} runs M up to {} ({} CTA rows of {} on grid y)", name,
+                         kMaxGridYZ * known->bm, kMaxGridYZ, known->bm);
+  }
   // Rows must not overlap, or the kernel would read past what the operand is said to hold.
   if (p.lda < p.a_cols() || p.ldb < p.b_cols() || p.ldc < p.n)
     return fmt::format("{} needs lda >= {}, ldb >= {}, ldc >= {} (got {}, {}, {})", name,
                        p.a_cols(), p.b_cols(), p.n, p.lda, p.ldb, p.ldc);
+  if (loads_16_byte_chunks(name) &&
+      (p.lda % 8 != 0 || p.ldb % 8 != 0 || p.off_a % 8 != 0 || p.off_b % 8 != 0))
+    return fmt::format("{} needs lda, ldb and offsets that are multiples of 8 elements (16-byte "
+                       "rows for cp.async); got lda {}, ldb {}, offsets {} and {}",
+                       name, p.lda, p.ldb, p.off_a, p.off_b);
   return "";
 }
 

@@ -3,9 +3,10 @@
 // kernel_attributes() live in the GPU library (launch.cu), next to the kernels they dispatch to.
 //
 // Every variant computes C = A @ B (row-major, beta = 0) in bf16 with fp32 accumulation and
-// bf16 output, for layouts nn and nt, any M, N, K >= 1, any leading dimensions and offsets
-// (element-wise loads with bounds checks: no alignment requirement), and strided batches
-// (one grid z slice per matrix).
+// bf16 output, for layouts nn and nt, any M, N, K >= 1 and strided batches. 01-03 take any
+// leading dimensions and offsets (element-wise loads with bounds checks); 04 loads 16-byte chunks
+// and needs lda, ldb and A's and B's offsets to be multiples of 8 elements. unsupported() says
+// what each variant cannot run.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,12 +21,13 @@ enum class Schedule { kDataParallel, kPersistent, kStreamK };
 std::string_view schedule_name(Schedule s);  // "dp", "persistent", "streamk"
 
 struct Variant {
-  std::string kernel;         // "01_naive", "02_smem_tiled", "03_register_blocked"
+  std::string kernel;         // "01_naive", "02_smem_tiled", "03_register_blocked", ...
   int bm = 0, bn = 0, bk = 0;  // CTA tile along the user's (row-major) M, N, and the K-block
   Schedule schedule = Schedule::kDataParallel;
   int threads = 0;            // threads per CTA
   int min_sm = 0;             // oldest compute capability it runs on, e.g. 80 (cc 8.0)
   int64_t smem_bytes = 0;     // static shared memory per CTA
+  int64_t dynamic_smem_bytes = 0;  // dynamic shared memory per CTA, requested at launch
   // "01_naive:16x16:dp" — the PointKey algo this variant is stored under.
   std::string key() const;
 };
@@ -51,7 +53,9 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
 struct KernelAttributes {
   int max_threads_per_block = 0;
   int64_t static_smem_bytes = 0;
+  int64_t dynamic_smem_bytes = 0;  // what launch() requests (the kernel's own constant)
   int registers_per_thread = 0;
+  int64_t local_bytes_per_thread = 0;  // > 0: registers spilled (or local arrays)
 };
 KernelAttributes kernel_attributes(const Variant& v, Layout layout);
 

@@ -25,10 +25,28 @@ Problem bf16_problem(int64_t m, int64_t n, int64_t k, Layout layout = Layout::kN
   return p;
 }
 
-const Variant& naive() {
-  const Variant* v = find_variant("01_naive:16x16:dp");
-  if (v == nullptr) throw std::runtime_error("01_naive:16x16:dp is not registered");
+const Variant& variant(const std::string& key) {
+  const Variant* v = find_variant(key);
+  if (v == nullptr) throw std::runtime_error(key + " is not registered");
   return *v;
+}
+
+const Variant& naive() { return variant("01_naive:16x16:dp"); }
+
+constexpr const char* kMma = "04_mma_pipelined";
+const char kMmaAlignment[] =
+    "04_mma_pipelined needs lda, ldb and offsets that are multiples of 8 elements (16-byte rows "
+    "for cp.async)";
+
+// 04 copies 16-byte chunks: round lda and ldb up to multiples of 8 elements for it.
+void align_rows_for(const Variant& v, Problem& p) {
+  if (v.kernel != kMma) return;
+  p.lda = (p.lda + 7) / 8 * 8;
+  p.ldb = (p.ldb + 7) / 8 * 8;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 TEST(Registry, ListsTheLadder) {
@@ -36,7 +54,13 @@ TEST(Registry, ListsTheLadder) {
   for (const Variant& v : registry()) keys.insert(v.key());
   EXPECT_EQ(keys, (std::set<std::string>{"01_naive:16x16:dp", "02_smem_tiled:32x32:dp",
                                          "03_register_blocked:128x128:dp",
-                                         "03_register_blocked:64x64:dp"}));
+                                         "03_register_blocked:64x64:dp",
+                                         "04_mma_pipelined:64x64:dp",
+                                         "04_mma_pipelined:128x128:dp",
+                                         "04_mma_pipelined:128x256:dp",
+                                         "04_mma_pipelined:64x64:persistent",
+                                         "04_mma_pipelined:128x128:persistent",
+                                         "04_mma_pipelined:128x256:persistent"}));
 }
 
 TEST(Registry, KeysAreUniqueAndParseBackToTheFields) {
@@ -70,13 +94,36 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_GE(v.min_sm, 80) << v.key() << ": the build ships nothing older than sm_80";
     EXPECT_GE(v.smem_bytes, 0) << v.key();
     EXPECT_LE(v.smem_bytes, 48 * 1024) << v.key() << ": static shared memory is capped at 48 KiB";
-    EXPECT_EQ(v.schedule, Schedule::kDataParallel) << v.key();
+    EXPECT_GE(v.dynamic_smem_bytes, 0) << v.key();
+    EXPECT_LE(v.smem_bytes + v.dynamic_smem_bytes, 227 * 1024)
+        << v.key() << ": a CTA gets at most 227 KiB of shared memory (H100/H200)";
+    EXPECT_TRUE(v.schedule == Schedule::kDataParallel || v.schedule == Schedule::kPersistent)
+        << v.key();
+    if (v.kernel != kMma) {
+      EXPECT_EQ(v.schedule, Schedule::kDataParallel) << v.key();
+    }
   }
-  const Variant* big = find_variant("03_register_blocked:128x128:dp");
-  ASSERT_NE(big, nullptr);
-  EXPECT_EQ(big->bk, 16);
-  EXPECT_EQ(big->threads, 256);
-  EXPECT_EQ(big->smem_bytes, 16 * (128 + 4) * 2 * 4);
+  const Variant& big = variant("03_register_blocked:128x128:dp");
+  EXPECT_EQ(big.bk, 16);
+  EXPECT_EQ(big.threads, 256);
+  EXPECT_EQ(big.smem_bytes, 16 * (128 + 4) * 2 * 4);
+  EXPECT_EQ(big.dynamic_smem_bytes, 0);
+  // 04: 4 stages of BM x 32 + 32 x BN bf16, all dynamic; 4 warps of 32 x 32 or 8 of 64 x 32/64.
+  for (const char* schedule : {"dp", "persistent"}) {
+    const std::string tail = std::string(":") + schedule;
+    const Variant& small = variant(kMma + std::string(":64x64") + tail);
+    EXPECT_EQ(small.bk, 32);
+    EXPECT_EQ(small.threads, 128);
+    EXPECT_EQ(small.smem_bytes, 0);
+    EXPECT_EQ(small.dynamic_smem_bytes, 4 * (64 * 32 + 32 * 64) * 2);
+    const Variant& square = variant(kMma + std::string(":128x128") + tail);
+    EXPECT_EQ(square.threads, 256);
+    EXPECT_EQ(square.dynamic_smem_bytes, 64 * 1024);
+    const Variant& wide = variant(kMma + std::string(":128x256") + tail);
+    EXPECT_EQ(wide.threads, 256);
+    EXPECT_EQ(wide.dynamic_smem_bytes, 96 * 1024);
+    EXPECT_EQ(wide.min_sm, 80);
+  }
 }
 
 TEST(Registry, ScheduleNames) {
@@ -100,10 +147,84 @@ TEST(Registry, RunsBf16NnAndNtOnAnyShape) {
     for (Layout layout : {Layout::kNN, Layout::kNT})
       for (const std::array<int64_t, 3>& mnk : kShapes) {
         Problem p = bf16_problem(mnk[0], mnk[1], mnk[2], layout);
+        align_rows_for(v, p);
         EXPECT_EQ(unsupported(v, p, 90), "") << v.key() << " " << p.shape_string();
-        p.lda += 3; p.ldb += 1; p.ldc += 7; p.off_a = 1; p.off_b = 3; p.off_c = 5; p.batch = 4;
+        if (v.kernel == kMma) {  // aligned rows and offsets of A and B; C as it comes
+          p.lda += 8; p.ldb += 16; p.ldc += 7; p.off_a = 8; p.off_b = 24; p.off_c = 5;
+        } else {
+          p.lda += 3; p.ldb += 1; p.ldc += 7; p.off_a = 1; p.off_b = 3; p.off_c = 5;
+        }
+        p.batch = 4;
         EXPECT_EQ(unsupported(v, p, 80), "") << v.key() << " padded, offset, batched";
       }
+}
+
+// cp.async moves 16-byte chunks: rows of A and B, and their first elements, must be 16-byte
+// aligned. C is stored element by element where it is not 4-byte aligned: any ldc and offset.
+TEST(Registry, MmaPipelinedNeedsRowsOf16Bytes) {
+  for (const Variant& v : registry()) {
+    if (v.kernel != kMma) continue;
+    for (Layout layout : {Layout::kNN, Layout::kNT}) {
+      const Problem ok = bf16_problem(64, 64, 64, layout);
+      ASSERT_EQ(unsupported(v, ok, 90), "") << v.key();
+      Problem p = ok;
+      p.lda = 68;
+      EXPECT_TRUE(starts_with(unsupported(v, p, 90), kMmaAlignment)) << unsupported(v, p, 90);
+      p = ok;
+      p.ldb = 65;
+      EXPECT_TRUE(starts_with(unsupported(v, p, 90), kMmaAlignment)) << unsupported(v, p, 90);
+      p = ok;
+      p.off_a = 4;
+      EXPECT_TRUE(starts_with(unsupported(v, p, 90), kMmaAlignment)) << unsupported(v, p, 90);
+      p = ok;
+      p.off_b = 1;
+      EXPECT_TRUE(starts_with(unsupported(v, p, 90), kMmaAlignment)) << unsupported(v, p, 90);
+      p = ok;
+      p.ldc = 67;
+      p.off_c = 3;
+      EXPECT_EQ(unsupported(v, p, 90), "") << v.key() << ": any ldc and C offset";
+      // nn with K = 1: A's rows are one element, so lda must be padded to 8; nt's B likewise.
+      Problem thin = bf16_problem(5, 3, 1, layout);
+      EXPECT_TRUE(starts_with(unsupported(v, thin, 90), kMmaAlignment)) << v.key();
+      thin.lda = thin.ldb = 8;
+      EXPECT_EQ(unsupported(v, thin, 90), "") << v.key() << ": K = 1, M and N odd";
+    }
+  }
+}
+
+TEST(Registry, MmaPipelinedNeedsAmpere) {
+  const Problem p = bf16_problem(64, 64, 64);
+  for (const Variant& v : registry()) {
+    if (v.kernel != kMma) continue;
+    EXPECT_EQ(unsupported(v, p, 75),
+              "04_mma_pipelined needs compute capability 8.0 or newer; this GPU is 7.5");
+    EXPECT_EQ(unsupported(v, p, 80), "");
+    EXPECT_EQ(unsupported(v, p, 90), "");
+  }
+}
+
+// dp puts M-tiles on grid y and the batch on grid z (65535 each); persistent walks one 1D list
+// of tiles x batch, numbered with int.
+TEST(Registry, MmaPipelinedGridLimits) {
+  const Variant& dp = variant("04_mma_pipelined:128x128:dp");
+  const Variant& persistent = variant("04_mma_pipelined:128x128:persistent");
+  EXPECT_EQ(unsupported(dp, bf16_problem(65535 * 128, 8, 8), 90), "");
+  EXPECT_NE(unsupported(dp, bf16_problem(65535 * 128 + 1, 8, 8), 90).find("M up to 8388480"),
+            std::string::npos);
+  EXPECT_EQ(unsupported(persistent, bf16_problem(65535 * 128 + 1, 8, 8), 90), "");
+  Problem batched = bf16_problem(8, 8, 8);
+  batched.batch = 100000;
+  EXPECT_NE(unsupported(dp, batched, 90).find("batch 1 to 65535"), std::string::npos);
+  EXPECT_EQ(unsupported(persistent, batched, 90), "");
+  batched.batch = 0;
+  EXPECT_NE(unsupported(persistent, batched, 90).find("batch >= 1"), std::string::npos);
+  // 2^12 x 2^13 = 2^25 tiles of 128 x 128 per matrix: 64 matrices make 2^31, one tile too many.
+  Problem many = bf16_problem(int64_t(1) << 19, int64_t(1) << 20, 8);
+  many.batch = 64;
+  EXPECT_NE(unsupported(persistent, many, 90).find("tiles x batch below 2^31"), std::string::npos)
+      << unsupported(persistent, many, 90);
+  many.batch = 63;
+  EXPECT_EQ(unsupported(persistent, many, 90), "");
 }
 
 TEST(Registry, Bf16Only) {
@@ -171,6 +292,16 @@ TEST(Registry, LaunchRefusesWhatTheVariantCannotRun) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kInternal);
     EXPECT_NE(std::string(e.what()).find("nn and nt"), std::string::npos) << e.what();
+  }
+  Problem misaligned = bf16_problem(8, 8, 8);
+  misaligned.off_a = 3;
+  try {
+    launch(variant("04_mma_pipelined:64x64:persistent"), misaligned, nullptr, nullptr, nullptr,
+           nullptr);
+    FAIL() << "launch accepted an A offset of 3 elements for 04";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInternal);
+    EXPECT_NE(std::string(e.what()).find(kMmaAlignment), std::string::npos) << e.what();
   }
 }
 
