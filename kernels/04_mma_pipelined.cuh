@@ -8,16 +8,18 @@
 //                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
 //                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
 //                    A persistent schedule next to the data-parallel one.
-//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 32, 128 x 256 x 32
+//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64
 //   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4)
 //   threads:         128, 256, 256
-//   stages:          4: while K-block i is computed, K-blocks i+1 .. i+3 are (being) loaded
+//   stages:          4 (64x64) or 3 (128x128, 128x256: BK = 64 halves the barriers per FLOP, and
+//                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
+//                    while K-block i is computed, the next STAGES - 1 are (being) loaded
 //   schedule:        dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
 //                    persistent: grid = min(tiles, SMs x resident CTAs per SM); CTA i computes
 //                    tiles i, i + grid, ... (numbered along N, then M, then batch), and its
 //                    pipeline runs on from one tile's last K-blocks into the next tile's first,
 //                    so the next tile's loads are in flight during this tile's epilogue.
-//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 64 and 96 KiB (one
+//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96 and 144 KiB (one
 //                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
 //   registers:       ~106, 128 (capped by __launch_bounds__ for 2 CTAs/SM), ~235: no spills
 //                    (ptxas -v, CUDA 13.0, sm_90a and sm_80)
@@ -29,9 +31,9 @@
 //                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
 //                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent:
 //                    tiles x batch < 2^31.
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1: 744.3 TFLOP/s
-//   in the same run): 128x128 dp 333.9 TFLOP/s = 44.9 %; 128x256 dp 286.2 = 38.5 %; 64x64 dp 257.7 =
-//   34.6 %; persistent 316.8 / 291.9 / 236.2. Below the issue's 50 % target.
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
+//   run): 128x128 dp 351.0 TFLOP/s of 746.4 = 47.0 %, 128x256 dp 335.9 = 45.0 % (BK = 64); 64x64 dp
+//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -184,8 +186,8 @@ struct Tiling {
 
 // The registered tiles (launch.cu instantiates each for nn and nt, dp and persistent).
 using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
-using Tile128x128 = Tiling<128, 128, 32, 64, 32, 4, 2>;
-using Tile128x256 = Tiling<128, 256, 32, 64, 64, 4, 1>;
+using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
+using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
 
 // One output tile: its first row and column and its matrix of the batch.
 struct TileCoord {

@@ -39,15 +39,16 @@ std::vector<Variant> make_registry() {
                kOldestShippedSm, smem_floats(16 * (128 + 4) + 16 * (128 + 4))});
   v.push_back({"03_register_blocked", 64, 64, 16, Schedule::kDataParallel, (64 / 4) * (64 / 4),
                kOldestShippedSm, smem_floats(16 * (64 + 4) + 16 * (64 + 4))});
-  // 04_mma_pipelined.cuh: BK = 32, 4 stages of BM x BK + BK x BN bf16 in dynamic shared memory;
+  // 04_mma_pipelined.cuh: 64x64 with BK = 32 and 4 stages, the others BK = 64 and 3 stages, of
+  // BM x BK + BK x BN bf16 in dynamic shared memory;
   // warp tiles 32x32, 64x32, 64x64 (4, 8, 8 warps). cp.async and bf16 mma.sync need cc 8.0.
   for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent}) {
     v.push_back({"04_mma_pipelined", 64, 64, 32, schedule, 4 * 32, kOldestShippedSm, 0,
                  mma_smem_bytes(64, 64, 32, 4)});
-    v.push_back({"04_mma_pipelined", 128, 128, 32, schedule, 8 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(128, 128, 32, 4)});
-    v.push_back({"04_mma_pipelined", 128, 256, 32, schedule, 8 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(128, 256, 32, 4)});
+    v.push_back({"04_mma_pipelined", 128, 128, 64, schedule, 8 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(128, 128, 64, 3)});
+    v.push_back({"04_mma_pipelined", 128, 256, 64, schedule, 8 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(128, 256, 64, 3)});
   }
   return v;
 }

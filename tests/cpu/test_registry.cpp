@@ -108,7 +108,8 @@ TEST(Registry, VariantsDescribeThemselves) {
   EXPECT_EQ(big.threads, 256);
   EXPECT_EQ(big.smem_bytes, 16 * (128 + 4) * 2 * 4);
   EXPECT_EQ(big.dynamic_smem_bytes, 0);
-  // 04: 4 stages of BM x 32 + 32 x BN bf16, all dynamic; 4 warps of 32 x 32 or 8 of 64 x 32/64.
+  // 04: 64x64 has 4 stages of 64 x 32 + 32 x 64 bf16, the others 3 stages of BM x 64 + 64 x BN,
+  // all dynamic; 4 warps of 32 x 32 or 8 of 64 x 32/64.
   for (const char* schedule : {"dp", "persistent"}) {
     const std::string tail = std::string(":") + schedule;
     const Variant& small = variant(kMma + std::string(":64x64") + tail);
@@ -118,10 +119,11 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_EQ(small.dynamic_smem_bytes, 4 * (64 * 32 + 32 * 64) * 2);
     const Variant& square = variant(kMma + std::string(":128x128") + tail);
     EXPECT_EQ(square.threads, 256);
-    EXPECT_EQ(square.dynamic_smem_bytes, 64 * 1024);
+    EXPECT_EQ(square.bk, 64);
+    EXPECT_EQ(square.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 128) * 2);
     const Variant& wide = variant(kMma + std::string(":128x256") + tail);
     EXPECT_EQ(wide.threads, 256);
-    EXPECT_EQ(wide.dynamic_smem_bytes, 96 * 1024);
+    EXPECT_EQ(wide.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 256) * 2);
     EXPECT_EQ(wide.min_sm, 80);
   }
 }
