@@ -7,7 +7,7 @@
 //                    for nn's B, which is stored k-major). Global -> shared by cp.async (16 B a
 //                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
 //                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
-//                    A persistent schedule next to the data-parallel one.
+//                    Persistent and stream-K schedules next to the data-parallel one.
 //   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64
 //   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4)
 //   threads:         128, 256, 256
@@ -19,21 +19,63 @@
 //                    tiles i, i + grid, ... (numbered along N, then M, then batch), and its
 //                    pipeline runs on from one tile's last K-blocks into the next tile's first,
 //                    so the next tile's loads are in flight during this tile's epilogue.
+//                    streamk (128x128 only; Osama et al., "Stream-K", PPoPP 2023): grid G =
+//                    min(SMs x resident CTAs per SM, iterations), where the iterations are the
+//                    tiles x k_blocks MAC-iterations (one K-block of one tile; tiles numbered as
+//                    persistent, batch included), tile-major. CTA c runs iterations [c x total /
+//                    G, (c + 1) x total / G), tile segment by tile segment, with the pipeline
+//                    running on across tiles as in persistent. A segment that covers its whole
+//                    tile stores C as dp does. Fixup otherwise: the tile's OWNER is the CTA that
+//                    computes its first K-block (lowest iteration). Every other contributor
+//                    starts inside the tile, so the tile is the FIRST segment of its range: it
+//                    writes its fp32 accumulators to its own workspace slot, then __threadfence,
+//                    __syncthreads and st.release.gpu of its flag. The owner reaches the tile at
+//                    the END of its range (it ends inside the tile). It takes CTAs c + 1, c + 2, ...
+//                    while they begin before the tile's end, spins (thread 0, ld.acquire.gpu,
+//                    then __syncthreads) on each one's flag, adds its slot (ld.global.cg), and
+//                    stores C. So a CTA writes at most one slot (one per CTA, not per segment).
+//                    Contributors publish at the start of their ranges and owners wait at the
+//                    end of theirs, so the waits are short.
+//                    Deadlock: an owner spins on higher-numbered CTAs, so all G CTAs must be
+//                    resident at once. G is capped at the occupancy count
+//                    (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), so they are, as
+//                    long as nothing else occupies the GPU (no concurrent kernels or MPS
+//                    clients; shapescope runs one kernel at a time). The launch is not
+//                    cooperative, so CUDA does not guarantee co-residency. No CTA waits before it
+//                    has published its own partial, so there is no cycle. G <= iterations gives
+//                    every CTA a non-empty range, so every counted contributor does publish.
+//                    Workspace (launch()'s, 16-byte aligned): G slots of BM x BN fp32 (each
+//                    thread's fragments, float4 (i, j) of thread x at (i x kMmaN + j) x kThreads
+//                    + x: coalesced stores and loads), then G int flags. launch() zeroes the
+//                    flags with cudaMemsetAsync on the launch's stream before the kernel (a
+//                    memset node inside graph captures), so every replay starts clean.
+//                    128x128 on an H200: G = 132 x 2 = 264; 264 x (64 KiB + 4 B) = 16.5 MiB, in
+//                    the sweep's 32 MiB workspace. A slot per (CTA, first/last segment) would
+//                    need 33 MiB, and a per-tile counter region grows with the tiles; per-CTA
+//                    flags need only G x 4 B. A100: 108 x 1 CTA (96 KiB of smem) = 6.8 MiB.
+//                    Cost over persistent: one 4-byte memset node per launch, and per split
+//                    tile 64 KiB written and read through L2 per contributor.
 //   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96 and 144 KiB (one
 //                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
 //   registers:       ~106, 128 (capped by __launch_bounds__ for 2 CTAs/SM), ~235: no spills
-//                    (ptxas -v, CUDA 13.0, sm_90a and sm_80)
+//                    (ptxas -v, CUDA 13.0, sm_90a and sm_80). streamk 128x128: 128, no spills
+//                    on sm_90a; nn on sm_80 spills 16 B (a stack frame of 16 B).
 //   requirements:    bf16, layouts nn and nt, cc >= 8.0 (cp.async, bf16 mma). lda, ldb and the
 //                    offsets of A and B multiples of 8 elements: cp.async moves aligned 16-byte
 //                    chunks (the buffers themselves are cudaMalloc'ed, 256-byte aligned). Any M,
 //                    N, K >= 1: chunks outside the matrix, and the part of a chunk past K or N,
 //                    are zero-filled through cp.async's src-size, so nothing past the matrix is
 //                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
-//                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent:
-//                    tiles x batch < 2^31.
+//                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
+//                    streamk: tiles x batch < 2^31 (streamk's iteration indices are int64).
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
 //   run): 128x128 dp 351.0 TFLOP/s of 746.4 = 47.0 %, 128x256 dp 335.9 = 45.0 % (BK = 64); 64x64 dp
 //   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target.
+//   stream-K 128x128 (correct on every test and sweep point, but slow): 317.4 TFLOP/s at 4096^3
+//   against 365.5 for dp in the same run, and it recovers little of the data-parallel wave loss
+//   (2112: 236.2 against dp's 222.7; median -4 % of the loss where the last wave is < 1/4 full).
+//   Every CTA's range starts and ends inside tiles, so every tile pays a fixup; the hybrid the
+//   paper recommends (data-parallel full waves, stream-K only for the last one) is the next step.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -184,7 +226,8 @@ struct Tiling {
                 "Hopper gives a CTA at most 227 KiB of shared memory (Ampere A100: 163 KiB)");
 };
 
-// The registered tiles (launch.cu instantiates each for nn and nt, dp and persistent).
+// The registered tiles (launch.cu instantiates each for nn and nt, dp and persistent; 128x128
+// also streamk).
 using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
 using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
 using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
@@ -249,6 +292,17 @@ struct Loader {
     }
     b_step = int64_t(kRowsStepB) * args.ldb;
     k_left = args.k;
+  }
+
+  // Moves the loader on by `k_blocks` K-blocks without loading them (stream-K: a CTA's range can
+  // start inside a tile).
+  __device__ __forceinline__ void skip(const GemmArgs& args, int k_blocks) {
+    a += int64_t(k_blocks) * T::BK;
+    if constexpr (kBTransposed)
+      b += int64_t(k_blocks) * T::BK;
+    else
+      b += int64_t(k_blocks) * T::BK * args.ldb;
+    k_left -= k_blocks * T::BK;
   }
 
   // Issues this thread's cp.async of the next K-block into the stage at smem address `stage`,
@@ -449,21 +503,172 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
   cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
 }
 
+// ---- Stream-K ----------------------------------------------------------------------------------
+
+// Release / acquire at GPU scope on a flag in global memory (sm_70+).
+__device__ __forceinline__ void store_release_gpu(int* flag, int value) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ int load_acquire_gpu(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
+// The split of the MAC-iterations (tiles x k_blocks, tile-major) among `ctas` CTAs: CTA c gets
+// [begin(c), begin(c + 1)) with begin(c) = floor(c x total / ctas), computed as c x q +
+// floor(c x r / ctas) (total = q x ctas + r) so that nothing overflows int64.
+struct StreamKSplit {
+  int64_t q, r;
+  int ctas;
+  __host__ __device__ StreamKSplit(int64_t total, int ctas_) : q(total / ctas_), r(total % ctas_),
+                                                               ctas(ctas_) {}
+  __host__ __device__ int64_t begin(int c) const { return c * q + c * r / ctas; }
+};
+
+// Tile t of the tiles numbered along N, then M, then batch (as the persistent schedule).
+template <class T>
+__device__ __forceinline__ TileCoord streamk_tile(int t, int tiles_n, int tiles_m) {
+  const int n = t % tiles_n;
+  t /= tiles_n;
+  return {t % tiles_m * T::BM, n * T::BN, t / tiles_m};
+}
+
+// One workspace slot per CTA: its partial accumulators, BM x BN fp32, stored as each thread's
+// fragments (float4 (i, j) of thread x at (i x kMmaN + j) x kThreads + x: coalesced, and read
+// back by the same thread of the owner, whose warp layout is the same).
+template <class T>
+constexpr int64_t kStreamKSlotBytes = int64_t(T::BM) * T::BN * 4;
+
+// The workspace of `ctas` CTAs: the slots, then one int flag per CTA (zeroed before each launch).
+template <class T>
+constexpr int64_t streamk_workspace_bytes(int ctas) {
+  return int64_t(ctas) * (kStreamKSlotBytes<T> + 4);
+}
+
+template <class T, bool kBTransposed>
+__global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
+    gemm_streamk(GemmArgs args, int batch, float4* partials, int* flags) {
+  extern __shared__ __align__(128) unsigned char mma_pipelined_smem[];
+  using C = Cta<T, kBTransposed>;
+  const uint32_t smem = smem_address(mma_pipelined_smem);
+  const int warp = int(threadIdx.x) / 32;
+  const int warp_m0 = warp / T::kWarpsN * T::WM, warp_n0 = warp % T::kWarpsN * T::WN;
+  constexpr int kSlotFloat4s = T::BM * T::BN / 4;
+  static_assert(kSlotFloat4s == T::kMmaM * T::kMmaN * T::kThreads,
+                "a slot holds exactly the CTA's accumulator fragments");
+
+  const int tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
+  const int k_blocks = (args.k + T::BK - 1) / T::BK;
+  const StreamKSplit split(int64_t(tiles_n) * tiles_m * batch * k_blocks, int(gridDim.x));
+  const int64_t begin = split.begin(int(blockIdx.x)), end = split.begin(int(blockIdx.x) + 1);
+  const int64_t steps = end - begin;  // >= 1: launch() runs at most `total` CTAs
+  if (steps <= 0) return;
+
+  // The pipeline as in gemm(), over this CTA's iterations; only the first tile starts mid-way.
+  int load_tile = int(begin / k_blocks), load_kb = int(begin % k_blocks), load_stage = 0;
+  int64_t loads_left = steps;
+  Loader<T, kBTransposed> loader;
+  loader.start(args, streamk_tile<T>(load_tile, tiles_n, tiles_m));
+  loader.skip(args, load_kb);
+  auto load_next = [&]() {
+    if (loads_left > 0) {
+      loader.issue(args, smem + load_stage * T::kStageBytes);
+      --loads_left;
+      if (++load_kb == k_blocks) {
+        load_kb = 0;
+        if (loads_left > 0) loader.start(args, streamk_tile<T>(++load_tile, tiles_n, tiles_m));
+      }
+    }
+    cp_async_commit();  // empty past the end: see gemm()
+    load_stage = load_stage + 1 == T::STAGES ? 0 : load_stage + 1;
+  };
+
+#pragma unroll
+  for (int s = 0; s < T::STAGES - 1; ++s) load_next();
+
+  typename C::Acc acc;
+#pragma unroll
+  for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::kMmaN; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+  int tile = int(begin / k_blocks), kb = int(begin % k_blocks), stage = 0;
+  int segment_kb0 = kb;  // the first K-block of the tile that this CTA computes
+  for (int64_t step = 0; step < steps; ++step) {
+    cp_async_wait<T::STAGES - 2>();
+    __syncthreads();
+    load_next();
+    C::compute_k_block(acc, smem + stage * T::kStageBytes, warp_m0, warp_n0);
+    stage = stage + 1 == T::STAGES ? 0 : stage + 1;
+    ++kb;
+    if (kb < k_blocks && step + 1 < steps) continue;  // the segment goes on
+    // End of this CTA's segment of `tile` (CTA-uniform: every thread takes the same branch).
+    if (segment_kb0 != 0) {
+      // Not the owner: a lower CTA computed the tile's first K-blocks and stores it. This is the
+      // first segment of this CTA's range, so the CTA's one slot is free. Publish the partial.
+      float4* slot = partials + int64_t(blockIdx.x) * kSlotFloat4s;
+#pragma unroll
+      for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+        for (int j = 0; j < T::kMmaN; ++j) {
+          __stcg(slot + (i * T::kMmaN + j) * T::kThreads + int(threadIdx.x),
+                 make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+        }
+      __threadfence();  // this thread's partial is visible GPU-wide ...
+      __syncthreads();  // ... and everyone's, before the flag
+      if (threadIdx.x == 0) store_release_gpu(flags + blockIdx.x, 1);
+    } else {
+      if (kb < k_blocks) {
+        // The owner, and the range ends inside the tile: CTAs blockIdx.x + 1, ... (those that
+        // begin before the tile's end) computed the rest, each as its first segment. Their
+        // partials were published at the start of their ranges; this is the end of ours.
+        const int64_t tile_end = int64_t(tile + 1) * k_blocks;
+        for (int d = int(blockIdx.x) + 1; d < int(gridDim.x) && split.begin(d) < tile_end; ++d) {
+          if (threadIdx.x == 0)
+            while (load_acquire_gpu(flags + d) == 0) {
+            }
+          __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
+          const float4* slot = partials + int64_t(d) * kSlotFloat4s;
+#pragma unroll
+          for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+            for (int j = 0; j < T::kMmaN; ++j) {
+              const float4 p = __ldcg(slot + (i * T::kMmaN + j) * T::kThreads + int(threadIdx.x));
+              acc[i][j][0] += p.x;
+              acc[i][j][1] += p.y;
+              acc[i][j][2] += p.z;
+              acc[i][j][3] += p.w;
+            }
+        }
+      }
+      C::store_tile(args, acc, streamk_tile<T>(tile, tiles_n, tiles_m), warp_m0, warp_n0);
+    }
+    ++tile;
+    kb = 0;
+    segment_kb0 = 0;
+  }
+  cp_async_wait<0>();
+}
+
 // Once per device and kernel: opt in to the kernel's dynamic shared memory (above 48 KiB needs
 // it), prefer shared memory over L1 (cp.async.cg bypasses L1 anyway), and count the CTAs that fit
-// on the GPU at once (SMs x occupancy) for the persistent grid. This runs at the first launch,
-// which in shapescope is the check against cuBLAS, outside the graph captures that time kernels.
-template <class T, bool kBTransposed, bool kPersistent>
-int resident_ctas() {
-  static std::mutex mutex;
-  static std::vector<int> per_device;  // 0: not set up yet on that device
+// on the GPU at once (SMs x occupancy) for the persistent and stream-K grids. This runs at the
+// first launch, which in shapescope is the check against cuBLAS, outside the graph captures that
+// time kernels.
+template <class T>
+int count_resident_ctas(const void* kernel, std::mutex& mutex, std::vector<int>& per_device) {
   int device = 0;
   CHECK_CUDA(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(mutex);
   if (size_t(device) >= per_device.size()) per_device.resize(size_t(device) + 1, 0);
   int& ctas = per_device[size_t(device)];
   if (ctas == 0) {
-    const void* kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed, kPersistent>);
     CHECK_CUDA(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -482,6 +687,22 @@ int resident_ctas() {
 }
 
 template <class T, bool kBTransposed, bool kPersistent>
+int resident_ctas() {
+  static std::mutex mutex;
+  static std::vector<int> per_device;  // 0: not set up yet on that device
+  return count_resident_ctas<T>(
+      reinterpret_cast<const void*>(gemm<T, kBTransposed, kPersistent>), mutex, per_device);
+}
+
+template <class T, bool kBTransposed>
+int resident_ctas_streamk() {
+  static std::mutex mutex;
+  static std::vector<int> per_device;
+  return count_resident_ctas<T>(reinterpret_cast<const void*>(gemm_streamk<T, kBTransposed>),
+                                mutex, per_device);
+}
+
+template <class T, bool kBTransposed, bool kPersistent>
 void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
   const int64_t tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
   const int resident = resident_ctas<T, kBTransposed, kPersistent>();
@@ -491,6 +712,39 @@ void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
   else
     grid = dim3(unsigned(tiles_n), unsigned(tiles_m), unsigned(batch));
   gemm<T, kBTransposed, kPersistent><<<grid, T::kThreads, T::kSmemBytes, stream>>>(args, batch);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+// Stream-K's grid: every CTA resident at once (an owner spins on CTAs after it), and no more CTAs
+// than iterations (every CTA's range is non-empty, so every counted contributor publishes).
+template <class T, bool kBTransposed>
+int streamk_ctas(const GemmArgs& args, int batch) {
+  const int64_t tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
+  const int64_t total = tiles_n * tiles_m * batch * ((args.k + T::BK - 1) / T::BK);
+  return int(std::min<int64_t>(total, resident_ctas_streamk<T, kBTransposed>()));
+}
+
+template <class T, bool kBTransposed>
+int64_t workspace_streamk(const GemmArgs& args, int batch) {
+  return streamk_workspace_bytes<T>(streamk_ctas<T, kBTransposed>(args, batch));
+}
+
+// `workspace`: at least workspace_streamk() bytes, 16-byte aligned (launch.cu checks both).
+template <class T, bool kBTransposed>
+void launch_streamk(const GemmArgs& args, int batch, cudaStream_t stream, void* workspace,
+                    int64_t workspace_bytes) {
+  const int ctas = streamk_ctas<T, kBTransposed>(args, batch);
+  if (workspace_bytes < streamk_workspace_bytes<T>(ctas))
+    throw Error(ExitCode::kInternal,
+                "04_mma_pipelined stream-K needs a workspace of " +
+                    std::to_string(streamk_workspace_bytes<T>(ctas)) + " B, got " +
+                    std::to_string(workspace_bytes));
+  float4* partials = static_cast<float4*>(workspace);
+  int* flags = reinterpret_cast<int*>(static_cast<char*>(workspace) +
+                                      int64_t(ctas) * kStreamKSlotBytes<T>);
+  CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas) * sizeof(int), stream));
+  gemm_streamk<T, kBTransposed><<<ctas, T::kThreads, T::kSmemBytes, stream>>>(args, batch,
+                                                                               partials, flags);
   CHECK_CUDA(cudaGetLastError());
 }
 

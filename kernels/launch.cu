@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 #include "common/check.hpp"
 #include "common/error.hpp"
@@ -16,6 +17,11 @@ namespace shapescope::kernels {
 namespace {
 
 using Launcher = void (*)(const GemmArgs& args, int batch, cudaStream_t stream);
+// Kernels that need a workspace (stream-K's partials and flags): its size for a problem on the
+// current device, and the launcher that takes it.
+using WorkspaceLauncher = void (*)(const GemmArgs& args, int batch, cudaStream_t stream,
+                                   void* workspace, int64_t workspace_bytes);
+using WorkspaceSize = int64_t (*)(const GemmArgs& args, int batch);
 
 struct Entry {
   const char* kernel;
@@ -25,6 +31,9 @@ struct Entry {
   const void* kernel_nn;  // for cudaFuncGetAttributes
   const void* kernel_nt;
   int64_t dynamic_smem_bytes;  // what the launchers request
+  // Set instead of launch_nn and launch_nt by kernels that need a workspace.
+  WorkspaceLauncher workspace_launch_nn = nullptr, workspace_launch_nt = nullptr;
+  WorkspaceSize workspace_nn = nullptr, workspace_nt = nullptr;
 };
 
 template <typename Kernel>
@@ -52,6 +61,24 @@ Entry mma_pipelined_entry() {
           T::kSmemBytes};
 }
 
+// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace.
+template <class T>
+Entry mma_pipelined_streamk_entry() {
+  return {"04_mma_pipelined",
+          T::BM,
+          T::BN,
+          Schedule::kStreamK,
+          nullptr,
+          nullptr,
+          address(mp::gemm_streamk<T, false>),
+          address(mp::gemm_streamk<T, true>),
+          T::kSmemBytes,
+          mp::launch_streamk<T, false>,
+          mp::launch_streamk<T, true>,
+          mp::workspace_streamk<T, false>,
+          mp::workspace_streamk<T, true>};
+}
+
 // Must list exactly the variants of registry.cpp; the GPU test launches every registered variant,
 // so a missing row fails there.
 const Entry kEntries[] = {
@@ -72,6 +99,7 @@ const Entry kEntries[] = {
     mma_pipelined_entry<mp::Tile64x64, true>(),
     mma_pipelined_entry<mp::Tile128x128, true>(),
     mma_pipelined_entry<mp::Tile128x256, true>(),
+    mma_pipelined_streamk_entry<mp::Tile128x128>(),
 };
 
 const Entry& entry_for(const Variant& v) {
@@ -81,20 +109,7 @@ const Entry& entry_for(const Variant& v) {
   throw Error(ExitCode::kInternal, "internal error: no kernel compiled for variant " + v.key());
 }
 
-}  // namespace
-
-void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
-            void* stream) {
-  // The device check is the caller's (it knows the GPU): pass the variant's own minimum.
-  if (const std::string why = unsupported(v, p, v.min_sm); !why.empty())
-    throw Error(ExitCode::kInternal, "kernels::launch(" + v.key() + "): " + why);
-  const Entry& e = entry_for(v);
-  // 04's cp.async needs A and B 16-byte aligned; unsupported() checked the offsets, this catches a
-  // caller whose buffers are not cudaMalloc'ed (256-byte aligned).
-  if (v.kernel == "04_mma_pipelined" &&
-      (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
-    throw Error(ExitCode::kInternal,
-                "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");
+GemmArgs gemm_args(const Problem& p, const void* a, const void* b, void* c) {
   GemmArgs args;
   args.a = static_cast<const __nv_bfloat16*>(a);
   args.b = static_cast<const __nv_bfloat16*>(b);
@@ -108,8 +123,59 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
   args.stride_a = p.stride_a();
   args.stride_b = p.stride_b();
   args.stride_c = p.stride_c();
+  return args;
+}
+
+// The variant's entry, after checking that it can run the problem (a caller's bug otherwise).
+const Entry& checked_entry(const Variant& v, const Problem& p) {
+  // The device check is the caller's (it knows the GPU): pass the variant's own minimum.
+  if (const std::string why = unsupported(v, p, v.min_sm); !why.empty())
+    throw Error(ExitCode::kInternal, "kernels::launch(" + v.key() + "): " + why);
+  return entry_for(v);
+}
+
+}  // namespace
+
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream) {
+  launch(v, p, a, b, c, stream, nullptr, 0);
+}
+
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream, void* workspace, int64_t workspace_bytes) {
+  const Entry& e = checked_entry(v, p);
+  // 04's cp.async needs A and B 16-byte aligned; unsupported() checked the offsets, this catches a
+  // caller whose buffers are not cudaMalloc'ed (256-byte aligned).
+  if (v.kernel == "04_mma_pipelined" &&
+      (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
+    throw Error(ExitCode::kInternal,
+                "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");
+  const GemmArgs args = gemm_args(p, a, b, c);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (e.workspace_launch_nn != nullptr) {
+    // Checked before anything touches the GPU; the size needs the device (resident CTAs).
+    if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+      throw Error(ExitCode::kInternal,
+                  "kernels::launch(" + v.key() +
+                      "): needs a 16-byte aligned device workspace (kernels::workspace_bytes())");
+    const int64_t need = (p.b_transposed() ? e.workspace_nt : e.workspace_nn)(args, int(p.batch));
+    if (workspace_bytes < need)
+      throw Error(ExitCode::kInternal, "kernels::launch(" + v.key() + "): needs a workspace of " +
+                                           std::to_string(need) + " B for " + p.shape_string() +
+                                           ", got " + std::to_string(workspace_bytes) + " B");
+    const WorkspaceLauncher run = p.b_transposed() ? e.workspace_launch_nt : e.workspace_launch_nn;
+    run(args, int(p.batch), s, workspace, workspace_bytes);  // checks cudaGetLastError()
+    return;
+  }
   const Launcher run = p.b_transposed() ? e.launch_nt : e.launch_nn;
-  run(args, int(p.batch), static_cast<cudaStream_t>(stream));  // checks cudaGetLastError()
+  run(args, int(p.batch), s);  // checks cudaGetLastError()
+}
+
+int64_t workspace_bytes(const Variant& v, const Problem& p) {
+  const Entry& e = checked_entry(v, p);
+  const WorkspaceSize size = p.b_transposed() ? e.workspace_nt : e.workspace_nn;
+  if (size == nullptr) return 0;
+  return size(gemm_args(p, nullptr, nullptr, nullptr), int(p.batch));
 }
 
 KernelAttributes kernel_attributes(const Variant& v, Layout layout) {

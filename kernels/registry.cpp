@@ -50,6 +50,10 @@ std::vector<Variant> make_registry() {
     v.push_back({"04_mma_pipelined", 128, 256, 64, schedule, 8 * 32, kOldestShippedSm, 0,
                  mma_smem_bytes(128, 256, 64, 3)});
   }
+  // Stream-K, 128 x 128 only: one 64 KiB fp32 slot (+ a 4-byte flag) per CTA of its grid, 264
+  // CTAs on an H200: 16.5 MiB of the sweep's 32 MiB workspace (launch() checks).
+  v.push_back({"04_mma_pipelined", 128, 128, 64, Schedule::kStreamK, 8 * 32, kOldestShippedSm, 0,
+               mma_smem_bytes(128, 128, 64, 3)});
   return v;
 }
 
@@ -103,14 +107,15 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
   // The kernels index rows and columns with int (64-bit only for the products with ld).
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX)
     return fmt::format("{} needs M, N, K below 2^31", name);
-  if (known->schedule == Schedule::kPersistent) {
+  if (known->schedule == Schedule::kPersistent || known->schedule == Schedule::kStreamK) {
     // One 1D grid walks all tiles of all matrices; the kernel numbers them with int.
     const int64_t tiles = (p.m + known->bm - 1) / known->bm * ((p.n + known->bn - 1) / known->bn);
     if (p.batch < 1) return fmt::format("{} needs batch >= 1", name);
     if (tiles > INT_MAX / p.batch)
-      return fmt::format("{} (persistent) needs tiles x batch below 2^31 ({} tiles of {}x{} per "
+      return fmt::format("{} ({}) needs tiles x batch below 2^31 ({} tiles of {}x{} per "
                          "matrix, batch {})",
-                         name, tiles, known->bm, known->bn, p.batch);
+                         name, schedule_name(known->schedule), tiles, known->bm, known->bn,
+                         p.batch);
   } else {
     if (p.batch < 1 || p.batch > kMaxGridYZ)
       return fmt::format("{} runs batch 1 to {} (one grid z slice per matrix)", name, kMaxGridYZ);

@@ -6,7 +6,7 @@
 // bf16 output, for layouts nn and nt, any M, N, K >= 1 and strided batches. 01-03 take any
 // leading dimensions and offsets (element-wise loads with bounds checks); 04 loads 16-byte chunks
 // and needs lda, ldb and A's and B's offsets to be multiples of 8 elements. unsupported() says
-// what each variant cannot run.
+// what each variant cannot run. 04's stream-K schedule also needs a workspace (workspace_bytes()).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -46,6 +46,19 @@ std::string unsupported(const Variant& v, const Problem& p, int cc);
 // (calling it with a problem the variant cannot run is the caller's bug). Defined in launch.cu.
 void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
             void* stream);
+// The same, for any variant: those that need a workspace (workspace_bytes() > 0, the stream-K
+// schedule) get `workspace`, a device buffer of `workspace_bytes` bytes, 16-byte aligned; the
+// others ignore it. Throws Error(kInternal) when the variant needs a workspace and gets none, one
+// that is too small, or one that is not 16-byte aligned. A workspace is used by one launch at a
+// time: stream-K zeroes its flags (cudaMemsetAsync on `stream`) before each kernel.
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream, void* workspace, int64_t workspace_bytes);
+// Bytes of workspace launch() needs for the problem on the current device (0: none). Stream-K:
+// one BM x BN fp32 slot and one flag per CTA of its grid (SMs x resident CTAs per SM, fewer for
+// small problems). Throws like launch() when unsupported(v, p, v.min_sm) is not empty, and
+// sets the kernel up on the device (cudaFuncSetAttribute) like the first launch does: call it
+// outside graph captures. Defined in launch.cu.
+int64_t workspace_bytes(const Variant& v, const Problem& p);
 
 // What the compiler made of the variant's kernel for `layout` (nn or nt) on the current device
 // (cudaFuncGetAttributes): lets tests check the registry's threads and smem_bytes against the

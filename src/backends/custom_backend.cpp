@@ -29,15 +29,21 @@ std::string joined(const std::set<std::string>& items) {
 class CustomCall : public GemmCall {
  public:
   CustomCall(const kernels::Variant& variant, const Problem& problem, const DeviceBuffers& buffers)
-      : variant_(variant), problem_(problem), pointers_(operand_pointers(problem, buffers)) {}
+      : variant_(variant), problem_(problem), pointers_(operand_pointers(problem, buffers)),
+        workspace_(buffers.workspace), workspace_bytes_(buffers.workspace_bytes) {}
   void enqueue(cudaStream_t stream) override {
-    kernels::launch(variant_, problem_, pointers_.a, pointers_.b, pointers_.c, stream);
+    // Stream-K keeps partials and flags in the shared workspace; the calls run one at a time on
+    // one stream, so no two use it at once.
+    kernels::launch(variant_, problem_, pointers_.a, pointers_.b, pointers_.c, stream, workspace_,
+                    workspace_bytes_);
   }
 
  private:
   const kernels::Variant& variant_;
   Problem problem_;
   OperandPointers pointers_;
+  void* workspace_;
+  int64_t workspace_bytes_;
 };
 
 }  // namespace

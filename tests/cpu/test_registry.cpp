@@ -60,7 +60,8 @@ TEST(Registry, ListsTheLadder) {
                                          "04_mma_pipelined:128x256:dp",
                                          "04_mma_pipelined:64x64:persistent",
                                          "04_mma_pipelined:128x128:persistent",
-                                         "04_mma_pipelined:128x256:persistent"}));
+                                         "04_mma_pipelined:128x256:persistent",
+                                         "04_mma_pipelined:128x128:streamk"}));
 }
 
 TEST(Registry, KeysAreUniqueAndParseBackToTheFields) {
@@ -97,7 +98,8 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_GE(v.dynamic_smem_bytes, 0) << v.key();
     EXPECT_LE(v.smem_bytes + v.dynamic_smem_bytes, 227 * 1024)
         << v.key() << ": a CTA gets at most 227 KiB of shared memory (H100/H200)";
-    EXPECT_TRUE(v.schedule == Schedule::kDataParallel || v.schedule == Schedule::kPersistent)
+    EXPECT_TRUE(v.schedule == Schedule::kDataParallel || v.schedule == Schedule::kPersistent ||
+                v.schedule == Schedule::kStreamK)
         << v.key();
     if (v.kernel != kMma) {
       EXPECT_EQ(v.schedule, Schedule::kDataParallel) << v.key();
@@ -126,6 +128,16 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_EQ(wide.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 256) * 2);
     EXPECT_EQ(wide.min_sm, 80);
   }
+  // Stream-K runs the 128 x 128 tile of dp and persistent, and only that one.
+  const Variant& streamk = variant("04_mma_pipelined:128x128:streamk");
+  EXPECT_EQ(streamk.schedule, Schedule::kStreamK);
+  EXPECT_EQ(streamk.bk, 64);
+  EXPECT_EQ(streamk.threads, 256);
+  EXPECT_EQ(streamk.smem_bytes, 0);
+  EXPECT_EQ(streamk.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 128) * 2);
+  EXPECT_EQ(streamk.min_sm, 80);
+  EXPECT_EQ(find_variant("04_mma_pipelined:64x64:streamk"), nullptr);
+  EXPECT_EQ(find_variant("04_mma_pipelined:128x256:streamk"), nullptr);
 }
 
 TEST(Registry, ScheduleNames) {
@@ -229,6 +241,25 @@ TEST(Registry, MmaPipelinedGridLimits) {
   EXPECT_EQ(unsupported(persistent, many, 90), "");
 }
 
+// Stream-K walks one 1D list of tiles x batch like persistent (batches included), so it has
+// persistent's limits and not dp's grid limits.
+TEST(Registry, MmaPipelinedStreamKGridLimits) {
+  const Variant& streamk = variant("04_mma_pipelined:128x128:streamk");
+  EXPECT_EQ(unsupported(streamk, bf16_problem(65535 * 128 + 1, 8, 8), 90), "");
+  Problem batched = bf16_problem(8, 8, 8);
+  batched.batch = 100000;
+  EXPECT_EQ(unsupported(streamk, batched, 90), "");
+  batched.batch = 0;
+  EXPECT_EQ(unsupported(streamk, batched, 90), "04_mma_pipelined needs batch >= 1");
+  Problem many = bf16_problem(int64_t(1) << 19, int64_t(1) << 20, 8);
+  many.batch = 64;
+  EXPECT_EQ(unsupported(streamk, many, 90),
+            "04_mma_pipelined (streamk) needs tiles x batch below 2^31 (33554432 tiles of "
+            "128x128 per matrix, batch 64)");
+  many.batch = 63;
+  EXPECT_EQ(unsupported(streamk, many, 90), "");
+}
+
 TEST(Registry, Bf16Only) {
   for (DType dtype : {DType::kFp16, DType::kFp32, DType::kTf32, DType::kFp8}) {
     Problem p = bf16_problem(64, 64, 64);
@@ -304,6 +335,39 @@ TEST(Registry, LaunchRefusesWhatTheVariantCannotRun) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kInternal);
     EXPECT_NE(std::string(e.what()).find(kMmaAlignment), std::string::npos) << e.what();
+  }
+}
+
+// Stream-K's partials and flags live in the caller's workspace: without one (the 6-argument
+// launch, or a null or misaligned pointer) launch() refuses before it touches the GPU.
+TEST(Registry, LaunchRefusesStreamKWithoutAWorkspace) {
+  const Variant& streamk = variant("04_mma_pipelined:128x128:streamk");
+  const std::string want =
+      "kernels::launch(04_mma_pipelined:128x128:streamk): needs a 16-byte aligned device "
+      "workspace (kernels::workspace_bytes())";
+  const Problem p = bf16_problem(256, 256, 256);
+  alignas(16) static char host[64];
+  for (void* workspace : {static_cast<void*>(nullptr), static_cast<void*>(host + 8)}) {
+    try {
+      if (workspace == nullptr)
+        launch(streamk, p, nullptr, nullptr, nullptr, nullptr);
+      else
+        launch(streamk, p, nullptr, nullptr, nullptr, nullptr, workspace, 1 << 30);
+      FAIL() << "launch ran stream-K without a usable workspace";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInternal);
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+  // Unsupported problems are refused first, as for every variant.
+  Problem tn = p;
+  tn.layout = Layout::kTN;
+  try {
+    launch(streamk, tn, nullptr, nullptr, nullptr, nullptr);
+    FAIL() << "launch accepted layout tn";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInternal);
+    EXPECT_NE(std::string(e.what()).find("nn and nt"), std::string::npos) << e.what();
   }
 }
 

@@ -169,6 +169,9 @@ const Shape kShapes[] = {
     // Enough tiles (x batch) that a persistent CTA computes several: 3 x 3 x 24 tiles of
     // 128 x 256 against one CTA per SM (132 on an H200).
     {264, 520, 70, 0, 0, 24, 8},
+    // Stream-K: few tiles and many K-blocks, so that tiles are split among many CTAs (one 128 x
+    // 128 tile of 160 K-blocks: up to 160 CTAs on one tile), and an uneven split over several.
+    {100, 120, 10200, 0, 0, 1, 8}, {300, 260, 4100, 0, 8, 1, 8},
 };
 
 // (variant key, layout name): strings, so that ctest and gtest print them.
@@ -211,15 +214,21 @@ TEST_P(CustomKernelTest, MatchesCublasElementwise) {
     fill_normal(c.get(), p.c_span() + kGuard, DType::kBf16, true, 7, nullptr);  // poison, alike
     fill_normal(c_ref.get(), p.c_span() + kGuard, DType::kBf16, true, 7, nullptr);
 
-    launch(*v, p, a.at<uint16_t>(p.off_a), b.at<uint16_t>(p.off_b), c.at<uint16_t>(p.off_c),
-           nullptr);
+    // Stream-K keeps partials and flags in a workspace: poisoned, since launch() must zero the
+    // flags itself; and two launches, since the second must not depend on what the first left.
+    const int64_t workspace_size = workspace_bytes(*v, p);
+    DeviceBuffer workspace(std::max<int64_t>(workspace_size, 256));
+    CHECK_CUDA(cudaMemset(workspace.get(), 0x7f, size_t(std::max<int64_t>(workspace_size, 256))));
+    for (int run = 0; run < 2; ++run)
+      launch(*v, p, a.at<uint16_t>(p.off_a), b.at<uint16_t>(p.off_b), c.at<uint16_t>(p.off_c),
+             nullptr, workspace.get(), workspace_size);
     cublas_reference(cublas.get(), p, a.at<uint16_t>(p.off_a), b.at<uint16_t>(p.off_b),
                      c_ref.at<uint16_t>(p.off_c));
     CHECK_CUDA(cudaDeviceSynchronize());
     expect_matches(*v, p, download(c.get(), p.c_span() + kGuard),
                    download(c_ref.get(), p.c_span() + kGuard));
   }
-  // 04 runs 3 of the first 10 shapes (300x200x1000, 64x64x4096, 1000^3) and the 7 after them.
+  // 04 runs 3 of the first 10 shapes (300x200x1000, 64x64x4096, 1000^3) and the 9 after them.
   EXPECT_GE(ran, 10) << v->key() << " ran too few shapes";
 }
 
