@@ -11,13 +11,11 @@ namespace shapescope {
 
 std::vector<std::string> backend_names() { return {"cublas", "cublaslt", "custom"}; }
 
-namespace {
-bool is_custom(const std::string& name) { return name == "custom" || name.rfind("custom:", 0) == 0; }
-}  // namespace
+bool is_custom_backend(const std::string& name) { return name == "custom" || name.rfind("custom:", 0) == 0; }
 
 std::optional<std::string> backend_name_error(const std::string& name) {
   if (name == "cublas" || name == "cublaslt") return std::nullopt;
-  if (!is_custom(name))
+  if (!is_custom_backend(name))
     return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
                        name);
   try {
@@ -32,7 +30,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffe
                                       int lt_algos) {
   if (name == "cublas") return std::make_unique<CublasBackend>(buffers);
   if (name == "cublaslt") return std::make_unique<CublasLtBackend>(buffers, lt_algos);
-  if (is_custom(name)) return std::make_unique<CustomBackend>(name, buffers);
+  if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
   throw usage_error(*backend_name_error(name));
 }
 

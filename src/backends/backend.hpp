@@ -71,6 +71,8 @@ class Backend {
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos);
 std::vector<std::string> backend_names();
+// "custom" or "custom:..." (our kernels; the store's backend is then "custom").
+bool is_custom_backend(const std::string& name);
 // Whether `name` is a valid --backend item (custom selections included); the message says why not.
 std::optional<std::string> backend_name_error(const std::string& name);
 

@@ -36,12 +36,11 @@ struct ExplainOptions {
   bool json = false;
 };
 
-bool is_custom(const std::string& spec) { return spec.rfind("custom", 0) == 0; }
 // The store's backend for a --backend value: our kernels are all "custom".
-std::string backend_key(const std::string& spec) { return is_custom(spec) ? "custom" : spec; }
+std::string backend_key(const std::string& spec) { return is_custom_backend(spec) ? "custom" : spec; }
 // The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
 std::string algo_of(const std::string& spec) {
-  if (is_custom(spec)) return select_variants(spec).front()->key();
+  if (is_custom_backend(spec)) return select_variants(spec).front()->key();
   return spec == "cublaslt" ? "h0" : "default";
 }
 
@@ -204,10 +203,10 @@ void run_model(const ExplainOptions& o, const ShapeArg& shape, const GpuProfile&
 void run_explain(const ExplainOptions& o) {
   const auto shape = parse_shape(o.shape);
   if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", o.shape));
-  if (o.backend != "cublas" && o.backend != "cublaslt" && !is_custom(o.backend))
+  if (o.backend != "cublas" && o.backend != "cublaslt" && !is_custom_backend(o.backend))
     throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
                                   o.backend));
-  if (is_custom(o.backend)) {
+  if (is_custom_backend(o.backend)) {
     const auto variants = select_variants(o.backend);
     if (variants.size() != 1)
       throw usage_error(fmt::format("--backend: '{}' selects {} variants; explain needs one (e.g. custom:{})", o.backend,

@@ -95,7 +95,7 @@ size_t count_points(size_t problems, const std::vector<std::string>& backends, i
   for (const auto& b : backends) {
     size_t per_problem = 1;
     if (b == "cublaslt") per_problem = size_t(lt_algos);
-    if (b.rfind("custom", 0) == 0) per_problem = select_variants(b).size();
+    if (is_custom_backend(b)) per_problem = select_variants(b).size();
     points += problems * per_problem;
   }
   return points;
