@@ -290,9 +290,7 @@ void run_explain(const ExplainOptions& o) {
   MeasureOutcome first = measure(request, device, store, quiet, &g_interrupted);
   if (first.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted");
   if (!first.skipped.empty()) throw Error(ExitCode::kNoGpu, "explain: cannot measure " + first.skipped.front());
-  std::vector<StoredPoint> pool;
-  for (int64_t id : first.point_ids)
-    if (auto p = store.load(id)) pool.push_back(std::move(*p));
+  std::vector<StoredPoint> pool = first.points;
   const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
     return same_point(p, target, backend_key(o.backend), algo_of(o.backend));
   });
@@ -311,8 +309,7 @@ void run_explain(const ExplainOptions& o) {
   const MeasureOutcome rest = measure(request, device, store, progress, &g_interrupted);
   if (rest.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
   for (const std::string& why : rest.skipped) report.missing.push_back(why);
-  for (int64_t id : rest.point_ids)
-    if (auto p = store.load(id)) pool.push_back(std::move(*p));
+  pool.insert(pool.end(), rest.points.begin(), rest.points.end());
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
                               "{} samples, cold L2",
                               device.gpu_name, device.gpu_uuid, device.driver, device.cublas,

@@ -546,10 +546,8 @@ class Measurements {
     for (const std::string& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
     measured_ += outcome.measured;
     reused_ += outcome.reused;
-    for (int64_t id : outcome.point_ids) {
-      std::optional<StoredPoint> p = store_.load(id);
-      if (p && p->key.backend == o_.backend && p->key.algo == algo_ && !p->key.hot)
-        points_.emplace(key_of(p->key.problem), std::move(*p));
+    for (const StoredPoint& p : outcome.points) {
+      if (p.key.backend == o_.backend && p.key.algo == algo_ && !p.key.hot) points_.emplace(key_of(p.key.problem), p);
     }
   }
 

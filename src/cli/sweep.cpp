@@ -187,17 +187,14 @@ void run_sweep(const SweepOptions& o) {
   const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
-  std::vector<StoredPoint> points;
+  const std::vector<StoredPoint>& points = outcome.points;
+  const std::vector<Annotation>& annotations = outcome.annotations;
   size_t noisy = 0, throttled = 0;
-  for (int64_t id : outcome.point_ids) {
-    if (auto p = store.load(id)) {
-      noisy += p->result.timing.noisy;
-      throttled += p->result.timing.throttled;
-      points.push_back(std::move(*p));
-    }
+  for (const StoredPoint& p : points) {
+    noisy += p.result.timing.noisy;
+    throttled += p.result.timing.throttled;
   }
   const Format format = *parse_format(o.format);
-  const std::vector<Annotation> annotations = annotate_points(store, points);
   if (!o.out.empty()) {
     write_points(out_file, format, points, annotations);
     out_file.close();

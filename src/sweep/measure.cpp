@@ -314,13 +314,12 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     if (e.id && !e.measure) ++outcome.reused;
   }
   // The model's annotations go into the store too, for SQL users (views recompute them).
-  std::vector<StoredPoint> points;
   for (int64_t id : outcome.point_ids) {
-    if (auto point = store.load(id)) points.push_back(std::move(*point));
+    if (auto point = store.load(id)) outcome.points.push_back(std::move(*point));
   }
-  const std::vector<Annotation> annotations = annotate_points(store, points);
+  outcome.annotations = annotate_points(store, outcome.points);
   std::vector<std::pair<int64_t, Annotation>> rows;
-  for (size_t i = 0; i < points.size(); ++i) rows.emplace_back(points[i].id, annotations[i]);
+  for (size_t i = 0; i < outcome.points.size(); ++i) rows.emplace_back(outcome.points[i].id, outcome.annotations[i]);
   store.save_annotations(rows);
   outcome.wall_s = seconds_since(started);
   progress.finish();

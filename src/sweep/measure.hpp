@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device/context.hpp"
+#include "model/annotate.hpp"
 #include "report/output.hpp"
 #include "shape/problem.hpp"
 #include "store/store.hpp"
@@ -26,6 +27,8 @@ struct MeasureRequest {
 
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
+  std::vector<StoredPoint> points;      // those points as stored (same order)
+  std::vector<Annotation> annotations;  // and their annotations, as written to the store
   size_t measured = 0, reused = 0, annotated = 0;
   std::vector<std::string> skipped;  // "cublas 4096x4096x4096 fp8: why", one per skipped point
   bool interrupted = false;
