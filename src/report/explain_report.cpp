@@ -50,15 +50,13 @@ std::string peak_phrase(const Annotation& a) {
                      r.peak_tflops.source);
 }
 
-std::string tile_cell(const Annotation& a) {
-  return a.grid.tiles > 0 ? fmt::format("{}x{}", a.grid.tile_m, a.grid.tile_n) : "-";
-}
 std::string tiles_cell(const Annotation& a) {
   return a.grid.tiles > 0 ? fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n) : "-";
 }
-std::string waves_cell(const Annotation& a) {
+// The table's waves cell plus the last wave's efficiency: "3.88p (97 %)".
+std::string waves_eff_cell(const Annotation& a) {
   if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
-  return fmt::format("{:.2f}{} ({:.0f} %)", a.waves.waves, a.persistent ? "p" : "", a.waves.efficiency * 100);
+  return fmt::format("{} ({:.0f} %)", waves_cell(a), a.waves.efficiency * 100);
 }
 
 // Left-aligned columns, two spaces apart, no trailing blanks.
@@ -157,7 +155,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     rows.push_back({p.label, p.candidate.why.empty() ? "target" : p.candidate.why,
                     time_cell(p), p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-", versus,
                     p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
-                    waves_cell(p.annotation), p.kernel.empty() ? "-" : p.kernel});
+                    waves_eff_cell(p.annotation), p.kernel.empty() ? "-" : p.kernel});
   }
   write_columns(out, rows, "  ");
   for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";

@@ -67,20 +67,12 @@ std::string rule_cell(const Annotation& a) {
   if (!a.alignment.c.ok()) failing += 'C';
   return failing.empty() ? "ok" : failing;
 }
-std::string tile_cell(const Annotation& a) {
-  if (a.grid.tiles <= 0) return "-";
-  return fmt::format("{}x{}", a.grid.tile_m, a.grid.tile_n);
-}
 std::string grid_cell(const Annotation& a) {
   if (a.grid.tiles <= 0) return "-";
   std::string cell = fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n);
   if (a.grid.batch > 1) cell += fmt::format("x{}b", a.grid.batch);
   if (a.grid.splits > 1) cell += fmt::format("x{}k", a.grid.splits);
   return cell;
-}
-std::string waves_cell(const Annotation& a) {
-  if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
-  return fmt::format("{:.2f}{}", a.waves.waves, a.persistent ? "p" : "");
 }
 
 void write_table(std::ostream& out, const std::vector<StoredPoint>& points,
@@ -350,6 +342,16 @@ std::string format_duration(double seconds) {
 }
 
 }  // namespace
+
+std::string tile_cell(const Annotation& a) {
+  if (a.grid.tiles <= 0) return "-";
+  return fmt::format("{}x{}", a.grid.tile_m, a.grid.tile_n);
+}
+
+std::string waves_cell(const Annotation& a) {
+  if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
+  return fmt::format("{:.2f}{}", a.waves.waves, a.persistent ? "p" : "");
+}
 
 // "void cutlass::Kernel2<cutlass_80_tensorop_..._align2>(Params)" -> "cutlass_80_tensorop_..._align2",
 // "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT" stays: the template arguments and parameter

@@ -29,6 +29,10 @@ std::string point_json(const StoredPoint& point, const Annotation& annotation);
 std::string annotation_json(const Annotation& annotation);
 // A JSON string literal, escaped.
 std::string json_string(std::string_view value);
+// Table cells shared by the views: the tile along M x N ("128x256") and the waves ("3.88", with
+// "p" for a persistent grid); "-" when unknown.
+std::string tile_cell(const Annotation& annotation);
+std::string waves_cell(const Annotation& annotation);
 // Text of a FieldValue for a table cell or CSV ("" for unknown, numbers in shortest form).
 std::string field_text(const FieldValue& value);
 
