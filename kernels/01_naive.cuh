@@ -38,6 +38,11 @@ struct GemmArgs {
   int64_t stride_a, stride_b, stride_c;  // elements between matrices of a batch
 };
 
+// The data-parallel grid: one CTA per BM x BN tile of C (x along N, y along M), one z per matrix.
+inline dim3 tile_grid(const GemmArgs& args, int bm, int bn, int batch) {
+  return dim3(unsigned((args.n + bn - 1) / bn), unsigned((args.m + bm - 1) / bm), unsigned(batch));
+}
+
 // B(k, n) of the user's K x N matrix, whichever way it is stored.
 template <bool kBTransposed>
 __device__ __forceinline__ int64_t b_index(int k, int n, int64_t ldb) {
@@ -65,9 +70,7 @@ __global__ void __launch_bounds__(kThreads) gemm(GemmArgs args) {
 
 template <bool kBTransposed>
 void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
-  const dim3 grid(unsigned((args.n + kBN - 1) / kBN), unsigned((args.m + kBM - 1) / kBM),
-                  unsigned(batch));
-  gemm<kBTransposed><<<grid, dim3(kBN, kBM), 0, stream>>>(args);
+  gemm<kBTransposed><<<tile_grid(args, kBM, kBN, batch), dim3(kBN, kBM), 0, stream>>>(args);
   CHECK_CUDA(cudaGetLastError());
 }
 

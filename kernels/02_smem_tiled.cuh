@@ -72,9 +72,7 @@ __global__ void __launch_bounds__(kThreads) gemm(GemmArgs args) {
 
 template <bool kBTransposed>
 void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
-  const dim3 grid(unsigned((args.n + kBN - 1) / kBN), unsigned((args.m + kBM - 1) / kBM),
-                  unsigned(batch));
-  gemm<kBTransposed><<<grid, dim3(kBN, kBM), 0, stream>>>(args);
+  gemm<kBTransposed><<<tile_grid(args, kBM, kBN, batch), dim3(kBN, kBM), 0, stream>>>(args);
   CHECK_CUDA(cudaGetLastError());
 }
 

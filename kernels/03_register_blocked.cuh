@@ -170,8 +170,7 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads) gemm(Gem
 
 template <int BM, int BN, int BK, int TM, int TN, bool kBTransposed>
 void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
-  const dim3 grid(unsigned((args.n + BN - 1) / BN), unsigned((args.m + BM - 1) / BM),
-                  unsigned(batch));
+  const dim3 grid = tile_grid(args, BM, BN, batch);
   gemm<BM, BN, BK, TM, TN, kBTransposed>
       <<<grid, Tiling<BM, BN, BK, TM, TN>::kThreads, 0, stream>>>(args);
   CHECK_CUDA(cudaGetLastError());

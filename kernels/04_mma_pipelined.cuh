@@ -406,6 +406,10 @@ struct Cta {
           }
         }
       }
+    zero(acc);
+  }
+
+  static __device__ __forceinline__ void zero(Acc& acc) {
 #pragma unroll
     for (int i = 0; i < T::kMmaM; ++i)
 #pragma unroll
@@ -478,12 +482,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
   for (int s = 0; s < T::STAGES - 1; ++s) load_next();
 
   typename C::Acc acc;
-#pragma unroll
-  for (int i = 0; i < T::kMmaM; ++i)
-#pragma unroll
-    for (int j = 0; j < T::kMmaN; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+  C::zero(acc);
 
   int tile = 0, kb = 0, stage = 0;
   TileCoord coord = tiles[0];
@@ -589,12 +588,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
   for (int s = 0; s < T::STAGES - 1; ++s) load_next();
 
   typename C::Acc acc;
-#pragma unroll
-  for (int i = 0; i < T::kMmaM; ++i)
-#pragma unroll
-    for (int j = 0; j < T::kMmaN; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+  C::zero(acc);
 
   int tile = int(begin / k_blocks), kb = int(begin % k_blocks), stage = 0;
   int segment_kb0 = kb;  // the first K-block of the tile that this CTA computes
@@ -710,7 +704,7 @@ void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
   if constexpr (kPersistent)
     grid = dim3(unsigned(std::min<int64_t>(tiles_n * tiles_m * batch, resident)));
   else
-    grid = dim3(unsigned(tiles_n), unsigned(tiles_m), unsigned(batch));
+    grid = tile_grid(args, T::BM, T::BN, batch);
   gemm<T, kBTransposed, kPersistent><<<grid, T::kThreads, T::kSmemBytes, stream>>>(args, batch);
   CHECK_CUDA(cudaGetLastError());
 }
