@@ -1,0 +1,163 @@
+// Schedules for the tensor-core kernels (04, 05): which (tile, K-blocks) segments each CTA of a
+// 1D grid computes, and the flags that stream-K's partial tiles are handed over with.
+//
+// Tiles are numbered along N, then M, then batch: t -> (n = t % tiles_n, m = t / tiles_n %
+// tiles_m, batch = t / (tiles_n x tiles_m)). A MAC-iteration is one K-block of one tile; the
+// iterations of a set of tiles are numbered tile-major.
+//
+//   dp:          G = tiles CTAs, CTA c computes tile c (05; 04 keeps its 3D grid).
+//   persistent:  G = min(tiles, resident CTAs); CTA c computes tiles c, c + G, c + 2G, ...
+//   streamk:     the hybrid of Osama et al. ("Stream-K", PPoPP 2023, section 5: "DP + one-tile
+//                SK"). G = resident CTAs. With T tiles and T % G = r > 0, the first sk_tiles =
+//                r + G tiles (the partial last wave and one full wave before it; all T tiles when
+//                T < 2G) are split by MAC-iterations evenly over the G CTAs: CTA c gets
+//                iterations [begin(c), begin(c + 1)), begin(c) = floor(c x total / G). The
+//                remaining tiles, a multiple of G, are whole tiles as in persistent: CTA c takes
+//                sk_tiles + c, + G, ... So every CTA does the same work (1 to 2 tiles' worth of
+//                stream-K, then the same number of whole tiles) and a split tile has few
+//                contributors (each CTA covers at least one tile's iterations). Plain stream-K
+//                (every tile split, what 04 first shipped) made every tile pay a fixup and was
+//                slower than dp. T % G = 0: no stream-K part (persistent). T < G: all tiles
+//                stream-K, G = min(resident, iterations) so that no CTA's range is empty.
+//
+// Stream-K fixup (the kernels implement it with these flags): a tile's OWNER is the CTA whose
+// range holds the tile's first K-block. Every other contributor starts inside the tile, so the tile
+// is the first segment of its range: it writes its partial to its own workspace slot and then
+// releases its flag. The owner reaches the tile at the end of its range, takes CTAs c + 1, c + 2,
+// ... while they begin before the tile's end (begin(d) < (tile + 1) x k_blocks), acquires each
+// flag, adds the slot and stores C. A CTA writes at most one slot; contributors publish at the
+// start of their ranges and owners wait at the end of theirs, so the waits are short. An owner
+// waits on higher-numbered CTAs only and no CTA waits before it has published, so there is no
+// cycle, provided all G CTAs are resident at once (G <= SMs x occupancy, and nothing else runs on
+// the GPU; the launch is not cooperative, so CUDA does not promise it). launch() zeroes the flags
+// (cudaMemsetAsync on the launch's stream, a memset node inside graph captures) before each launch.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace shapescope::kernels::schedule {
+
+// One output tile: its first row and column and its matrix of the batch.
+struct TileCoord {
+  int m0, n0, batch;
+};
+
+// A CTA's grid-wide plan, computed on the host (make_plan) and passed by value to the kernel.
+struct Plan {
+  int tiles_n = 0, tiles_m = 0;
+  int tiles = 0;     // tiles_n x tiles_m x batch (< 2^31: the registry checks)
+  int k_blocks = 0;  // K-blocks per tile
+  int ctas = 0;      // G, the 1D grid
+  int sk_tiles = 0;  // tiles [0, sk_tiles) are split by MAC-iterations; the rest are whole
+  int64_t sk_q = 0, sk_r = 0;  // sk_tiles x k_blocks = sk_q x ctas + sk_r
+
+  // First stream-K iteration of CTA c (c = ctas: the end), floor(c x total / ctas) computed
+  // without overflowing int64.
+  __host__ __device__ int64_t sk_begin(int c) const { return c * sk_q + c * sk_r / ctas; }
+
+  template <int BM, int BN>
+  __host__ __device__ TileCoord coord(int t) const {
+    const int n = t % tiles_n;
+    t /= tiles_n;
+    return {t % tiles_m * BM, n * BN, t / tiles_m};
+  }
+};
+
+enum class Kind { kDataParallel, kPersistent, kStreamK };
+
+// The plan for an M x N x K problem in `batch` matrices, BM x BN x BK tiles, `resident` CTAs that
+// fit on the GPU at once (SMs x occupancy).
+inline Plan make_plan(Kind kind, int m, int n, int k, int batch, int bm, int bn, int bk,
+                      int resident) {
+  Plan p;
+  p.tiles_n = (n + bn - 1) / bn;
+  p.tiles_m = (m + bm - 1) / bm;
+  p.tiles = p.tiles_n * p.tiles_m * batch;
+  p.k_blocks = (k + bk - 1) / bk;
+  switch (kind) {
+    case Kind::kDataParallel:
+      p.ctas = p.tiles;
+      break;
+    case Kind::kPersistent:
+      p.ctas = std::min(p.tiles, resident);
+      break;
+    case Kind::kStreamK:
+      if (p.tiles < resident) {
+        p.sk_tiles = p.tiles;
+        p.ctas = int(std::min<int64_t>(int64_t(p.tiles) * p.k_blocks, resident));
+      } else {
+        p.ctas = resident;
+        const int r = p.tiles % resident;
+        p.sk_tiles = r == 0 ? 0 : std::min(p.tiles, r + resident);
+      }
+      break;
+  }
+  const int64_t sk_iters = int64_t(p.sk_tiles) * p.k_blocks;
+  p.sk_q = sk_iters / p.ctas;
+  p.sk_r = sk_iters % p.ctas;
+  return p;
+}
+
+// A run of K-blocks [kb_begin, kb_end) of one tile that a CTA computes in one go.
+struct Segment {
+  int tile = 0, kb_begin = 0, kb_end = 0;
+  // Stream-K roles (both false for a whole tile): a contributor publishes its partial; an owner
+  // (holds the first K-block, not the last) adds the contributors' partials before storing C.
+  __host__ __device__ bool contributor() const { return kb_begin != 0; }
+  __host__ __device__ bool owner_with_fixup(int k_blocks) const {
+    return kb_begin == 0 && kb_end < k_blocks;
+  }
+};
+
+// Walks CTA `cta`'s segments in order: its stream-K range, then its whole tiles.
+class Cursor {
+ public:
+  __host__ __device__ Cursor(const Plan& plan, int cta)
+      : pos_(plan.sk_begin(cta)), end_(plan.sk_begin(cta + 1)), next_tile_(plan.sk_tiles + cta) {}
+
+  __host__ __device__ bool next(const Plan& plan, Segment& s) {
+    if (pos_ < end_) {
+      s.tile = int(pos_ / plan.k_blocks);
+      s.kb_begin = int(pos_ % plan.k_blocks);
+      s.kb_end = int(std::min<int64_t>(plan.k_blocks, s.kb_begin + (end_ - pos_)));
+      pos_ += s.kb_end - s.kb_begin;
+      return true;
+    }
+    if (next_tile_ < plan.tiles) {
+      s = {next_tile_, 0, plan.k_blocks};
+      next_tile_ += plan.ctas;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  int64_t pos_, end_;
+  int next_tile_;
+};
+
+// The CTAs after `cta` whose ranges begin inside `tile` (the contributors an owner waits for):
+// d = cta + 1 .. while d < ctas and sk_begin(d) < (tile + 1) x k_blocks.
+__host__ __device__ inline bool contributes(const Plan& plan, int d, int tile) {
+  return d < plan.ctas && plan.sk_begin(d) < int64_t(tile + 1) * plan.k_blocks;
+}
+
+// Release / acquire at GPU scope on a flag in global memory (sm_70+).
+__device__ __forceinline__ void store_release_gpu(int* flag, int value) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ int load_acquire_gpu(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
+__device__ __forceinline__ void wait_flag(const int* flag) {
+  while (load_acquire_gpu(flag) == 0) {
+  }
+}
+
+}  // namespace shapescope::kernels::schedule
