@@ -11,6 +11,7 @@
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_register_blocked.cuh"
 #include "kernels/04_mma_pipelined.cuh"
+#include "kernels/05_wgmma_tma.cuh"
 #include "kernels/registry.hpp"
 
 namespace shapescope::kernels {
@@ -79,6 +80,35 @@ Entry mma_pipelined_streamk_entry() {
           mp::workspace_streamk<T, true>};
 }
 
+namespace wt = wgmma_tma;
+
+// 05_wgmma_tma's row for tiling T and a schedule: one kernel per layout serves all three.
+template <class T, Schedule kSchedule>
+Entry wgmma_tma_entry() {
+  Entry e{"05_wgmma_tma",
+          T::BM,
+          T::BN,
+          kSchedule,
+          nullptr,
+          nullptr,
+          address(wt::gemm<T, false>),
+          address(wt::gemm<T, true>),
+          T::kSmemBytes};
+  if constexpr (kSchedule == Schedule::kStreamK) {
+    e.workspace_launch_nn = wt::launch_streamk<T, false>;
+    e.workspace_launch_nt = wt::launch_streamk<T, true>;
+    e.workspace_nn = wt::workspace_streamk<T, false>;
+    e.workspace_nt = wt::workspace_streamk<T, true>;
+  } else {
+    constexpr schedule::Kind kind = kSchedule == Schedule::kPersistent
+                                        ? schedule::Kind::kPersistent
+                                        : schedule::Kind::kDataParallel;
+    e.launch_nn = wt::launch<T, false, kind>;
+    e.launch_nt = wt::launch<T, true, kind>;
+  }
+  return e;
+}
+
 // Must list exactly the variants of registry.cpp; the GPU test launches every registered variant,
 // so a missing row fails there.
 const Entry kEntries[] = {
@@ -100,6 +130,12 @@ const Entry kEntries[] = {
     mma_pipelined_entry<mp::Tile128x128, true>(),
     mma_pipelined_entry<mp::Tile128x256, true>(),
     mma_pipelined_streamk_entry<mp::Tile128x128>(),
+    wgmma_tma_entry<wt::Tile128x128, kDp>(),
+    wgmma_tma_entry<wt::Tile128x256, kDp>(),
+    wgmma_tma_entry<wt::Tile128x128, kPersistent>(),
+    wgmma_tma_entry<wt::Tile128x256, kPersistent>(),
+    wgmma_tma_entry<wt::Tile128x128, Schedule::kStreamK>(),
+    wgmma_tma_entry<wt::Tile128x256, Schedule::kStreamK>(),
 };
 
 const Entry& entry_for(const Variant& v) {
@@ -144,9 +180,9 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
 void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
             void* stream, void* workspace, int64_t workspace_bytes) {
   const Entry& e = checked_entry(v, p);
-  // 04's cp.async needs A and B 16-byte aligned; unsupported() checked the offsets, this catches a
+  // 04's cp.async and 05's TMA need A and B 16-byte aligned; unsupported() checked the offsets, this catches a
   // caller whose buffers are not cudaMalloc'ed (256-byte aligned).
-  if (v.kernel == "04_mma_pipelined" &&
+  if ((v.kernel == "04_mma_pipelined" || v.kernel == "05_wgmma_tma") &&
       (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
     throw Error(ExitCode::kInternal,
                 "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <utility>
 
 #include "common/error.hpp"
 
@@ -16,6 +17,8 @@ namespace {
 // The build ships sm_80 SASS (+ compute_80 PTX) and sm_90a SASS (CMakeLists.txt), so nothing in
 // it loads on a GPU older than cc 8.0, although these kernels use no Ampere-only instructions.
 constexpr int kOldestShippedSm = 80;
+// wgmma and setmaxnreg: sm_90a SASS, which runs on compute capability 9.0 and nothing newer.
+constexpr int kSm90a = 90;
 
 // CUDA caps grid y and z at 65535 CTAs; the kernels put M-tiles on y and the batch on z.
 constexpr int64_t kMaxGridYZ = 65535;
@@ -54,12 +57,22 @@ std::vector<Variant> make_registry() {
   // CTAs on an H200: 16.5 MiB of the sweep's 32 MiB workspace (launch() checks).
   v.push_back({"04_mma_pipelined", 128, 128, 64, Schedule::kStreamK, 8 * 32, kOldestShippedSm, 0,
                mma_smem_bytes(128, 128, 64, 3)});
+  // 05_wgmma_tma.cuh: 3 warpgroups (a producer, two consumers); all dynamic shared memory: 256 B
+  // of mbarriers, 1 KiB to align the ring, the ring of STAGES x (128 x 64 + 64 x BN) bf16;
+  // 128x128 with 6 stages, 128x256 with 4. One kernel serves all three schedules.
+  for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent, Schedule::kStreamK})
+    for (const auto& [bn, stages] : {std::pair{128, 6}, std::pair{256, 4}})
+      v.push_back({"05_wgmma_tma", 128, bn, 64, schedule, 3 * 128, kSm90a, 0,
+                   256 + 1024 + mma_smem_bytes(128, bn, 64, stages), kSm90a});
   return v;
 }
 
-// 04 copies A and B in 16-byte chunks (cp.async): every row of A and B, and each operand's first
-// element, must start on a 16-byte boundary, given that the buffers do (cudaMalloc: 256 B).
-bool loads_16_byte_chunks(const std::string& kernel) { return kernel == "04_mma_pipelined"; }
+// 04 (cp.async) and 05 (TMA) copy A and B in 16-byte chunks: every row of A and B, and each
+// operand's first element, must start on a 16-byte boundary, given that the buffers do
+// (cudaMalloc: 256 B).
+bool loads_16_byte_chunks(const std::string& kernel) {
+  return kernel == "04_mma_pipelined" || kernel == "05_wgmma_tma";
+}
 
 }  // namespace
 
@@ -88,6 +101,16 @@ const Variant* find_variant(const std::string& key) {
   return nullptr;
 }
 
+std::string unsupported_gpu(const Variant& v, int cc) {
+  if (v.max_sm > 0 && cc != v.min_sm)  // (the registry's max_sm is min_sm: sm_90a)
+    return fmt::format("{} needs compute capability {}.{} exactly (sm_{}a code); this GPU is {}.{}",
+                       v.kernel, v.min_sm / 10, v.min_sm % 10, v.min_sm, cc / 10, cc % 10);
+  if (cc < v.min_sm)
+    return fmt::format("{} needs compute capability {}.{} or newer; this GPU is {}.{}", v.kernel,
+                       v.min_sm / 10, v.min_sm % 10, cc / 10, cc % 10);
+  return "";
+}
+
 std::string unsupported(const Variant& v, const Problem& p, int cc) {
   // launch() calls this before every launch: match fields rather than format keys, so that the
   // answer "" costs no allocation.
@@ -100,14 +123,14 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
   if (p.dtype != DType::kBf16) return fmt::format("{} runs bf16 only", name);
   if (p.layout != Layout::kNN && p.layout != Layout::kNT)
     return fmt::format("{} runs layouts nn and nt only", name);
-  if (cc < known->min_sm)
-    return fmt::format("{} needs compute capability {}.{} or newer; this GPU is {}.{}", name,
-                       known->min_sm / 10, known->min_sm % 10, cc / 10, cc % 10);
+  if (std::string why = unsupported_gpu(*known, cc); !why.empty()) return why;
   if (p.m < 1 || p.n < 1 || p.k < 1) return fmt::format("{} needs M, N, K >= 1", name);
   // The kernels index rows and columns with int (64-bit only for the products with ld).
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX)
     return fmt::format("{} needs M, N, K below 2^31", name);
-  if (known->schedule == Schedule::kPersistent || known->schedule == Schedule::kStreamK) {
+  // 04's persistent and stream-K grids and all of 05's are 1D lists of tiles x batch.
+  const bool tile_list = known->schedule != Schedule::kDataParallel || name == "05_wgmma_tma";
+  if (tile_list) {
     // One 1D grid walks all tiles of all matrices; the kernel numbers them with int.
     const int64_t tiles = (p.m + known->bm - 1) / known->bm * ((p.n + known->bn - 1) / known->bn);
     if (p.batch < 1) return fmt::format("{} needs batch >= 1", name);
@@ -129,8 +152,8 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
                        p.a_cols(), p.b_cols(), p.n, p.lda, p.ldb, p.ldc);
   if (loads_16_byte_chunks(name) &&
       (p.lda % 8 != 0 || p.ldb % 8 != 0 || p.off_a % 8 != 0 || p.off_b % 8 != 0))
-    return fmt::format("{} needs lda, ldb and offsets that are multiples of 8 elements (16-byte "
-                       "rows for cp.async); got lda {}, ldb {}, offsets {} and {}",
+    return fmt::format("{} needs lda, ldb and offsets that are multiples of 8 elements (rows of "
+                       "16-byte chunks); got lda {}, ldb {}, offsets {} and {}",
                        name, p.lda, p.ldb, p.off_a, p.off_b);
   return "";
 }

@@ -4,9 +4,10 @@
 //
 // Every variant computes C = A @ B (row-major, beta = 0) in bf16 with fp32 accumulation and
 // bf16 output, for layouts nn and nt, any M, N, K >= 1 and strided batches. 01-03 take any
-// leading dimensions and offsets (element-wise loads with bounds checks); 04 loads 16-byte chunks
-// and needs lda, ldb and A's and B's offsets to be multiples of 8 elements. unsupported() says
-// what each variant cannot run. 04's stream-K schedule also needs a workspace (workspace_bytes()).
+// leading dimensions and offsets (element-wise loads with bounds checks); 04 (cp.async) and 05
+// (TMA) load 16-byte chunks and need lda, ldb and A's and B's offsets to be multiples of 8
+// elements; 05 runs on compute capability 9.0 only (sm_90a). unsupported() says what each variant
+// cannot run. The stream-K schedules also need a workspace (workspace_bytes()).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,6 +29,9 @@ struct Variant {
   int min_sm = 0;             // oldest compute capability it runs on, e.g. 80 (cc 8.0)
   int64_t smem_bytes = 0;     // static shared memory per CTA
   int64_t dynamic_smem_bytes = 0;  // dynamic shared memory per CTA, requested at launch
+  // Newest compute capability it runs on, 0: any. Only used for architecture-specific code
+  // (sm_90a: wgmma), which runs on its own architecture only: max_sm == min_sm.
+  int max_sm = 0;
   // "01_naive:16x16:dp" — the PointKey algo this variant is stored under.
   std::string key() const;
 };
@@ -38,6 +42,8 @@ const Variant* find_variant(const std::string& key);
 // Why the variant cannot run the problem on a GPU of compute capability cc (e.g. 90), or "" if it
 // can. Reasons start with the kernel's name: "01_naive runs bf16 only".
 std::string unsupported(const Variant& v, const Problem& p, int cc);
+// Why the variant cannot run on a GPU of compute capability cc at all, or "".
+std::string unsupported_gpu(const Variant& v, int cc);
 
 // Launch on `stream` (a cudaStream_t passed as void*). a, b, c point at the operands' first
 // elements (offsets already applied); strides from the Problem (lda/ldb/ldc, stride_a() ... for

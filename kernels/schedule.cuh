@@ -121,7 +121,8 @@ class Cursor {
     if (pos_ < end_) {
       s.tile = int(pos_ / plan.k_blocks);
       s.kb_begin = int(pos_ % plan.k_blocks);
-      s.kb_end = int(std::min<int64_t>(plan.k_blocks, s.kb_begin + (end_ - pos_)));
+      const int64_t left = end_ - pos_;  // (no std::min in device code)
+      s.kb_end = left < plan.k_blocks - s.kb_begin ? int(s.kb_begin + left) : plan.k_blocks;
       pos_ += s.kb_end - s.kb_begin;
       return true;
     }

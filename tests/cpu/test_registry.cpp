@@ -2,6 +2,7 @@
 // variant gives for problems it cannot run.
 #include "kernels/registry.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
@@ -34,13 +35,17 @@ const Variant& variant(const std::string& key) {
 const Variant& naive() { return variant("01_naive:16x16:dp"); }
 
 constexpr const char* kMma = "04_mma_pipelined";
+constexpr const char* kWgmma = "05_wgmma_tma";
 const char kMmaAlignment[] =
-    "04_mma_pipelined needs lda, ldb and offsets that are multiples of 8 elements (16-byte rows "
-    "for cp.async)";
+    "04_mma_pipelined needs lda, ldb and offsets that are multiples of 8 elements (rows of 16-byte "
+    "chunks)";
 
-// 04 copies 16-byte chunks: round lda and ldb up to multiples of 8 elements for it.
+// The tensor-core kernels: 04 and 05 copy 16-byte chunks and have schedules.
+bool tensor_core(const Variant& v) { return v.kernel == kMma || v.kernel == kWgmma; }
+
+// 04 and 05 copy 16-byte chunks: round lda and ldb up to multiples of 8 elements for them.
 void align_rows_for(const Variant& v, Problem& p) {
-  if (v.kernel != kMma) return;
+  if (!tensor_core(v)) return;
   p.lda = (p.lda + 7) / 8 * 8;
   p.ldb = (p.ldb + 7) / 8 * 8;
 }
@@ -61,7 +66,13 @@ TEST(Registry, ListsTheLadder) {
                                          "04_mma_pipelined:64x64:persistent",
                                          "04_mma_pipelined:128x128:persistent",
                                          "04_mma_pipelined:128x256:persistent",
-                                         "04_mma_pipelined:128x128:streamk"}));
+                                         "04_mma_pipelined:128x128:streamk",
+                                         "05_wgmma_tma:128x128:dp",
+                                         "05_wgmma_tma:128x256:dp",
+                                         "05_wgmma_tma:128x128:persistent",
+                                         "05_wgmma_tma:128x256:persistent",
+                                         "05_wgmma_tma:128x128:streamk",
+                                         "05_wgmma_tma:128x256:streamk"}));
 }
 
 TEST(Registry, KeysAreUniqueAndParseBackToTheFields) {
@@ -101,7 +112,7 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_TRUE(v.schedule == Schedule::kDataParallel || v.schedule == Schedule::kPersistent ||
                 v.schedule == Schedule::kStreamK)
         << v.key();
-    if (v.kernel != kMma) {
+    if (!tensor_core(v)) {
       EXPECT_EQ(v.schedule, Schedule::kDataParallel) << v.key();
     }
   }
@@ -163,13 +174,13 @@ TEST(Registry, RunsBf16NnAndNtOnAnyShape) {
         Problem p = bf16_problem(mnk[0], mnk[1], mnk[2], layout);
         align_rows_for(v, p);
         EXPECT_EQ(unsupported(v, p, 90), "") << v.key() << " " << p.shape_string();
-        if (v.kernel == kMma) {  // aligned rows and offsets of A and B; C as it comes
+        if (tensor_core(v)) {  // aligned rows and offsets of A and B; C as it comes
           p.lda += 8; p.ldb += 16; p.ldc += 7; p.off_a = 8; p.off_b = 24; p.off_c = 5;
         } else {
           p.lda += 3; p.ldb += 1; p.ldc += 7; p.off_a = 1; p.off_b = 3; p.off_c = 5;
         }
         p.batch = 4;
-        EXPECT_EQ(unsupported(v, p, 80), "") << v.key() << " padded, offset, batched";
+        EXPECT_EQ(unsupported(v, p, v.min_sm), "") << v.key() << " padded, offset, batched";
       }
 }
 
@@ -369,6 +380,50 @@ TEST(Registry, LaunchRefusesStreamKWithoutAWorkspace) {
     EXPECT_EQ(e.code(), ExitCode::kInternal);
     EXPECT_NE(std::string(e.what()).find("nn and nt"), std::string::npos) << e.what();
   }
+}
+
+// 05 is sm_90a code: compute capability 9.0 and nothing else, whatever the problem.
+TEST(Registry, WgmmaTmaNeedsSm90a) {
+  const Problem p = bf16_problem(64, 64, 64);
+  int seen = 0;
+  for (const Variant& v : registry()) {
+    if (v.kernel != kWgmma) continue;
+    ++seen;
+    EXPECT_EQ(v.min_sm, 90) << v.key();
+    EXPECT_EQ(v.max_sm, 90) << v.key();
+    EXPECT_EQ(v.threads, 384) << v.key() << ": a producer and two consumer warpgroups";
+    EXPECT_EQ(unsupported(v, p, 90), "") << v.key();
+    for (int cc : {80, 89, 100, 120})
+      EXPECT_EQ(unsupported(v, p, cc),
+                fmt::format("05_wgmma_tma needs compute capability 9.0 exactly (sm_90a code); "
+                            "this GPU is {}.{}",
+                            cc / 10, cc % 10))
+          << v.key();
+    EXPECT_EQ(unsupported_gpu(v, 90), "");
+  }
+  EXPECT_EQ(seen, 6) << "128x128 and 128x256, each dp, persistent and streamk";
+  EXPECT_EQ(unsupported_gpu(naive(), 120), "") << "portable kernels run on newer GPUs";
+  EXPECT_EQ(unsupported_gpu(naive(), 75),
+            "01_naive needs compute capability 8.0 or newer; this GPU is 7.5");
+}
+
+// TMA copies 16-byte chunks like 04's cp.async; and every 05 grid is a 1D list of tiles, so dp
+// has no grid-y or grid-z limits, only tiles x batch < 2^31.
+TEST(Registry, WgmmaTmaLimits) {
+  const Variant& dp = variant("05_wgmma_tma:128x256:dp");
+  Problem p = bf16_problem(64, 64, 64, Layout::kNT);
+  p.ldb = 68;
+  EXPECT_TRUE(starts_with(unsupported(dp, p, 90),
+                          "05_wgmma_tma needs lda, ldb and offsets that are multiples of 8"))
+      << unsupported(dp, p, 90);
+  EXPECT_EQ(unsupported(dp, bf16_problem(65535 * 128 + 1, 8, 8), 90), "");
+  Problem batched = bf16_problem(8, 8, 8);
+  batched.batch = 100000;
+  EXPECT_EQ(unsupported(dp, batched, 90), "");
+  Problem many = bf16_problem(int64_t(1) << 19, int64_t(1) << 20, 8);
+  many.batch = 128;  // 2^12 x 2^12 tiles of 128 x 256 per matrix: 128 matrices make 2^31
+  EXPECT_NE(unsupported(dp, many, 90).find("tiles x batch below 2^31"), std::string::npos)
+      << unsupported(dp, many, 90);
 }
 
 }  // namespace

@@ -172,6 +172,9 @@ const Shape kShapes[] = {
     // Stream-K: few tiles and many K-blocks, so that tiles are split among many CTAs (one 128 x
     // 128 tile of 160 K-blocks: up to 160 CTAs on one tile), and an uneven split over several.
     {100, 120, 10200, 0, 0, 1, 8}, {300, 260, 4100, 0, 8, 1, 8},
+    // Hybrid stream-K: more than two waves of tiles with a partial last one, so that whole tiles
+    // follow the split ones (576 tiles of 128 x 128 against 132 or 264 CTAs; 288 of 128 x 256).
+    {3072, 3072, 192, 0, 0, 1, 8},
 };
 
 // (variant key, layout name): strings, so that ctest and gtest print them.
@@ -189,8 +192,7 @@ TEST_P(CustomKernelTest, MatchesCublasElementwise) {
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   const int cc = prop.major * 10 + prop.minor;
-  if (cc < v->min_sm)
-    GTEST_SKIP() << v->key() << " needs cc " << v->min_sm << ", this GPU is " << cc;
+  if (const std::string why = unsupported_gpu(*v, cc); !why.empty()) GTEST_SKIP() << why;
   CublasHandle cublas;
   // Poisoned elements after C's end catch stores past the last row.
   const int64_t kGuard = 1024;

@@ -1,0 +1,591 @@
+// Kernel 05: Hopper. TMA loads into a multi-stage shared-memory ring completed on mbarriers,
+// wgmma by two consumer warpgroups, a producer warp, and the schedules of kernels/schedule.cuh.
+//
+//   adds over 04:    the sm_90a path. A producer thread issues TMA (cp.async.bulk.tensor) copies
+//                    of whole A and B tiles into a ring of STAGES stages; each stage has a "full"
+//                    mbarrier (the copies' bytes arrive on it) and an "empty" one (the consumers
+//                    arrive when their wgmma have read the stage). The consumers never touch
+//                    global memory on the load side and never compute addresses: wgmma reads A and
+//                    B straight from shared memory through 64-bit matrix descriptors, and runs
+//                    asynchronously (wgmma.mma_async; one K-block in flight while the previous
+//                    one's stage is released). TMA computes the addresses, handles the edges
+//                    (it zero-fills whatever lies outside M, N or K) and writes the 128-byte
+//                    swizzle that wgmma reads without bank conflicts. 04's loader, swizzle code
+//                    and ldmatrix are gone.
+//   block tile:      BM x BN x BK = 128 x 128 x 64 and 128 x 256 x 64
+//   warp tile:       warpgroup tile 64 x BN: consumer warpgroup w computes rows 64w .. 64w + 63
+//                    with wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
+//   threads:         384 = 3 warpgroups: warpgroup 0 produces (one thread issues every TMA; the
+//                    group gives up registers with setmaxnreg.dec to 40), warpgroups 1 and 2
+//                    consume (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536)
+//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB): 192 KiB of the 227 KiB
+//                    a CTA may have, so one CTA per SM; the producer runs up to STAGES K-blocks
+//                    ahead, across tiles and segments, so the next tile's loads are in flight
+//                    during this tile's epilogue
+//   schedule:        one kernel for all three; kernels/schedule.cuh's plan decides. dp: a CTA
+//                    per tile (1D grid). persistent: SMs CTAs loop over the tiles. streamk: the
+//                    hybrid (the partial last wave and one full wave split by K-blocks over the
+//                    SMs, then whole tiles); partials go to a per-CTA workspace slot of BM x BN
+//                    fp32, published and collected with flags as schedule.cuh describes.
+//   shared memory:   dynamic: the mbarriers (256 B), then STAGES x (BM x BK + BK x BN) bf16
+//                    aligned up to 1024 B (the 128-byte swizzle repeats every 8 rows of 128 B;
+//                    1 KiB is reserved for that)
+//   requirements:    sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are
+//                    architecture-specific, the sm_90a code does not run on 10.0 or later, and the
+//                    sm_80 build compiles this kernel to nothing). bf16, nn and nt, any M, N, K
+//                    >= 1 (TMA zero-fills past the edges; C stores are bounds-checked). TMA needs
+//                    16-byte aligned rows and base addresses: lda, ldb and the offsets of A and B
+//                    multiples of 8 elements, as 04. Any ldc. tiles x batch < 2^31.
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2): see the README's table.
+//
+// Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
+// with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
+// 16-byte chunk c of row r is stored at chunk c ^ r.
+//   A, and nt's B (K-major: rows of m or n, 64 contiguous k): TMA box {64 k, BM or BN rows},
+//     row r at r x 128 B. Descriptor: SBO = 1024 B (the next 8 rows), LBO unused (the K extent of
+//     one wgmma, 16 k = 32 B, lies inside the atom); the k16 step kk starts at + 32 kk bytes.
+//   nn's B (MN-major: rows of k, contiguous n): BN / 64 TMA boxes of {64 n, 64 k rows}, 8 KiB
+//     each. Descriptor: LBO = 8192 B (the next 64 columns of n: the next box), SBO = 1024 B (the
+//     next 8 k-rows); the k16 step kk starts at + 2048 kk bytes; wgmma's transpose-B bit is set.
+//
+// Napkin math (H100/H200 SXM: 132 SMs, dense bf16 ~990 TFLOP/s at 1.98 GHz, ~1.6 GHz power-capped):
+//   - Per K-block a CTA loads (BM + BN) x 64 x 2 B = 32 KiB (128x128) or 48 KiB (128x256) for
+//     2 x BM x BN x 64 flops: 64 or 85 flop/B. 700 TFLOP/s at 85 flop/B is 8.2 TB/s across the
+//     chip from L2, within what L2 gives when the CTAs running at once share rows of A and B.
+//   - A 128x256 K-block is 4.2 Mflop, ~1.1 us of one SM's tensor cores at 3.75 Tflop/s; a TMA of
+//     48 KiB takes ~0.4 us at ~120 B/clk per SM: 4 stages hide ~3 us of latency, plenty.
+//   - Registers: a 64 x 256 warpgroup tile is 128 fp32 a thread; 232 leaves ~100 for descriptors,
+//     addresses and the epilogue, without spills.
+//   - The epilogue writes C straight from the accumulator fragments (bf16 pairs, 16 B per row per
+//     quad of lanes): ~2 % of a 4096-deep tile's time, overlapped with the producer's next loads.
+#pragma once
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/error.hpp"
+#include "kernels/01_naive.cuh"
+#include "kernels/schedule.cuh"
+
+namespace shapescope::kernels::wgmma_tma {
+
+// wgmma, setmaxnreg and the sm_90a forms of the TMA and mbarrier instructions are compiled for the
+// sm_90a target only; the sm_80 (and compute_80 PTX) build of this file gets an empty kernel that
+// the registry never launches there (unsupported(): compute capability 9.0 only).
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SHAPESCOPE_SM90A 1
+#else
+#define SHAPESCOPE_SM90A 0
+#endif
+
+template <int BN_, int STAGES_>
+struct Tiling {
+  static constexpr int BM = 128, BN = BN_, BK = 64, STAGES = STAGES_;
+  static constexpr int kConsumers = 2;                   // warpgroups, 64 rows of C each
+  static constexpr int kThreads = (1 + kConsumers) * 128;  // + the producer warpgroup
+  static constexpr int kConsumerThreads = kConsumers * 128;
+  static constexpr int kAccumulators = BN / 2;  // fp32 a consumer thread: 64 x BN / 128
+  static constexpr int kABytes = BM * BK * 2;
+  static constexpr int kBBytes = BK * BN * 2;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kBarrierBytes = 256;  // full[STAGES] and empty[STAGES], 8 B each
+  // The barriers at the start of dynamic shared memory, then the ring, aligned up to 1024 B.
+  static constexpr int kSmemBytes = kBarrierBytes + 1024 + STAGES * kStageBytes;
+  static_assert(BK * 2 == 128, "BK must be 64: one 128-byte swizzle row of bf16 per TMA box row");
+  static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
+  static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0,
+                "every stage's A and B must start on a 1024-byte swizzle-atom boundary");
+  static_assert(2 * STAGES * 8 <= kBarrierBytes, "the mbarriers must fit their space");
+  static_assert(kSmemBytes <= 227 * 1024, "Hopper gives a CTA at most 227 KiB of shared memory");
+};
+
+using Tile128x128 = Tiling<128, 6>;
+using Tile128x256 = Tiling<256, 4>;
+
+// ---- PTX wrappers (sm_90a) ---------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+  return uint32_t(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Makes the initialised barriers visible to the async proxy (TMA) and the other threads.
+__device__ __forceinline__ void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+// The producer's arrival on a "full" barrier, announcing the bytes its TMA copies will deliver.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+// Spins until the barrier's phase of parity `parity` has completed. A fresh barrier is in phase
+// 0, so waiting for parity 1 returns at once: the producer's first pass over the ring waits for
+// parity 1 on the "empty" barriers and finds every stage free.
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, int parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+// One TMA copy of the box at coordinates (c0, c1, c2) (innermost first) of `map` into shared
+// memory at `dst`; its bytes complete a transaction on barrier `bar`. Parts of the box outside the
+// tensor arrive as zeros and count in full.
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+
+// Hands registers back (producer) or takes them (consumers); the whole warpgroup executes it.
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
+// The consumers' own barrier (named barrier 1, 256 threads): the producer never joins it.
+template <int kThreads>
+__device__ __forceinline__ void consumer_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(kThreads) : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most kPending of this warpgroup's committed wgmma groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Keeps the compiler from moving reads or writes of the accumulators across this point (the
+// wgmma that write them run asynchronously until wgmma_wait).
+template <int N>
+__device__ __forceinline__ void fence_accumulators(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// A wgmma matrix descriptor for the 128-byte swizzle: start address, leading and stride byte
+// offsets (each >> 4, 14 bits), swizzle mode 1 (128 B) in bits 62-63.
+__device__ __forceinline__ uint64_t matrix_descriptor(uint32_t address, uint32_t leading_bytes,
+                                                      uint32_t stride_bytes) {
+  return uint64_t((address & 0x3FFFF) >> 4) | uint64_t(leading_bytes >> 4) << 16 |
+         uint64_t(stride_bytes >> 4) << 32 | uint64_t(1) << 62;
+}
+
+// The wgmma wrappers below are generated (every accumulator is an operand): one m64nNk16 step,
+// d = A @ B + (scale_d ? d : 0), A and B from shared memory through descriptors; kTransB = 1 when
+// B is MN-major (nn's B, rows of k).
+// d (+)= A @ B for one m64n128k16 step: 64 fp32 accumulators a thread.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_m64n128(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                              int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+}
+
+// d (+)= A @ B for one m64n256k16 step: 128 fp32 accumulators a thread.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_m64n256(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
+                                              int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
+        "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
+        "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+        "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+        "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
+        "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
+        "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
+        "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+}
+
+
+// ---- The kernel --------------------------------------------------------------------------------
+
+// One workspace slot per CTA for stream-K: BM x BN fp32, as the consumers' fragments (float4 j of
+// consumer thread x at j x 256 + x: coalesced, and read back by the same thread of the owner).
+template <class T>
+constexpr int64_t kSlotBytes = int64_t(T::BM) * T::BN * 4;
+
+template <class T>
+constexpr int64_t streamk_workspace_bytes(int ctas) {
+  return int64_t(ctas) * (kSlotBytes<T> + 4);
+}
+
+template <class T, bool kBTransposed>
+struct Consumer {
+  using Acc = float[T::kAccumulators];
+  static constexpr int kFloat4s = T::kAccumulators / 4;  // per thread, in a slot
+
+  // acc (+)= one K-block from the stage at `stage`: 4 wgmma of k16; scale 0 on the segment's
+  // first step starts the accumulators afresh.
+  static __device__ __forceinline__ void mma_k_block(Acc& acc, uint32_t stage, int warpgroup,
+                                                     bool first) {
+    const uint32_t a = stage + warpgroup * 64 * 128;  // this warpgroup's 64 rows of A
+    const uint32_t b = stage + T::kABytes;
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk) {
+      const uint64_t desc_a = matrix_descriptor(a + kk * 32, 16, 1024);
+      const uint64_t desc_b = kBTransposed ? matrix_descriptor(b + kk * 32, 16, 1024)
+                                           : matrix_descriptor(b + kk * 2048, 8192, 1024);
+      const int scale_d = first && kk == 0 ? 0 : 1;
+      if constexpr (T::BN == 256)
+        wgmma_m64n256<kBTransposed ? 0 : 1>(acc, desc_a, desc_b, scale_d);
+      else
+        wgmma_m64n128<kBTransposed ? 0 : 1>(acc, desc_a, desc_b, scale_d);
+    }
+  }
+
+  // Rounds to bf16 and stores what lies inside C. Fragment layout of wgmma m64nN (PTX ISA): warp
+  // w of the warpgroup holds rows 16w .. 16w + 15; accumulators 4j .. 4j + 3 are the 16 x 8 block
+  // j: 4j, 4j + 1 at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; 4j + 2, 4j + 3 eight rows
+  // below.
+  static __device__ __forceinline__ void store(const GemmArgs& args, const Acc& acc,
+                                               const schedule::TileCoord& tile, int warpgroup) {
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32 % 4;
+    __nv_bfloat16* c = args.c + tile.batch * args.stride_c;
+    const bool pairs = args.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(args.c) % 4 == 0;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = tile.m0 + warpgroup * 64 + warp * 16 + lane / 4 + half * 8;
+      if (row >= args.m) continue;
+      __nv_bfloat16* c_row = c + int64_t(row) * args.ldc;
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j) {
+        const int col = tile.n0 + j * 8 + lane % 4 * 2;
+        const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
+        if (pairs && col + 1 < args.n) {
+          *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (col < args.n) c_row[col] = __float2bfloat16(v0);
+          if (col + 1 < args.n) c_row[col + 1] = __float2bfloat16(v1);
+        }
+      }
+    }
+  }
+
+  // Stream-K: this CTA's partial of a tile it does not own, to its slot; then the flag.
+  static __device__ __forceinline__ void publish(const Acc& acc, float4* partials, int* flags,
+                                                 int consumer_thread) {
+    float4* slot = partials + int64_t(blockIdx.x) * (kSlotBytes<T> / 16);
+#pragma unroll
+    for (int j = 0; j < kFloat4s; ++j)
+      __stcg(slot + j * T::kConsumerThreads + consumer_thread,
+             make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+    __threadfence();                         // this thread's partial is visible GPU-wide ...
+    consumer_sync<T::kConsumerThreads>();  // ... and every consumer's, before the flag
+    if (consumer_thread == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+  }
+
+  // Stream-K: the owner adds the partials of CTAs blockIdx.x + 1, ... that began inside `tile`.
+  static __device__ __forceinline__ void collect(Acc& acc, const schedule::Plan& plan, int tile,
+                                                 const float4* partials, const int* flags,
+                                                 int consumer_thread) {
+    for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, tile); ++d) {
+      if (consumer_thread == 0) schedule::wait_flag(flags + d);
+      consumer_sync<T::kConsumerThreads>();  // orders everyone's reads of slot d after the acquire
+      const float4* slot = partials + int64_t(d) * (kSlotBytes<T> / 16);
+#pragma unroll
+      for (int j = 0; j < kFloat4s; ++j) {
+        const float4 p = __ldcg(slot + j * T::kConsumerThreads + consumer_thread);
+        acc[4 * j] += p.x;
+        acc[4 * j + 1] += p.y;
+        acc[4 * j + 2] += p.z;
+        acc[4 * j + 3] += p.w;
+      }
+    }
+  }
+};
+
+// map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN};
+// nn's B as {N, K, batch}, boxes {64, 64}. partials and flags: stream-K's workspace (null when
+// plan.sk_tiles == 0).
+template <class T, bool kBTransposed>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+         GemmArgs args, schedule::Plan plan, float4* partials, int* flags) {
+#if SHAPESCOPE_SM90A
+  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
+  uint64_t* full = reinterpret_cast<uint64_t*>(wgmma_tma_smem);
+  uint64_t* empty = full + T::STAGES;
+  const uint32_t ring = (smem_address(wgmma_tma_smem) + T::kBarrierBytes + 1023) & ~1023u;
+  const int warpgroup = int(threadIdx.x) / 128;
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < T::STAGES; ++s) {
+      mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
+      mbarrier_init(smem_address(&empty[s]), T::kConsumers * 4);  // every consumer warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  schedule::Cursor cursor(plan, int(blockIdx.x));
+  schedule::Segment segment;
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x != 0) return;
+    int stage = 0, phase = 0;
+    while (cursor.next(plan, segment)) {
+      const schedule::TileCoord tile = plan.coord<T::BM, T::BN>(segment.tile);
+      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+        mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
+        const uint32_t bar = smem_address(&full[stage]);
+        mbarrier_arrive_expect_tx(bar, T::kStageBytes);
+        const uint32_t a = ring + stage * T::kStageBytes, b = a + T::kABytes;
+        tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
+        if constexpr (kBTransposed) {
+          tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
+        } else {
+#pragma unroll
+          for (int j = 0; j < T::BN / 64; ++j)
+            tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK, tile.batch);
+        }
+        if (++stage == T::STAGES) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<232>();
+  using C = Consumer<T, kBTransposed>;
+  const int consumer_thread = int(threadIdx.x) - 128, consumer = warpgroup - 1;
+  const bool warp_leader = threadIdx.x % 32 == 0;
+  typename C::Acc acc;
+  int stage = 0, phase = 0;
+  while (cursor.next(plan, segment)) {
+    int previous = -1;  // the stage whose wgmma may still be reading it
+    for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+      mbarrier_wait(smem_address(&full[stage]), phase);
+      wgmma_fence();
+      C::mma_k_block(acc, ring + stage * T::kStageBytes, consumer, kb == segment.kb_begin);
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
+      if (previous >= 0 && warp_leader) mbarrier_arrive(smem_address(&empty[previous]));
+      previous = stage;
+      if (++stage == T::STAGES) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    if (warp_leader) mbarrier_arrive(smem_address(&empty[previous]));
+
+    if (segment.contributor()) {
+      C::publish(acc, partials, flags, consumer_thread);
+      continue;
+    }
+    if (segment.owner_with_fixup(plan.k_blocks))
+      C::collect(acc, plan, segment.tile, partials, flags, consumer_thread);
+    C::store(args, acc, plan.coord<T::BM, T::BN>(segment.tile), consumer);
+  }
+#endif
+}
+
+// ---- Host side ---------------------------------------------------------------------------------
+
+// cuTensorMapEncodeTiled is a driver API function; the runtime hands out its address, so that
+// shapescope needs no link against libcuda.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static std::mutex mutex;
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (encode == nullptr) {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+                                                cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || function == nullptr)
+      throw Error(ExitCode::kInternal,
+                  "05_wgmma_tma: the CUDA driver has no cuTensorMapEncodeTiled (needs 12.0+)");
+    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }
+  return encode;
+}
+
+// A TMA map of `batch` row-major bf16 matrices of rows x cols (ld elements between rows, stride
+// between matrices), boxes of box_rows x 64 columns with the 128-byte swizzle; zeros outside.
+inline CUtensorMap tensor_map(const void* base, int64_t rows, int64_t cols, int64_t ld,
+                              int64_t stride, int batch, int box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(batch)};
+  // Byte strides of dimensions 1 and 2 (multiples of 16: lda, ldb multiples of 8 elements). A
+  // single matrix gets rows x ld, which nothing reads.
+  const cuuint64_t strides[2] = {cuuint64_t(ld) * 2,
+                                 cuuint64_t(batch > 1 ? stride : rows * ld) * 2};
+  const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw Error(ExitCode::kInternal,
+                "05_wgmma_tma: cuTensorMapEncodeTiled failed (CUresult " +
+                    std::to_string(int(result)) + ") for " + std::to_string(batch) + " x " +
+                    std::to_string(rows) + " x " + std::to_string(cols) + ", ld " +
+                    std::to_string(ld) + ", stride " + std::to_string(stride));
+  return map;
+}
+
+// Once per device and kernel: opt in to the dynamic shared memory and count the CTAs that fit
+// on the GPU at once (SMs x occupancy: one per SM) for the persistent and stream-K grids.
+template <class T, bool kBTransposed>
+int resident_ctas() {
+  static std::mutex mutex;
+  static std::vector<int> per_device;  // 0: not set up yet on that device
+  int device = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (size_t(device) >= per_device.size()) per_device.resize(size_t(device) + 1, 0);
+  int& ctas = per_device[size_t(device)];
+  if (ctas == 0) {
+    const void* kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
+    CHECK_CUDA(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
+    int sms = 0, per_sm = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
+                                                             size_t(T::kSmemBytes)));
+    if (per_sm < 1)
+      throw Error(ExitCode::kInternal,
+                  "05_wgmma_tma: no CTA of " + std::to_string(T::kThreads) + " threads and " +
+                      std::to_string(T::kSmemBytes) + " B of shared memory fits on an SM");
+    ctas = sms * per_sm;
+  }
+  return ctas;
+}
+
+template <class T, bool kBTransposed>
+schedule::Plan plan_for(schedule::Kind kind, const GemmArgs& args, int batch) {
+  return schedule::make_plan(kind, args.m, args.n, args.k, batch, T::BM, T::BN, T::BK,
+                             resident_ctas<T, kBTransposed>());
+}
+
+template <class T, bool kBTransposed>
+int64_t workspace_streamk(const GemmArgs& args, int batch) {
+  const schedule::Plan plan = plan_for<T, kBTransposed>(schedule::Kind::kStreamK, args, batch);
+  return plan.sk_tiles > 0 ? streamk_workspace_bytes<T>(plan.ctas) : 0;
+}
+
+template <class T, bool kBTransposed>
+void run(schedule::Kind kind, const GemmArgs& args, int batch, cudaStream_t stream,
+         void* workspace, int64_t workspace_bytes) {
+  const schedule::Plan plan = plan_for<T, kBTransposed>(kind, args, batch);
+  float4* partials = nullptr;
+  int* flags = nullptr;
+  if (plan.sk_tiles > 0) {
+    const int64_t need = streamk_workspace_bytes<T>(plan.ctas);
+    if (workspace == nullptr || workspace_bytes < need)
+      throw Error(ExitCode::kInternal, "05_wgmma_tma stream-K needs a workspace of " +
+                                           std::to_string(need) + " B, got " +
+                                           std::to_string(workspace_bytes));
+    partials = static_cast<float4*>(workspace);
+    flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + plan.ctas * kSlotBytes<T>);
+    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(plan.ctas) * sizeof(int), stream));
+  }
+  const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, args.stride_a, batch,
+                                       T::BM);
+  const CUtensorMap map_b =
+      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, batch, T::BN)
+                   : tensor_map(args.b, args.k, args.n, args.ldb, args.stride_b, batch, 64);
+  gemm<T, kBTransposed><<<plan.ctas, T::kThreads, T::kSmemBytes, stream>>>(map_a, map_b, args,
+                                                                           plan, partials, flags);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+template <class T, bool kBTransposed, schedule::Kind kKind>
+void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
+  run<T, kBTransposed>(kKind, args, batch, stream, nullptr, 0);
+}
+
+template <class T, bool kBTransposed>
+void launch_streamk(const GemmArgs& args, int batch, cudaStream_t stream, void* workspace,
+                    int64_t workspace_bytes) {
+  run<T, kBTransposed>(schedule::Kind::kStreamK, args, batch, stream, workspace, workspace_bytes);
+}
+
+#undef SHAPESCOPE_SM90A
+
+}  // namespace shapescope::kernels::wgmma_tma
