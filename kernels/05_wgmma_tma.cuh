@@ -86,9 +86,14 @@ namespace shapescope::kernels::wgmma_tma {
 #define SHAPESCOPE_SM90A 0
 #endif
 
-template <int BN_, int STAGES_>
+template <int BN_, int STAGES_, int CLUSTER_>
 struct Tiling {
   static constexpr int BM = 128, BN = BN_, BK = 64, STAGES = STAGES_;
+  // CTAs per cluster, stacked along M: they compute the tiles (m, n) and (m + 1, n), so they need
+  // the same B; each loads 1 / CLUSTER of it and multicasts it to all.
+  static constexpr int CLUSTER = CLUSTER_;
+  static constexpr int kBRowsPerCta = BN / CLUSTER;  // nt's B^T rows a CTA loads
+  static constexpr int kBBoxesPerCta = BN / 64 / CLUSTER;  // nn's {64 n, 64 k} boxes a CTA loads
   static constexpr int kConsumers = 2;                   // warpgroups, 64 rows of C each
   static constexpr int kThreads = (1 + kConsumers) * 128;  // + the producer warpgroup
   static constexpr int kConsumerThreads = kConsumers * 128;
@@ -97,18 +102,25 @@ struct Tiling {
   static constexpr int kBBytes = BK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 256;  // full[STAGES] and empty[STAGES], 8 B each
-  // The barriers at the start of dynamic shared memory, then the ring, aligned up to 1024 B.
-  static constexpr int kSmemBytes = kBarrierBytes + 1024 + STAGES * kStageBytes;
+  // The epilogue's staging buffer of each consumer warp: 16 rows x 128 columns of C in bf16.
+  static constexpr int kStagingBytes = 16 * 128 * 2;
+  static constexpr int kEpilogueBytes = kConsumers * 4 * kStagingBytes;
+  // The barriers at the start of dynamic shared memory, the staging buffers, then the ring,
+  // aligned up to 1024 B.
+  static constexpr int kSmemBytes = kBarrierBytes + kEpilogueBytes + 1024 + STAGES * kStageBytes;
   static_assert(BK * 2 == 128, "BK must be 64: one 128-byte swizzle row of bf16 per TMA box row");
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0,
                 "every stage's A and B must start on a 1024-byte swizzle-atom boundary");
   static_assert(2 * STAGES * 8 <= kBarrierBytes, "the mbarriers must fit their space");
   static_assert(kSmemBytes <= 227 * 1024, "Hopper gives a CTA at most 227 KiB of shared memory");
 };
 
-using Tile128x128 = Tiling<128, 6>;
-using Tile128x256 = Tiling<256, 4>;
+// Measured on an H200 at 4096^3 nn (persistent, share of cuBLAS in the same run): 128x128 gains
+// from the pair (88.2 % against 84.3 % alone), 128x256 does not (89.0 % against 90.3 %).
+using Tile128x128 = Tiling<128, 6, 2>;
+using Tile128x256 = Tiling<256, 4, 1>;
 
 // ---- PTX wrappers (sm_90a) ---------------------------------------------------------------------
 
@@ -160,6 +172,30 @@ __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map
       "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
+}
+
+// The same box, written at the same offset into the shared memory of every CTA of the cluster in
+// `cta_mask`, completing bytes on each one's barrier at `bar`'s offset.
+__device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtensorMap* map,
+                                                      uint32_t bar, int c0, int c1, int c2,
+                                                      uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
+// Arrives on the barrier at `bar`'s offset in the shared memory of cluster CTA `rank`.
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, int rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
+// Every thread of every CTA of the cluster (not .aligned: the producer warp arrives diverged).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 // Hands registers back (producer) or takes them (consumers); the whole warpgroup executes it.
@@ -313,31 +349,61 @@ struct Consumer {
     }
   }
 
-  // Rounds to bf16 and stores what lies inside C. Fragment layout of wgmma m64nN (PTX ISA): warp
-  // w of the warpgroup holds rows 16w .. 16w + 15; accumulators 4j .. 4j + 3 are the 16 x 8 block
-  // j: 4j, 4j + 1 at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; 4j + 2, 4j + 3 eight rows
-  // below.
+  // Rounds to bf16 and stores what lies inside C, through this warp's staging buffer at
+  // `staging` (16 rows x 128 columns, 128 columns at a time). Fragment layout of wgmma m64nN (PTX
+  // ISA): warp w of the warpgroup holds rows 16w .. 16w + 15; accumulators 4j .. 4j + 3 are the
+  // 16 x 8 block j: 4j, 4j + 1 at row lane / 4, columns 8j + 2 (lane % 4) + {0, 1}; 4j + 2, 4j + 3
+  // eight rows below. Stored straight from the fragments, each warp store would write 4 bytes to
+  // each of 8 rows (8 L2 transactions of 16 B; measured 3-4 % of a 4096-deep tile); staged, a
+  // warp writes 2 whole rows of 256 B with 16 B a lane. In the buffer, 16-byte chunk c of row r
+  // sits at chunk c ^ (r % 8): the fragment writes of a warp (8 rows, one chunk column) then hit
+  // 32 different banks.
   static __device__ __forceinline__ void store(const GemmArgs& args, const Acc& acc,
-                                               const schedule::TileCoord& tile, int warpgroup) {
+                                               const schedule::TileCoord& tile, int warpgroup,
+                                               uint32_t staging) {
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32 % 4;
     __nv_bfloat16* c = args.c + tile.batch * args.stride_c;
-    const bool pairs = args.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(args.c) % 4 == 0;
+    const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(args.c) % 16 == 0;
+    const int row0 = tile.m0 + warpgroup * 64 + warp * 16;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = tile.m0 + warpgroup * 64 + warp * 16 + lane / 4 + half * 8;
-      if (row >= args.m) continue;
-      __nv_bfloat16* c_row = c + int64_t(row) * args.ldc;
+    for (int part = 0; part < T::BN / 128; ++part) {
 #pragma unroll
-      for (int j = 0; j < T::BN / 8; ++j) {
-        const int col = tile.n0 + j * 8 + lane % 4 * 2;
-        const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
-        if (pairs && col + 1 < args.n) {
-          *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (col < args.n) c_row[col] = __float2bfloat16(v0);
-          if (col + 1 < args.n) c_row[col + 1] = __float2bfloat16(v1);
+      for (int j = 0; j < 16; ++j) {
+        const int f = part * 16 + j;  // the fragment's 8-column block
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int r = lane / 4 + half * 8;
+          const __nv_bfloat162 pair =
+              __floats2bfloat162_rn(acc[4 * f + 2 * half], acc[4 * f + 2 * half + 1]);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + r * 256 + ((j ^ (r & 7)) * 16) +
+                                                          lane % 4 * 4),
+                       "r"(*reinterpret_cast<const uint32_t*>(&pair))
+                       : "memory");
         }
       }
+      __syncwarp();
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int r = 2 * i + lane / 16, chunk = lane % 16;
+        uint4 v;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(staging + r * 256 + ((chunk ^ (r & 7)) * 16))
+                     : "memory");
+        const int row = row0 + r, col = tile.n0 + part * 128 + chunk * 8;
+        if (row >= args.m || col >= args.n) continue;
+        __nv_bfloat16* out = c + int64_t(row) * args.ldc + col;
+        if (vectors && col + 8 <= args.n) {
+          *reinterpret_cast<uint4*>(out) = v;
+        } else {  // C's rows not 16-byte aligned, or the chunk crosses N: element by element
+          const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int x = 0; x < 8; ++x)
+            if (col + x < args.n)
+              out[x] = __ushort_as_bfloat16(static_cast<unsigned short>(words[x / 2] >> (x % 2 * 16)));
+        }
+      }
+      __syncwarp();  // the buffer is read before the next part overwrites it
     }
   }
 
@@ -354,14 +420,16 @@ struct Consumer {
     if (consumer_thread == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
   }
 
-  // Stream-K: the owner adds the partials of CTAs blockIdx.x + 1, ... that began inside `tile`.
+  // Stream-K: the owner adds the partials of the clusters after `cluster` that began inside
+  // `tile` (the plan's units are clusters): from the CTA of the same rank in each.
   static __device__ __forceinline__ void collect(Acc& acc, const schedule::Plan& plan, int tile,
-                                                 const float4* partials, const int* flags,
-                                                 int consumer_thread) {
-    for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, tile); ++d) {
-      if (consumer_thread == 0) schedule::wait_flag(flags + d);
-      consumer_sync<T::kConsumerThreads>();  // orders everyone's reads of slot d after the acquire
-      const float4* slot = partials + int64_t(d) * (kSlotBytes<T> / 16);
+                                                 int cluster, int rank, const float4* partials,
+                                                 const int* flags, int consumer_thread) {
+    for (int d = cluster + 1; schedule::contributes(plan, d, tile); ++d) {
+      const int cta = d * T::CLUSTER + rank;
+      if (consumer_thread == 0) schedule::wait_flag(flags + cta);
+      consumer_sync<T::kConsumerThreads>();  // orders everyone's reads of the slot after the acquire
+      const float4* slot = partials + int64_t(cta) * (kSlotBytes<T> / 16);
 #pragma unroll
       for (int j = 0; j < kFloat4s; ++j) {
         const float4 p = __ldcg(slot + j * T::kConsumerThreads + consumer_thread);
@@ -374,9 +442,10 @@ struct Consumer {
   }
 };
 
-// map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN};
-// nn's B as {N, K, batch}, boxes {64, 64}. partials and flags: stream-K's workspace (null when
-// plan.sk_tiles == 0).
+// map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN /
+// CLUSTER}; nn's B as {N, K, batch}, boxes {64, 64}. The plan's units are clusters, its tiles
+// (CLUSTER x BM) x BN; rank r of a cluster computes rows r x BM of each. partials and flags:
+// stream-K's workspace (null when plan.sk_tiles == 0), one slot and flag per CTA.
 template <class T, bool kBTransposed>
 __global__ void __launch_bounds__(T::kThreads, 1)
     gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -385,81 +454,120 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(wgmma_tma_smem);
   uint64_t* empty = full + T::STAGES;
-  const uint32_t ring = (smem_address(wgmma_tma_smem) + T::kBarrierBytes + 1023) & ~1023u;
+  const uint32_t staging = smem_address(wgmma_tma_smem) + T::kBarrierBytes;
+  const uint32_t ring =
+      (smem_address(wgmma_tma_smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u;
   const int warpgroup = int(threadIdx.x) / 128;
+  const int cluster = int(blockIdx.x) / T::CLUSTER, rank = int(blockIdx.x) % T::CLUSTER;
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < T::STAGES; ++s) {
       mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
-      mbarrier_init(smem_address(&empty[s]), T::kConsumers * 4);  // every consumer warp
+      // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
+      mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
     }
     mbarrier_init_fence();
   }
-  __syncthreads();
+  // The peers' barriers must be initialised before anyone multicasts into them or arrives there.
+  if constexpr (T::CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
 
-  schedule::Cursor cursor(plan, int(blockIdx.x));
+  schedule::Cursor cursor(plan, cluster);
   schedule::Segment segment;
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x != 0) return;
-    int stage = 0, phase = 0;
-    while (cursor.next(plan, segment)) {
-      const schedule::TileCoord tile = plan.coord<T::BM, T::BN>(segment.tile);
-      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-        mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
-        const uint32_t bar = smem_address(&full[stage]);
-        mbarrier_arrive_expect_tx(bar, T::kStageBytes);
-        const uint32_t a = ring + stage * T::kStageBytes, b = a + T::kABytes;
-        tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
-        if constexpr (kBTransposed) {
-          tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
-        } else {
+    if (threadIdx.x == 0) {
+      int stage = 0, phase = 0;
+      while (cursor.next(plan, segment)) {
+        schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
+        tile.m0 += rank * T::BM;
+        for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+          // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
+          mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
+          const uint32_t bar = smem_address(&full[stage]);
+          mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
+          const uint32_t a = ring + stage * T::kStageBytes, b = a + T::kABytes;
+          tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
+          constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
+          if constexpr (kBTransposed) {
+            const int row = rank * T::kBRowsPerCta;
+            if constexpr (T::CLUSTER > 1)
+              tma_load_3d_multicast(b + row * 128, &map_b, bar, kb * T::BK, tile.n0 + row,
+                                    tile.batch, kAll);
+            else
+              tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
+          } else {
 #pragma unroll
-          for (int j = 0; j < T::BN / 64; ++j)
-            tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK, tile.batch);
+            for (int i = 0; i < T::kBBoxesPerCta; ++i) {
+              const int j = rank * T::kBBoxesPerCta + i;  // box j: columns n0 + 64 j
+              if constexpr (T::CLUSTER > 1)
+                tma_load_3d_multicast(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64,
+                                      kb * T::BK, tile.batch, kAll);
+              else
+                tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK,
+                            tile.batch);
+            }
+          }
+          if (++stage == T::STAGES) {
+            stage = 0;
+            phase ^= 1;
+          }
         }
+      }
+    }
+  } else {
+    setmaxnreg_inc<232>();
+    using C = Consumer<T, kBTransposed>;
+    const int consumer_thread = int(threadIdx.x) - 128, consumer = warpgroup - 1;
+    const bool warp_leader = threadIdx.x % 32 == 0;
+    typename C::Acc acc;
+    int stage = 0, phase = 0;
+    // The stage's wgmma are done: free it in every CTA of the cluster (each CTA's producer
+    // multicasts into this one's copy too).
+    auto release = [&](int s) {
+      if (!warp_leader) return;
+      if constexpr (T::CLUSTER > 1) {
+#pragma unroll
+        for (int r = 0; r < T::CLUSTER; ++r) mbarrier_arrive_cluster(smem_address(&empty[s]), r);
+      } else {
+        mbarrier_arrive(smem_address(&empty[s]));
+      }
+    };
+    while (cursor.next(plan, segment)) {
+      int previous = -1;  // the stage whose wgmma may still be reading it
+      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+        mbarrier_wait(smem_address(&full[stage]), phase);
+        wgmma_fence();
+        C::mma_k_block(acc, ring + stage * T::kStageBytes, consumer, kb == segment.kb_begin);
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
+        if (previous >= 0) release(previous);
+        previous = stage;
         if (++stage == T::STAGES) {
           stage = 0;
           phase ^= 1;
         }
       }
-    }
-    return;
-  }
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      release(previous);
 
-  setmaxnreg_inc<232>();
-  using C = Consumer<T, kBTransposed>;
-  const int consumer_thread = int(threadIdx.x) - 128, consumer = warpgroup - 1;
-  const bool warp_leader = threadIdx.x % 32 == 0;
-  typename C::Acc acc;
-  int stage = 0, phase = 0;
-  while (cursor.next(plan, segment)) {
-    int previous = -1;  // the stage whose wgmma may still be reading it
-    for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-      mbarrier_wait(smem_address(&full[stage]), phase);
-      wgmma_fence();
-      C::mma_k_block(acc, ring + stage * T::kStageBytes, consumer, kb == segment.kb_begin);
-      wgmma_commit();
-      wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
-      if (previous >= 0 && warp_leader) mbarrier_arrive(smem_address(&empty[previous]));
-      previous = stage;
-      if (++stage == T::STAGES) {
-        stage = 0;
-        phase ^= 1;
+      if (segment.contributor()) {
+        C::publish(acc, partials, flags, consumer_thread);
+        continue;
       }
+      if (segment.owner_with_fixup(plan.k_blocks))
+        C::collect(acc, plan, segment.tile, cluster, rank, partials, flags, consumer_thread);
+      schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
+      tile.m0 += rank * T::BM;
+      C::store(args, acc, tile, consumer,
+               staging + (consumer_thread / 32) * T::kStagingBytes);
     }
-    wgmma_wait<0>();
-    fence_accumulators(acc);
-    if (warp_leader) mbarrier_arrive(smem_address(&empty[previous]));
-
-    if (segment.contributor()) {
-      C::publish(acc, partials, flags, consumer_thread);
-      continue;
-    }
-    if (segment.owner_with_fixup(plan.k_blocks))
-      C::collect(acc, plan, segment.tile, partials, flags, consumer_thread);
-    C::store(args, acc, plan.coord<T::BM, T::BN>(segment.tile), consumer);
   }
+  // No CTA leaves while a peer may still arrive on its barriers.
+  if constexpr (T::CLUSTER > 1) cluster_sync();
 #endif
 }
 
@@ -509,10 +617,30 @@ inline CUtensorMap tensor_map(const void* base, int64_t rows, int64_t cols, int6
   return map;
 }
 
-// Once per device and kernel: opt in to the dynamic shared memory and count the CTAs that fit
-// on the GPU at once (SMs x occupancy: one per SM) for the persistent and stream-K grids.
+// The launch configuration of `units` plan units (clusters of T::CLUSTER CTAs).
+template <class T>
+struct LaunchConfig {
+  cudaLaunchAttribute attribute[1];
+  cudaLaunchConfig_t config{};
+  LaunchConfig(int units, cudaStream_t stream) {
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = T::CLUSTER;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.gridDim = dim3(unsigned(units) * T::CLUSTER);
+    config.blockDim = dim3(T::kThreads);
+    config.dynamicSmemBytes = size_t(T::kSmemBytes);
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+  }
+};
+
+// Once per device and kernel: opt in to the dynamic shared memory and count the clusters that fit
+// on the GPU at once (cudaOccupancyMaxActiveClusters: one CTA per SM, and a cluster's CTAs in one
+// GPC) for the persistent and stream-K grids.
 template <class T, bool kBTransposed>
-int resident_ctas() {
+int resident_clusters() {
   static std::mutex mutex;
   static std::vector<int> per_device;  // 0: not set up yet on that device
   int device = 0;
@@ -524,29 +652,27 @@ int resident_ctas() {
     const void* kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
     CHECK_CUDA(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    int sms = 0, per_sm = 0;
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
-                                                             size_t(T::kSmemBytes)));
-    if (per_sm < 1)
+    const LaunchConfig<T> launch(1, nullptr);
+    CHECK_CUDA(cudaOccupancyMaxActiveClusters(&ctas, kernel, &launch.config));
+    if (ctas < 1)
       throw Error(ExitCode::kInternal,
-                  "05_wgmma_tma: no CTA of " + std::to_string(T::kThreads) + " threads and " +
-                      std::to_string(T::kSmemBytes) + " B of shared memory fits on an SM");
-    ctas = sms * per_sm;
+                  "05_wgmma_tma: no cluster of " + std::to_string(T::CLUSTER) + " CTAs of " +
+                      std::to_string(T::kThreads) + " threads and " +
+                      std::to_string(T::kSmemBytes) + " B of shared memory fits on the GPU");
   }
   return ctas;
 }
 
 template <class T, bool kBTransposed>
 schedule::Plan plan_for(schedule::Kind kind, const GemmArgs& args, int batch) {
-  return schedule::make_plan(kind, args.m, args.n, args.k, batch, T::BM, T::BN, T::BK,
-                             resident_ctas<T, kBTransposed>());
+  return schedule::make_plan(kind, args.m, args.n, args.k, batch, T::BM * T::CLUSTER, T::BN,
+                             T::BK, resident_clusters<T, kBTransposed>());
 }
 
 template <class T, bool kBTransposed>
 int64_t workspace_streamk(const GemmArgs& args, int batch) {
   const schedule::Plan plan = plan_for<T, kBTransposed>(schedule::Kind::kStreamK, args, batch);
-  return plan.sk_tiles > 0 ? streamk_workspace_bytes<T>(plan.ctas) : 0;
+  return plan.sk_tiles > 0 ? streamk_workspace_bytes<T>(plan.ctas * T::CLUSTER) : 0;
 }
 
 template <class T, bool kBTransposed>
@@ -556,22 +682,25 @@ void run(schedule::Kind kind, const GemmArgs& args, int batch, cudaStream_t stre
   float4* partials = nullptr;
   int* flags = nullptr;
   if (plan.sk_tiles > 0) {
-    const int64_t need = streamk_workspace_bytes<T>(plan.ctas);
+    const int ctas = plan.ctas * T::CLUSTER;
+    const int64_t need = streamk_workspace_bytes<T>(ctas);
     if (workspace == nullptr || workspace_bytes < need)
       throw Error(ExitCode::kInternal, "05_wgmma_tma stream-K needs a workspace of " +
                                            std::to_string(need) + " B, got " +
                                            std::to_string(workspace_bytes));
     partials = static_cast<float4*>(workspace);
-    flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + plan.ctas * kSlotBytes<T>);
-    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(plan.ctas) * sizeof(int), stream));
+    flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + ctas * kSlotBytes<T>);
+    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas) * sizeof(int), stream));
   }
   const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, args.stride_a, batch,
                                        T::BM);
   const CUtensorMap map_b =
-      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, batch, T::BN)
+      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, batch,
+                                T::kBRowsPerCta)
                    : tensor_map(args.b, args.k, args.n, args.ldb, args.stride_b, batch, 64);
-  gemm<T, kBTransposed><<<plan.ctas, T::kThreads, T::kSmemBytes, stream>>>(map_a, map_b, args,
-                                                                           plan, partials, flags);
+  const LaunchConfig<T> launch(plan.ctas, stream);
+  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm<T, kBTransposed>, map_a, map_b, args, plan,
+                                partials, flags));
   CHECK_CUDA(cudaGetLastError());
 }
 

@@ -58,12 +58,13 @@ std::vector<Variant> make_registry() {
   v.push_back({"04_mma_pipelined", 128, 128, 64, Schedule::kStreamK, 8 * 32, kOldestShippedSm, 0,
                mma_smem_bytes(128, 128, 64, 3)});
   // 05_wgmma_tma.cuh: 3 warpgroups (a producer, two consumers); all dynamic shared memory: 256 B
-  // of mbarriers, 1 KiB to align the ring, the ring of STAGES x (128 x 64 + 64 x BN) bf16;
+  // of mbarriers, the epilogue's staging buffers (16 x 128 bf16 per consumer warp), 1 KiB to
+  // align the ring, the ring of STAGES x (128 x 64 + 64 x BN) bf16;
   // 128x128 with 6 stages, 128x256 with 4. One kernel serves all three schedules.
   for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent, Schedule::kStreamK})
     for (const auto& [bn, stages] : {std::pair{128, 6}, std::pair{256, 4}})
       v.push_back({"05_wgmma_tma", 128, bn, 64, schedule, 3 * 128, kSm90a, 0,
-                   256 + 1024 + mma_smem_bytes(128, bn, 64, stages), kSm90a});
+                   256 + 8 * 16 * 128 * 2 + 1024 + mma_smem_bytes(128, bn, 64, stages), kSm90a});
   return v;
 }
 

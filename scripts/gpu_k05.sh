@@ -12,9 +12,12 @@ DB="$OUT/k05.db"
   timeout 180 build/shapescope_gpu_tests --gtest_filter='*05_wgmma*' > "$OUT/k05_tests.txt" 2>&1
   echo "exit $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|first:|registers/thread" "$OUT/k05_tests.txt" | cut -c1-300 | head -40
+  echo "\$ compute-sanitizer --tool memcheck (05)"
+  timeout 240 compute-sanitizer --tool memcheck build/shapescope_gpu_tests --gtest_filter='Registry/CustomKernelTest.MatchesCublas*05_wgmma*' > "$OUT/k05_memcheck.txt" 2>&1
+  echo "exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED|Invalid" "$OUT/k05_memcheck.txt" | head -8
   for layout in nn nt; do
-    echo "\$ shapescope sweep --n 4096 --layout $layout --backend cublas,custom:05_wgmma_tma,custom:04_mma_pipelined:128x128"
-    timeout 150 $S sweep --n 4096 --layout $layout --backend cublas,custom:05_wgmma_tma,custom:04_mma_pipelined:128x128 --db "$DB" 2>&1 | grep -vE "^\s*$" | cut -c1-200
+    echo "\$ shapescope sweep --n 4096 --layout $layout --backend cublas,custom:05_wgmma_tma --samples 20"
+    timeout 150 $S sweep --n 4096 --layout $layout --backend cublas,custom:05_wgmma_tma --samples 20 --db "$DB" 2>&1 | grep -vE "^\s*$" | cut -c1-200
   done
 } > "$OUT/k05.txt" 2>&1
 cat "$OUT/k05.txt"
