@@ -11,32 +11,46 @@
 //                    one's stage is released). TMA computes the addresses, handles the edges
 //                    (it zero-fills whatever lies outside M, N or K) and writes the 128-byte
 //                    swizzle that wgmma reads without bank conflicts. 04's loader, swizzle code
-//                    and ldmatrix are gone.
+//                    and ldmatrix are gone. The 128x128 tile runs as a cluster of 2 CTAs
+//                    stacked along M that share B: each loads half of B's K-block and TMA
+//                    multicasts it into both CTAs' rings (a stage is free only when the consumers
+//                    of both have released it). The epilogue goes through shared memory so that
+//                    C is written in 16-byte pieces of whole rows.
 //   block tile:      BM x BN x BK = 128 x 128 x 64 and 128 x 256 x 64
 //   warp tile:       warpgroup tile 64 x BN: consumer warpgroup w computes rows 64w .. 64w + 63
 //                    with wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
 //   threads:         384 = 3 warpgroups: warpgroup 0 produces (one thread issues every TMA; the
 //                    group gives up registers with setmaxnreg.dec to 40), warpgroups 1 and 2
 //                    consume (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536)
-//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB): 192 KiB of the 227 KiB
-//                    a CTA may have, so one CTA per SM; the producer runs up to STAGES K-blocks
+//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB): 192 KiB, so one CTA
+//                    per SM; the producer runs up to STAGES K-blocks
 //                    ahead, across tiles and segments, so the next tile's loads are in flight
 //                    during this tile's epilogue
-//   schedule:        one kernel for all three; kernels/schedule.cuh's plan decides. dp: a CTA
-//                    per tile (1D grid). persistent: SMs CTAs loop over the tiles. streamk: the
-//                    hybrid (the partial last wave and one full wave split by K-blocks over the
-//                    SMs, then whole tiles); partials go to a per-CTA workspace slot of BM x BN
-//                    fp32, published and collected with flags as schedule.cuh describes.
-//   shared memory:   dynamic: the mbarriers (256 B), then STAGES x (BM x BK + BK x BN) bf16
+//   schedule:        one kernel for all three; kernels/schedule.cuh's plan decides, in units of
+//                    clusters (128x128: 2 CTAs, plan tiles of 256 x 128; 128x256: 1). dp: one
+//                    unit per tile (1D grid). persistent: as many units as fit at once
+//                    (cudaOccupancyMaxActiveClusters) loop over the tiles. streamk: the hybrid
+//                    (the partial last wave and one full wave split by K-blocks over the units,
+//                    then whole tiles); each CTA's partial goes to its own workspace slot of
+//                    BM x BN fp32, published and collected with flags as schedule.cuh describes
+//                    (an owner CTA of rank r collects from the rank-r CTAs of later clusters).
+//                    With the 128x128 pair an odd number of 128-row tiles leaves the last
+//                    pair's second CTA with nothing inside M: it still loads its half of B.
+//   shared memory:   dynamic: the mbarriers (256 B), the epilogue's staging buffers (16 x 128
+//                    bf16 per consumer warp, 32 KiB), then STAGES x (BM x BK + BK x BN) bf16
 //                    aligned up to 1024 B (the 128-byte swizzle repeats every 8 rows of 128 B;
-//                    1 KiB is reserved for that)
+//                    1 KiB is reserved for that): 225.25 KiB of the 227 KiB a CTA may have
 //   requirements:    sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are
 //                    architecture-specific, the sm_90a code does not run on 10.0 or later, and the
 //                    sm_80 build compiles this kernel to nothing). bf16, nn and nt, any M, N, K
 //                    >= 1 (TMA zero-fills past the edges; C stores are bounds-checked). TMA needs
 //                    16-byte aligned rows and base addresses: lda, ldb and the offsets of A and B
 //                    multiples of 8 elements, as 04. Any ldc. tiles x batch < 2^31.
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2): see the README's table.
+//   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 8 B
+//                    (ptxas -v, CUDA 13.0), outside the K-loop
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
+//   run, power-capped at ~1500 MHz): 128x256 persistent 642.4 of 661.1 TFLOP/s = 97.2 % (nn),
+//   649.1 of 664.1 = 97.7 % (nt); 128x128 persistent 93.6 % (nn). The README has the full table.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
