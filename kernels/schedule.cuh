@@ -121,7 +121,10 @@ class Cursor {
     if (pos_ < end_) {
       s.tile = int(pos_ / plan.k_blocks);
       s.kb_begin = int(pos_ % plan.k_blocks);
-      s.kb_end = int(std::min<int64_t>(plan.k_blocks, s.kb_begin + (end_ - pos_)));
+      // Not std::min: a host function, which device code may call only with
+      // --expt-relaxed-constexpr (nvcc warns otherwise).
+      const int64_t left = end_ - pos_;
+      s.kb_end = left < plan.k_blocks - s.kb_begin ? s.kb_begin + int(left) : plan.k_blocks;
       pos_ += s.kb_end - s.kb_begin;
       return true;
     }
