@@ -45,23 +45,24 @@ namespace rb = register_blocked;
 namespace mp = mma_pipelined;
 
 constexpr Schedule kDp = Schedule::kDataParallel;
-constexpr Schedule kPersistent = Schedule::kPersistent;
 
-// 04_mma_pipelined's row for tiling T and a schedule: nn and nt.
-template <class T, bool kIsPersistent>
+// 04_mma_pipelined's row for tiling T and schedule dp or persistent: nn and nt.
+template <class T, schedule::Kind kKind>
 Entry mma_pipelined_entry() {
+  constexpr mp::Grid kGrid = mp::kGridOf<kKind>;
   return {"04_mma_pipelined",
           T::BM,
           T::BN,
-          kIsPersistent ? kPersistent : kDp,
-          mp::launch<T, false, kIsPersistent>,
-          mp::launch<T, true, kIsPersistent>,
-          address(mp::gemm<T, false, kIsPersistent>),
-          address(mp::gemm<T, true, kIsPersistent>),
+          kKind == schedule::Kind::kPersistent ? Schedule::kPersistent : kDp,
+          mp::launch<T, false, kKind>,
+          mp::launch<T, true, kKind>,
+          address(mp::gemm<T, false, kGrid>),
+          address(mp::gemm<T, true, kGrid>),
           T::kSmemBytes};
 }
 
-// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace.
+// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace. The kernel is
+// persistent's; the plan differs.
 template <class T>
 Entry mma_pipelined_streamk_entry() {
   return {"04_mma_pipelined",
@@ -70,8 +71,8 @@ Entry mma_pipelined_streamk_entry() {
           Schedule::kStreamK,
           nullptr,
           nullptr,
-          address(mp::gemm_streamk<T, false>),
-          address(mp::gemm_streamk<T, true>),
+          address(mp::gemm<T, false, mp::Grid::kPlan>),
+          address(mp::gemm<T, true, mp::Grid::kPlan>),
           T::kSmemBytes,
           mp::launch_streamk<T, false>,
           mp::launch_streamk<T, true>,
@@ -93,12 +94,12 @@ const Entry kEntries[] = {
     {"03_register_blocked", 64, 64, kDp, rb::launch<64, 64, 16, 4, 4, false>,
      rb::launch<64, 64, 16, 4, 4, true>, address(rb::gemm<64, 64, 16, 4, 4, false>),
      address(rb::gemm<64, 64, 16, 4, 4, true>), 0},
-    mma_pipelined_entry<mp::Tile64x64, false>(),
-    mma_pipelined_entry<mp::Tile128x128, false>(),
-    mma_pipelined_entry<mp::Tile128x256, false>(),
-    mma_pipelined_entry<mp::Tile64x64, true>(),
-    mma_pipelined_entry<mp::Tile128x128, true>(),
-    mma_pipelined_entry<mp::Tile128x256, true>(),
+    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kPersistent>(),
     mma_pipelined_streamk_entry<mp::Tile128x128>(),
 };
 

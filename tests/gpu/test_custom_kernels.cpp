@@ -172,6 +172,9 @@ const Shape kShapes[] = {
     // Stream-K: few tiles and many K-blocks, so that tiles are split among many CTAs (one 128 x
     // 128 tile of 160 K-blocks: up to 160 CTAs on one tile), and an uneven split over several.
     {100, 120, 10200, 0, 0, 1, 8}, {300, 260, 4100, 0, 8, 1, 8},
+    // Stream-K's hybrid with whole tiles after the split ones (more than 2 waves): on 132 SMs
+    // 600 tiles of 128 x 128 on 264 CTAs.
+    {520, 520, 1000, 0, 0, 24, 8},
 };
 
 // (variant key, layout name): strings, so that ctest and gtest print them.
