@@ -8,26 +8,26 @@
 //                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
 //                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
 //                    Persistent and stream-K schedules next to the data-parallel one.
-//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64
-//   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4)
-//   threads:         128, 256, 256
-//   stages:          4 (64x64) or 3 (128x128, 128x256: BK = 64 halves the barriers per FLOP, and
+//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64, 256 x 128 x 64
+//   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4; 4 x 2)
+//   threads:         128, 256, 256, 256
+//   stages:          4 (64x64) or 3 (the others: BK = 64 halves the barriers per FLOP, and
 //                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
 //                    while K-block i is computed, the next STAGES - 1 are (being) loaded
 //   schedule:        kernels/schedule.cuh plans the 1D grids and numbers the tiles (along N, then
 //                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
 //                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
 //                    c, c + G, ...
-//                    streamk (128x128 only): schedule.cuh's hybrid, "DP + one-tile SK" (Osama et
-//                    al., "Stream-K", PPoPP 2023, section 5). G = SMs x resident CTAs per SM. The
-//                    partial last wave and the full wave before it (all tiles when there are
-//                    fewer than 2G) are split evenly over the G CTAs by MAC-iterations (one
-//                    K-block of one tile); the other tiles are whole, as in persistent. Every CTA
-//                    does the same work and each split tile has one contributor besides its owner
-//                    (two or more only with fewer tiles than G). Plain stream-K, every tile split
-//                    over all CTAs (what 04 first shipped), paid a fixup on every tile: on an
-//                    H200 it ran 317.4 TFLOP/s at 4096^3 against 365.5 for dp and recovered a
-//                    median 4 % of the wave loss.
+//                    streamk: schedule.cuh's hybrid, "DP + one-tile SK" (Osama et al., "Stream-K",
+//                    PPoPP 2023, section 5). G = SMs x resident CTAs per SM. The partial last wave
+//                    and the full wave before it (all tiles when there are fewer than 2G) are
+//                    split evenly over the G CTAs by MAC-iterations (one K-block of one tile);
+//                    the other tiles are whole, as in persistent. Every CTA does the same work
+//                    and each split tile has one contributor besides its owner (two or more only
+//                    with fewer tiles than G). Plain stream-K, every tile split over all CTAs (what
+//                    04 first shipped), paid a fixup on every tile: on an H200 it ran 317.4
+//                    TFLOP/s at 4096^3 against 365.5 for dp and recovered a median 4 % of the
+//                    wave loss.
 //                    One kernel runs persistent and streamk; the plan decides. CTA blockIdx.x walks
 //                    its segments (a run of K-blocks of one tile, schedule::Cursor), and the
 //                    pipeline runs on across them: the loader walks the segments on its own,
@@ -58,16 +58,18 @@
 //                    + x: coalesced stores and loads), then G int flags. launch() zeroes the
 //                    flags with cudaMemsetAsync on the launch's stream before the kernel (a
 //                    memset node inside graph captures), so every replay starts clean. On an
-//                    H200 (132 SMs): 264 CTAs (2 per SM) x 64 KiB = 16.5 MiB, in the sweep's 32
-//                    MiB workspace. Per-CTA flags need only G x 4 B where per-tile counters would
-//                    grow with the tiles. Cost over persistent: one 4-byte memset node per
-//                    launch, and per split tile 64 KiB written and read through L2 per
-//                    contributor.
-//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96 and 144 KiB (one
+//                    H200 (132 SMs): 64x64 528 CTAs (4 per SM) x 16 KiB = 8.3 MiB; 128x128 264 x
+//                    64 KiB, 128x256 and 256x128 132 x 128 KiB = 16.5 MiB. Shared memory caps
+//                    the CTAs per SM at 6, 2, 1 and 1, so no 132-SM GPU needs more than 16.5 MiB:
+//                    all fit the sweep's 32 MiB workspace. Per-CTA flags need only G x 4 B where
+//                    per-tile counters would grow with the tiles. Cost over persistent: one
+//                    4-byte memset node per launch, and per split tile BM x BN x 4 B written and
+//                    read through L2 per contributor.
+//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB (one
 //                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
 //   registers:       ptxas -v (CUDA 13.0, sm_90a and sm_80), no spills: dp 94-96, 122-128,
-//                    218-228; the persistent and stream-K kernel 116-119, 125-128, 241-246
-//                    (64x64 still 4 CTAs/SM). 128x128 is capped at 128 by
+//                    218-228, 218-226; the persistent and stream-K kernel 116-119, 125-128,
+//                    241-246, 241-244 (64x64 still 4 CTAs/SM). 128x128 is capped at 128 by
 //                    __launch_bounds__ for 2 CTAs/SM, and the segment walk fits only because the
 //                    cursors hold four ints each and divide nothing (schedule.cuh), the loader
 //                    recomputes its row strides, and add_partial() adds one row at a time.
@@ -81,8 +83,8 @@
 //                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
 //   run): 128x128 dp 351.0 TFLOP/s of 746.4 = 47.0 %, 128x256 dp 335.9 = 45.0 % (BK = 64); 64x64 dp
-//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target. Not measured yet: the hybrid
-//   stream-K.
+//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target. Not measured yet: 256x128, and the
+//   hybrid stream-K.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -90,14 +92,14 @@
 //     16 x WN bf16 for (WM/16) x (WN/8) mma of 4096 flops: 64 x 64 is 4 KiB for 131 kflop =
 //     32 flop/B, so 128 B/clk carry 4096 flop/clk, the tensor cores' whole rate; 64 x 32 gets
 //     21 flop/B (~700 TFLOP/s on 132 SMs), 32 x 32 16 flop/B. Hence 64 x 64 warp tiles for the
-//     big tile, and 8 warps of them make 128 x 256.
+//     big tiles, and 8 warps of them make 128 x 256 or 256 x 128.
 //   - L2 -> SM: per K-block a CTA loads (BM + BN) x BK x 2 B for 2 x BM x BN x BK flops: 85
 //     flop/B at 128 x 256, 64 at 128 x 128. 400 TFLOP/s at 85 flop/B is 4.7 TB/s from L2, and
 //     A and B of a 4096^3 problem (64 MiB) stay mostly L2-resident because the CTAs running at
 //     once share rows of A and all of B.
 //   - Registers: 64 x 64 fp32 accumulators are 128 per thread, plus 32 for one k16 step's
-//     fragments: the 128 x 256 tile runs one CTA (8 warps) per SM; 128 x 128 (64 accumulators)
-//     is held to 128 registers by __launch_bounds__ so that two CTAs fit.
+//     fragments: the 128 x 256 and 256 x 128 tiles run one CTA (8 warps) per SM; 128 x 128 (64
+//     accumulators) is held to 128 registers by __launch_bounds__ so that two CTAs fit.
 //   - Issue slots: per K-block a warp of the 128 x 256 tile issues 64 mma, 16 ldmatrix and
 //     ~60 instructions for its 6 cp.async a thread (one pointer and row mask per operand, set
 //     up once per tile); the 2 warps of a sub-core keep its tensor core busy for ~128 mma x
@@ -234,11 +236,11 @@ struct Tiling {
                 "Hopper gives a CTA at most 227 KiB of shared memory (Ampere A100: 163 KiB)");
 };
 
-// The registered tiles (launch.cu instantiates each for nn and nt, dp and persistent; 128x128
-// also streamk).
+// The registered tiles (launch.cu instantiates each for nn and nt, dp, persistent and streamk).
 using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
 using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
 using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
+using Tile256x128 = Tiling<256, 128, 64, 64, 64, 3, 1>;
 
 using schedule::TileCoord;
 

@@ -97,10 +97,15 @@ const Entry kEntries[] = {
     mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kDataParallel>(),
     mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kDataParallel>(),
     mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kDataParallel>(),
     mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kPersistent>(),
     mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kPersistent>(),
     mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kPersistent>(),
+    mma_pipelined_streamk_entry<mp::Tile64x64>(),
     mma_pipelined_streamk_entry<mp::Tile128x128>(),
+    mma_pipelined_streamk_entry<mp::Tile128x256>(),
+    mma_pipelined_streamk_entry<mp::Tile256x128>(),
 };
 
 const Entry& entry_for(const Variant& v) {

@@ -173,7 +173,8 @@ const Shape kShapes[] = {
     // 128 tile of 160 K-blocks: up to 160 CTAs on one tile), and an uneven split over several.
     {100, 120, 10200, 0, 0, 1, 8}, {300, 260, 4100, 0, 8, 1, 8},
     // Stream-K's hybrid with whole tiles after the split ones (more than 2 waves): on 132 SMs
-    // 600 tiles of 128 x 128 on 264 CTAs.
+    // 600 tiles of 128 x 128 on 264 CTAs, 360 of 128 x 256 and 256 x 128 on 132, 1944 of 64 x 64
+    // on 528.
     {520, 520, 1000, 0, 0, 24, 8},
 };
 
