@@ -8,58 +8,71 @@
 //                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
 //                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
 //                    Persistent and stream-K schedules next to the data-parallel one.
-//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64
-//   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4)
-//   threads:         128, 256, 256
-//   stages:          4 (64x64) or 3 (128x128, 128x256: BK = 64 halves the barriers per FLOP, and
+//   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64, 256 x 128 x 64
+//   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4; 4 x 2)
+//   threads:         128, 256, 256, 256
+//   stages:          4 (64x64) or 3 (the others: BK = 64 halves the barriers per FLOP, and
 //                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
 //                    while K-block i is computed, the next STAGES - 1 are (being) loaded
-//   schedule:        dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
-//                    persistent: grid = min(tiles, SMs x resident CTAs per SM); CTA i computes
-//                    tiles i, i + grid, ... (numbered along N, then M, then batch), and its
-//                    pipeline runs on from one tile's last K-blocks into the next tile's first,
-//                    so the next tile's loads are in flight during this tile's epilogue.
-//                    streamk (128x128 only; Osama et al., "Stream-K", PPoPP 2023): grid G =
-//                    min(SMs x resident CTAs per SM, iterations), where the iterations are the
-//                    tiles x k_blocks MAC-iterations (one K-block of one tile; tiles numbered as
-//                    persistent, batch included), tile-major. CTA c runs iterations [c x total /
-//                    G, (c + 1) x total / G), tile segment by tile segment, with the pipeline
-//                    running on across tiles as in persistent. A segment that covers its whole
-//                    tile stores C as dp does. Fixup otherwise: the tile's OWNER is the CTA that
-//                    computes its first K-block (lowest iteration). Every other contributor
-//                    starts inside the tile, so the tile is the FIRST segment of its range: it
-//                    writes its fp32 accumulators to its own workspace slot, then __threadfence,
+//   schedule:        kernels/schedule.cuh plans the 1D grids and numbers the tiles (along N, then
+//                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
+//                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
+//                    c, c + G, ...
+//                    streamk: schedule.cuh's hybrid, "DP + one-tile SK" (Osama et al., "Stream-K",
+//                    PPoPP 2023, section 5). G = SMs x resident CTAs per SM. The partial last wave
+//                    and the full wave before it (all tiles when there are fewer than 2G) are
+//                    split evenly over the G CTAs by MAC-iterations (one K-block of one tile);
+//                    the other tiles are whole, as in persistent. Every CTA does the same work
+//                    and each split tile has one contributor besides its owner (two or more only
+//                    with fewer tiles than G). Plain stream-K, every tile split over all CTAs (what
+//                    04 first shipped), paid a fixup on every tile: on an H200 it ran 317.4
+//                    TFLOP/s at 4096^3 against 365.5 for dp and recovered a median 4 % of the
+//                    wave loss.
+//                    One kernel runs persistent and streamk; the plan decides. CTA blockIdx.x walks
+//                    its segments (a run of K-blocks of one tile, schedule::Cursor), and the
+//                    pipeline runs on across them: the loader walks the segments on its own,
+//                    STAGES - 1 K-blocks ahead, so the next segment's loads are in flight during
+//                    this one's epilogue and fixup. A segment may start inside its tile
+//                    (Loader::skip). A segment that covers its whole tile stores C as dp does.
+//                    Fixup of a split tile: its OWNER is the CTA whose range holds the tile's
+//                    first K-block. Every other contributor starts inside the tile, so the tile
+//                    is the FIRST segment of its range (Segment::contributor()): it writes its
+//                    fp32 accumulators to its own workspace slot, then __threadfence,
 //                    __syncthreads and st.release.gpu of its flag. The owner reaches the tile at
-//                    the END of its range (it ends inside the tile). It takes CTAs c + 1, c + 2, ...
-//                    while they begin before the tile's end, spins (thread 0, ld.acquire.gpu,
-//                    then __syncthreads) on each one's flag, adds its slot (ld.global.cg), and
-//                    stores C. So a CTA writes at most one slot (one per CTA, not per segment).
-//                    Contributors publish at the start of their ranges and owners wait at the
-//                    end of theirs, so the waits are short.
+//                    the END of its stream-K range (Segment::owner_with_fixup()): for CTAs c + 1,
+//                    c + 2, ... while schedule::contributes(), thread 0 spins on the flag
+//                    (ld.acquire.gpu), __syncthreads, and every thread adds its share of the slot
+//                    (ld.global.cg); then it stores C. So a CTA writes at most one slot.
+//                    Contributors publish at the start of their ranges and owners wait at the end
+//                    of theirs, so the waits are short.
 //                    Deadlock: an owner spins on higher-numbered CTAs, so all G CTAs must be
-//                    resident at once. G is capped at the occupancy count
-//                    (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), so they are, as
-//                    long as nothing else occupies the GPU (no concurrent kernels or MPS
-//                    clients; shapescope runs one kernel at a time). The launch is not
-//                    cooperative, so CUDA does not guarantee co-residency. No CTA waits before it
-//                    has published its own partial, so there is no cycle. G <= iterations gives
-//                    every CTA a non-empty range, so every counted contributor does publish.
+//                    resident at once. G is the occupancy count
+//                    (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), so they are, as long
+//                    as nothing else occupies the GPU (no concurrent kernels or MPS clients;
+//                    shapescope runs one kernel at a time). The launch is not cooperative, so
+//                    CUDA does not guarantee co-residency. No CTA waits before it has published
+//                    its own partial, so there is no cycle; every CTA's range is non-empty, so
+//                    every counted contributor does publish.
 //                    Workspace (launch()'s, 16-byte aligned): G slots of BM x BN fp32 (each
 //                    thread's fragments, float4 (i, j) of thread x at (i x kMmaN + j) x kThreads
 //                    + x: coalesced stores and loads), then G int flags. launch() zeroes the
 //                    flags with cudaMemsetAsync on the launch's stream before the kernel (a
-//                    memset node inside graph captures), so every replay starts clean.
-//                    128x128 on an H200: G = 132 x 2 = 264; 264 x (64 KiB + 4 B) = 16.5 MiB, in
-//                    the sweep's 32 MiB workspace. A slot per (CTA, first/last segment) would
-//                    need 33 MiB, and a per-tile counter region grows with the tiles; per-CTA
-//                    flags need only G x 4 B. A100: 108 x 1 CTA (96 KiB of smem) = 6.8 MiB.
-//                    Cost over persistent: one 4-byte memset node per launch, and per split
-//                    tile 64 KiB written and read through L2 per contributor.
-//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96 and 144 KiB (one
+//                    memset node inside graph captures), so every replay starts clean. On an
+//                    H200 (132 SMs): 64x64 528 CTAs (4 per SM) x 16 KiB = 8.3 MiB; 128x128 264 x
+//                    64 KiB, 128x256 and 256x128 132 x 128 KiB = 16.5 MiB. Shared memory caps
+//                    the CTAs per SM at 6, 2, 1 and 1, so no 132-SM GPU needs more than 16.5 MiB:
+//                    all fit the sweep's 32 MiB workspace. Per-CTA flags need only G x 4 B where
+//                    per-tile counters would grow with the tiles. Cost over persistent: one
+//                    4-byte memset node per launch, and per split tile BM x BN x 4 B written and
+//                    read through L2 per contributor.
+//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB (one
 //                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
-//   registers:       ~106, 128 (capped by __launch_bounds__ for 2 CTAs/SM), ~235: no spills
-//                    (ptxas -v, CUDA 13.0, sm_90a and sm_80). streamk 128x128: 128, no spills
-//                    on sm_90a; nn on sm_80 spills 16 B (a stack frame of 16 B).
+//   registers:       ptxas -v (CUDA 13.0, sm_90a and sm_80), no spills: dp 94-96, 122-128,
+//                    218-228, 218-226; the persistent and stream-K kernel 116-119, 125-128,
+//                    241-246, 241-244 (64x64 still 4 CTAs/SM). 128x128 is capped at 128 by
+//                    __launch_bounds__ for 2 CTAs/SM, and the segment walk fits only because the
+//                    cursors hold four ints each and divide nothing (schedule.cuh), the loader
+//                    recomputes its row strides, and add_partial() adds one row at a time.
 //   requirements:    bf16, layouts nn and nt, cc >= 8.0 (cp.async, bf16 mma). lda, ldb and the
 //                    offsets of A and B multiples of 8 elements: cp.async moves aligned 16-byte
 //                    chunks (the buffers themselves are cudaMalloc'ed, 256-byte aligned). Any M,
@@ -67,15 +80,11 @@
 //                    are zero-filled through cp.async's src-size, so nothing past the matrix is
 //                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
 //                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
-//                    streamk: tiles x batch < 2^31 (streamk's iteration indices are int64).
+//                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
 //   run): 128x128 dp 351.0 TFLOP/s of 746.4 = 47.0 %, 128x256 dp 335.9 = 45.0 % (BK = 64); 64x64 dp
-//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target.
-//   stream-K 128x128 (correct on every test and sweep point, but slow): 317.4 TFLOP/s at 4096^3
-//   against 365.5 for dp in the same run, and it recovers little of the data-parallel wave loss
-//   (2112: 236.2 against dp's 222.7; median -4 % of the loss where the last wave is < 1/4 full).
-//   Every CTA's range starts and ends inside tiles, so every tile pays a fixup; the hybrid the
-//   paper recommends (data-parallel full waves, stream-K only for the last one) is the next step.
+//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target. Not measured yet: 256x128, and the
+//   hybrid stream-K.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -83,17 +92,17 @@
 //     16 x WN bf16 for (WM/16) x (WN/8) mma of 4096 flops: 64 x 64 is 4 KiB for 131 kflop =
 //     32 flop/B, so 128 B/clk carry 4096 flop/clk, the tensor cores' whole rate; 64 x 32 gets
 //     21 flop/B (~700 TFLOP/s on 132 SMs), 32 x 32 16 flop/B. Hence 64 x 64 warp tiles for the
-//     big tile, and 8 warps of them make 128 x 256.
+//     big tiles, and 8 warps of them make 128 x 256 or 256 x 128.
 //   - L2 -> SM: per K-block a CTA loads (BM + BN) x BK x 2 B for 2 x BM x BN x BK flops: 85
 //     flop/B at 128 x 256, 64 at 128 x 128. 400 TFLOP/s at 85 flop/B is 4.7 TB/s from L2, and
 //     A and B of a 4096^3 problem (64 MiB) stay mostly L2-resident because the CTAs running at
 //     once share rows of A and all of B.
 //   - Registers: 64 x 64 fp32 accumulators are 128 per thread, plus 32 for one k16 step's
-//     fragments: the 128 x 256 tile runs one CTA (8 warps) per SM; 128 x 128 (64 accumulators)
-//     is held to 128 registers by __launch_bounds__ so that two CTAs fit.
+//     fragments: the 128 x 256 and 256 x 128 tiles run one CTA (8 warps) per SM; 128 x 128 (64
+//     accumulators) is held to 128 registers by __launch_bounds__ so that two CTAs fit.
 //   - Issue slots: per K-block a warp of the 128 x 256 tile issues 64 mma, 16 ldmatrix and
-//     ~60 instructions for its 6 cp.async a thread (one pointer, stride and row mask per operand,
-//     set up once per tile); the 2 warps of a sub-core keep its tensor core busy for ~128 mma x
+//     ~60 instructions for its 6 cp.async a thread (one pointer and row mask per operand, set
+//     up once per tile); the 2 warps of a sub-core keep its tensor core busy for ~128 mma x
 //     ~7 cycles, ~900 cycles, against ~300 issue slots.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type";
@@ -133,6 +142,7 @@
 
 #include "common/error.hpp"
 #include "kernels/01_naive.cuh"
+#include "kernels/schedule.cuh"
 
 namespace shapescope::kernels::mma_pipelined {
 
@@ -226,21 +236,25 @@ struct Tiling {
                 "Hopper gives a CTA at most 227 KiB of shared memory (Ampere A100: 163 KiB)");
 };
 
-// The registered tiles (launch.cu instantiates each for nn and nt, dp and persistent; 128x128
-// also streamk).
+// The registered tiles (launch.cu instantiates each for nn and nt, dp, persistent and streamk).
 using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
 using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
 using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
+using Tile256x128 = Tiling<256, 128, 64, 64, 64, 3, 1>;
 
-// One output tile: its first row and column and its matrix of the batch.
-struct TileCoord {
-  int m0, n0, batch;
-};
+using schedule::TileCoord;
+
+// Stream-K's workspace slot of one CTA: its partial accumulators, BM x BN fp32.
+template <class T>
+constexpr int64_t kStreamKSlotBytes = int64_t(T::BM) * T::BN * 4;
 
 // The cp.async side of a thread: its 16-byte chunks of A and B in the tile being loaded, walked
 // K-block by K-block. Every chunk of a thread has the same column (kThreads is a multiple of the
 // chunks per row) and its rows are kRowsStep apart, so one pointer, one stride and a bit mask of
 // rows inside the matrix describe them all; per K-block only the K (nn's B: k-row) bound moves.
+// The strides (kRowsStep x lda, ldb) are recomputed from the kernel's parameters at each use
+// rather than held: the persistent and stream-K kernel needs those 4 registers for its segment
+// walk (ptxas -v: 128x128 spilled with them).
 template <class T, bool kBTransposed>
 struct Loader {
   static constexpr int kRowsStepK = T::kThreads / T::kChunksK;  // A and nt's B: rows of m or n
@@ -254,7 +268,6 @@ struct Loader {
 
   const __nv_bfloat16* a;  // this thread's first chunk of A in the next K-block
   const __nv_bfloat16* b;  // and of B
-  int64_t a_step, b_step;  // elements between this thread's chunks (kRowsStep rows)
   int k_left;              // K minus the first k of the next K-block
   uint32_t a_rows;         // bit i: chunk i's row of A is inside M
   uint32_t b_rows;         // nt: bit i: chunk i's row of B^T is inside N
@@ -272,7 +285,6 @@ struct Loader {
   __device__ __forceinline__ void start(const GemmArgs& args, const TileCoord& tile) {
     const int m = tile.m0 + row();
     a = args.a + tile.batch * args.stride_a + int64_t(m) * args.lda + column() * 8;
-    a_step = int64_t(kRowsStepK) * args.lda;
     a_rows = 0;
 #pragma unroll
     for (int i = 0; i < T::kLoadsA; ++i) a_rows |= uint32_t(m + i * kRowsStepK < args.m) << i;
@@ -290,7 +302,6 @@ struct Loader {
       b_rows = 0;
       b_cols = min(max(args.n - n, 0), 8);
     }
-    b_step = int64_t(kRowsStepB) * args.ldb;
     k_left = args.k;
   }
 
@@ -314,7 +325,8 @@ struct Loader {
 #pragma unroll
     for (int i = 0; i < T::kLoadsA; ++i) {
       const int bytes = (a_rows >> i & 1) ? a_bytes : 0;
-      cp_async_16(a_dst + i * kRowsStepK * T::BK * 2, bytes > 0 ? a + i * a_step : args.a, bytes);
+      cp_async_16(a_dst + i * kRowsStepK * T::BK * 2,
+                  bytes > 0 ? a + i * kRowsStepK * args.lda : args.a, bytes);
     }
     const uint32_t b_stage = stage + T::kABytes;
     if constexpr (kBTransposed) {
@@ -322,8 +334,8 @@ struct Loader {
 #pragma unroll
       for (int i = 0; i < T::kLoadsB; ++i) {
         const int bytes = (b_rows >> i & 1) ? a_bytes : 0;
-        cp_async_16(b_dst + i * kRowsStepB * T::BK * 2, bytes > 0 ? b + i * b_step : args.b,
-                    bytes);
+        cp_async_16(b_dst + i * kRowsStepB * T::BK * 2,
+                    bytes > 0 ? b + i * kRowsStepB * args.ldb : args.b, bytes);
       }
       b += T::BK;
     } else {
@@ -331,8 +343,8 @@ struct Loader {
 #pragma unroll
       for (int i = 0; i < T::kLoadsB; ++i) {
         const int bytes = b_row() + i * kRowsStepB < k_left ? b_cols * 2 : 0;
-        cp_async_16(b_dst + i * kRowsStepB * T::BN * 2, bytes > 0 ? b + i * b_step : args.b,
-                    bytes);
+        cp_async_16(b_dst + i * kRowsStepB * T::BN * 2,
+                    bytes > 0 ? b + i * kRowsStepB * args.ldb : args.b, bytes);
       }
       b += int64_t(T::BK) * args.ldb;
     }
@@ -417,237 +429,174 @@ struct Cta {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
   }
-};
 
-// The CTA's tiles as a list: dp has one (from blockIdx); persistent has blockIdx.x, + gridDim.x,
-// ... of the tiles numbered along N, then M, then batch.
-template <class T, bool kPersistent>
-struct TileList {
-  int tiles_n = 0, tiles_m = 0, count = 0;
-
-  __device__ __forceinline__ TileList(const GemmArgs& args, int batch) {
-    tiles_n = (args.n + T::BN - 1) / T::BN;
-    tiles_m = (args.m + T::BM - 1) / T::BM;
-    if constexpr (kPersistent) {
-      const int total = tiles_n * tiles_m * batch;  // < 2^31: unsupported() checks
-      count = (total - int(blockIdx.x) + int(gridDim.x) - 1) / int(gridDim.x);
-    } else {
-      count = 1;
-    }
-  }
-
-  __device__ __forceinline__ TileCoord operator[](int i) const {
-    if constexpr (kPersistent) {
-      int t = int(blockIdx.x) + i * int(gridDim.x);
-      const int n = t % tiles_n;
-      t /= tiles_n;
-      return {t % tiles_m * T::BM, n * T::BN, t / tiles_m};
-    } else {
-      return {int(blockIdx.y) * T::BM, int(blockIdx.x) * T::BN, int(blockIdx.z)};
-    }
-  }
-};
-
-template <class T, bool kBTransposed, bool kPersistent>
-__global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
-    gemm(GemmArgs args, int batch) {
-  extern __shared__ __align__(128) unsigned char mma_pipelined_smem[];
-  using C = Cta<T, kBTransposed>;
-  const uint32_t smem = smem_address(mma_pipelined_smem);
-  const int warp = int(threadIdx.x) / 32;
-  const int warp_m0 = warp / T::kWarpsN * T::WM, warp_n0 = warp % T::kWarpsN * T::WN;
-
-  const TileList<T, kPersistent> tiles(args, batch);
-  const int k_blocks = (args.k + T::BK - 1) / T::BK;
-  // The pipeline runs over the CTA's (tile, K-block) pairs in order; the loader works STAGES - 1
-  // pairs ahead of the consumer, into the next tile when this one's K-blocks are all issued.
-  int load_tile = 0, load_kb = 0, load_stage = 0;
-  Loader<T, kBTransposed> loader;
-  loader.start(args, tiles[0]);
-  auto load_next = [&]() {
-    if (load_tile < tiles.count) {
-      loader.issue(args, smem + load_stage * T::kStageBytes);
-      if (++load_kb == k_blocks) {
-        load_kb = 0;
-        if (++load_tile < tiles.count) loader.start(args, tiles[load_tile]);
-      }
-    }
-    // Past the last pair the group is empty: commit anyway, so that "all but STAGES - 2 groups
-    // done" always means "the pair about to be computed has landed".
-    cp_async_commit();
-    load_stage = load_stage + 1 == T::STAGES ? 0 : load_stage + 1;
-  };
-
-#pragma unroll
-  for (int s = 0; s < T::STAGES - 1; ++s) load_next();
-
-  typename C::Acc acc;
-  C::zero(acc);
-
-  int tile = 0, kb = 0, stage = 0;
-  TileCoord coord = tiles[0];
-  const int steps = tiles.count * k_blocks;
-  for (int step = 0; step < steps; ++step) {
-    cp_async_wait<T::STAGES - 2>();  // this thread's copies of `stage` have landed ...
-    __syncthreads();  // ... and everyone's; also, every warp is done with the stage computed last
-    load_next();      // refill the stage computed last step
-    C::compute_k_block(acc, smem + stage * T::kStageBytes, warp_m0, warp_n0);
-    stage = stage + 1 == T::STAGES ? 0 : stage + 1;
-    if (++kb == k_blocks) {
-      C::store_tile(args, acc, coord, warp_m0, warp_n0);
-      kb = 0;
-      if (++tile < tiles.count) coord = tiles[tile];
-    }
-  }
-  cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
-}
-
-// ---- Stream-K ----------------------------------------------------------------------------------
-
-// Release / acquire at GPU scope on a flag in global memory (sm_70+).
-__device__ __forceinline__ void store_release_gpu(int* flag, int value) {
-  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
-}
-
-__device__ __forceinline__ int load_acquire_gpu(const int* flag) {
-  int value;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
-  return value;
-}
-
-// The split of the MAC-iterations (tiles x k_blocks, tile-major) among `ctas` CTAs: CTA c gets
-// [begin(c), begin(c + 1)) with begin(c) = floor(c x total / ctas), computed as c x q +
-// floor(c x r / ctas) (total = q x ctas + r) so that nothing overflows int64.
-struct StreamKSplit {
-  int64_t q, r;
-  int ctas;
-  __host__ __device__ StreamKSplit(int64_t total, int ctas_) : q(total / ctas_), r(total % ctas_),
-                                                               ctas(ctas_) {}
-  __host__ __device__ int64_t begin(int c) const { return c * q + c * r / ctas; }
-};
-
-// Tile t of the tiles numbered along N, then M, then batch (as the persistent schedule).
-template <class T>
-__device__ __forceinline__ TileCoord streamk_tile(int t, int tiles_n, int tiles_m) {
-  const int n = t % tiles_n;
-  t /= tiles_n;
-  return {t % tiles_m * T::BM, n * T::BN, t / tiles_m};
-}
-
-// One workspace slot per CTA: its partial accumulators, BM x BN fp32, stored as each thread's
-// fragments (float4 (i, j) of thread x at (i x kMmaN + j) x kThreads + x: coalesced, and read
-// back by the same thread of the owner, whose warp layout is the same).
-template <class T>
-constexpr int64_t kStreamKSlotBytes = int64_t(T::BM) * T::BN * 4;
-
-// The workspace of `ctas` CTAs: the slots, then one int flag per CTA (zeroed before each launch).
-template <class T>
-constexpr int64_t streamk_workspace_bytes(int ctas) {
-  return int64_t(ctas) * (kStreamKSlotBytes<T> + 4);
-}
-
-template <class T, bool kBTransposed>
-__global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
-    gemm_streamk(GemmArgs args, int batch, float4* partials, int* flags) {
-  extern __shared__ __align__(128) unsigned char mma_pipelined_smem[];
-  using C = Cta<T, kBTransposed>;
-  const uint32_t smem = smem_address(mma_pipelined_smem);
-  const int warp = int(threadIdx.x) / 32;
-  const int warp_m0 = warp / T::kWarpsN * T::WM, warp_n0 = warp % T::kWarpsN * T::WN;
-  constexpr int kSlotFloat4s = T::BM * T::BN / 4;
+  // Stream-K's workspace slot of one CTA holds its partial accumulators as each thread's
+  // fragments: float4 (i, j) of thread x at (i x kMmaN + j) x kThreads + x. Coalesced, and read
+  // back by the same thread of the owner, whose warp layout is the same.
+  static constexpr int kSlotFloat4s = int(kStreamKSlotBytes<T> / 16);
   static_assert(kSlotFloat4s == T::kMmaM * T::kMmaN * T::kThreads,
                 "a slot holds exactly the CTA's accumulator fragments");
 
-  const int tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
-  const int k_blocks = (args.k + T::BK - 1) / T::BK;
-  const StreamKSplit split(int64_t(tiles_n) * tiles_m * batch * k_blocks, int(gridDim.x));
-  const int64_t begin = split.begin(int(blockIdx.x)), end = split.begin(int(blockIdx.x) + 1);
-  const int64_t steps = end - begin;  // >= 1: launch() runs at most `total` CTAs
-  if (steps <= 0) return;
+  // Writes this thread's accumulators to `slot` (through L2: the owner runs on another SM) and
+  // zeroes them for the next segment.
+  static __device__ __forceinline__ void store_partial(float4* slot, Acc& acc) {
+#pragma unroll
+    for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kMmaN; ++j)
+        __stcg(slot + (i * T::kMmaN + j) * T::kThreads + int(threadIdx.x),
+               make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+    zero(acc);
+  }
 
-  // The pipeline as in gemm(), over this CTA's iterations; only the first tile starts mid-way.
-  int load_tile = int(begin / k_blocks), load_kb = int(begin % k_blocks), load_stage = 0;
-  int64_t loads_left = steps;
+  // acc += this thread's fragments of `slot`, one row of accumulators (kMmaN float4) per trip of
+  // a loop that is not unrolled. Fully unrolled, ptxas issued all kMmaM x kMmaN loads before the
+  // adds (up to 128 registers in flight next to the accumulators) and spilled: 128x256 at 255
+  // registers; this way it stays at ~245 and 128x128 within its 128.
+  static __device__ __forceinline__ void add_partial(const float4* slot, Acc& acc) {
+#pragma unroll 1
+    for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+      for (int r = 0; r < T::kMmaM; ++r)
+        if (r == i)  // row r of acc by a constant index: a variable one would put acc in memory
+#pragma unroll
+          for (int j = 0; j < T::kMmaN; ++j) {
+            const float4 p = __ldcg(slot + (r * T::kMmaN + j) * T::kThreads + int(threadIdx.x));
+            acc[r][j][0] += p.x;
+            acc[r][j][1] += p.y;
+            acc[r][j][2] += p.z;
+            acc[r][j][3] += p.w;
+          }
+  }
+};
+
+// ---- Schedules ---------------------------------------------------------------------------------
+
+// The grid a kernel runs on: dp's 3D grid of tiles (a whole tile per CTA, from blockIdx), or a 1D
+// grid whose CTAs walk a schedule::Plan (persistent and streamk: the plan says which).
+enum class Grid { kTiles, kPlan };
+
+// A CTA's segments, in order, and where their tiles lie. dp: the CTA's one whole tile.
+template <class T, Grid kGrid>
+class Segments {
+ public:
+  __device__ __forceinline__ explicit Segments(const schedule::Plan&) {}
+
+  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s) {
+    if (done_) return false;
+    done_ = true;
+    s = {0, 0, plan.k_blocks};
+    return true;
+  }
+
+  __device__ __forceinline__ TileCoord coord(const schedule::Plan&, int) const {
+    return {int(blockIdx.y) * T::BM, int(blockIdx.x) * T::BN, int(blockIdx.z)};
+  }
+
+ private:
+  bool done_ = false;
+};
+
+// persistent and streamk: CTA blockIdx.x's segments of the plan (its stream-K range, then its
+// whole tiles).
+template <class T>
+class Segments<T, Grid::kPlan> {
+ public:
+  __device__ __forceinline__ explicit Segments(const schedule::Plan& plan)
+      : cursor_(plan, int(blockIdx.x)) {}
+
+  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s) {
+    return cursor_.next(plan, s);
+  }
+
+  __device__ __forceinline__ TileCoord coord(const schedule::Plan& plan, int tile) const {
+    return plan.coord<T::BM, T::BN>(tile);
+  }
+
+ private:
+  schedule::Cursor cursor_;
+};
+
+// C = A @ B over the CTA's segments (schedule.cuh; launch_streamk() for the workspace).
+// `partials` and `flags`, stream-K's workspace, are touched only by split tiles (plan.sk_tiles >
+// 0), so dp and persistent pass nullptr. One kernel serves persistent and streamk.
+template <class T, bool kBTransposed, Grid kGrid>
+__global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
+    gemm(GemmArgs args, schedule::Plan plan, float4* partials, int* flags) {
+  extern __shared__ __align__(128) unsigned char mma_pipelined_smem[];
+  using C = Cta<T, kBTransposed>;
+  const uint32_t smem = smem_address(mma_pipelined_smem);
+  const int warp = int(threadIdx.x) / 32;
+  const int warp_m0 = warp / T::kWarpsN * T::WM, warp_n0 = warp % T::kWarpsN * T::WN;
+
+  // The pipeline runs over the K-blocks of the CTA's segments in order. The loader walks the
+  // segments on its own, STAGES - 1 K-blocks ahead of the consumer, and on into the next segment
+  // when this one's K-blocks are all issued: the next tile's loads are in flight during this
+  // tile's epilogue (and stream-K's fixup).
+  Segments<T, kGrid> load_segments(plan), segments(plan);
+  schedule::Segment load;
   Loader<T, kBTransposed> loader;
-  loader.start(args, streamk_tile<T>(load_tile, tiles_n, tiles_m));
-  loader.skip(args, load_kb);
-  auto load_next = [&]() {
-    if (loads_left > 0) {
-      loader.issue(args, smem + load_stage * T::kStageBytes);
-      --loads_left;
-      if (++load_kb == k_blocks) {
-        load_kb = 0;
-        if (loads_left > 0) loader.start(args, streamk_tile<T>(++load_tile, tiles_n, tiles_m));
-      }
+  int load_left = 0;  // K-blocks of the loader's segment still to issue; 0 past the last segment
+  const auto next_load_segment = [&]() {
+    if (load_segments.next(plan, load)) {
+      loader.start(args, load_segments.coord(plan, load.tile));
+      loader.skip(args, load.kb_begin);  // a stream-K segment can start inside its tile
+      load_left = load.kb_end - load.kb_begin;
     }
-    cp_async_commit();  // empty past the end: see gemm()
-    load_stage = load_stage + 1 == T::STAGES ? 0 : load_stage + 1;
+  };
+  next_load_segment();
+  // Issues the next K-block into stage `load_stage`. Past the last K-block the group is empty:
+  // commit anyway, so that "all but STAGES - 2 groups done" always means "the K-block about to be
+  // computed has landed".
+  const auto load_next = [&](int load_stage) {
+    if (load_left > 0) {
+      loader.issue(args, smem + load_stage * T::kStageBytes);
+      if (--load_left == 0) next_load_segment();
+    }
+    cp_async_commit();
   };
 
 #pragma unroll
-  for (int s = 0; s < T::STAGES - 1; ++s) load_next();
+  for (int s = 0; s < T::STAGES - 1; ++s) load_next(s);
 
   typename C::Acc acc;
   C::zero(acc);
 
-  int tile = int(begin / k_blocks), kb = int(begin % k_blocks), stage = 0;
-  int segment_kb0 = kb;  // the first K-block of the tile that this CTA computes
-  for (int64_t step = 0; step < steps; ++step) {
-    cp_async_wait<T::STAGES - 2>();
-    __syncthreads();
-    load_next();
-    C::compute_k_block(acc, smem + stage * T::kStageBytes, warp_m0, warp_n0);
-    stage = stage + 1 == T::STAGES ? 0 : stage + 1;
-    ++kb;
-    if (kb < k_blocks && step + 1 < steps) continue;  // the segment goes on
-    // End of this CTA's segment of `tile` (CTA-uniform: every thread takes the same branch).
-    if (segment_kb0 != 0) {
-      // Not the owner: a lower CTA computed the tile's first K-blocks and stores it. This is the
-      // first segment of this CTA's range, so the CTA's one slot is free. Publish the partial.
-      float4* slot = partials + int64_t(blockIdx.x) * kSlotFloat4s;
-#pragma unroll
-      for (int i = 0; i < T::kMmaM; ++i)
-#pragma unroll
-        for (int j = 0; j < T::kMmaN; ++j) {
-          __stcg(slot + (i * T::kMmaN + j) * T::kThreads + int(threadIdx.x),
-                 make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
-        }
-      __threadfence();  // this thread's partial is visible GPU-wide ...
-      __syncthreads();  // ... and everyone's, before the flag
-      if (threadIdx.x == 0) store_release_gpu(flags + blockIdx.x, 1);
-    } else {
-      if (kb < k_blocks) {
-        // The owner, and the range ends inside the tile: CTAs blockIdx.x + 1, ... (those that
-        // begin before the tile's end) computed the rest, each as its first segment. Their
-        // partials were published at the start of their ranges; this is the end of ours.
-        const int64_t tile_end = int64_t(tile + 1) * k_blocks;
-        for (int d = int(blockIdx.x) + 1; d < int(gridDim.x) && split.begin(d) < tile_end; ++d) {
-          if (threadIdx.x == 0)
-            while (load_acquire_gpu(flags + d) == 0) {
-            }
+  int stage = 0;
+  schedule::Segment seg;
+  while (segments.next(plan, seg)) {
+    for (int kb = seg.kb_begin; kb < seg.kb_end; ++kb) {
+      cp_async_wait<T::STAGES - 2>();  // this thread's copies of `stage` have landed ...
+      __syncthreads();  // ... and everyone's; also, every warp is done with the stage computed last
+      load_next(stage == 0 ? T::STAGES - 1 : stage - 1);  // refill the stage computed last step
+      C::compute_k_block(acc, smem + stage * T::kStageBytes, warp_m0, warp_n0);
+      stage = stage + 1 == T::STAGES ? 0 : stage + 1;
+    }
+    // The segment's end; every branch below is CTA-uniform.
+    if constexpr (kGrid == Grid::kPlan) {
+      if (seg.contributor()) {
+        // A lower CTA computed the tile's first K-blocks and stores it. This is the first segment
+        // of this CTA's range, so the CTA's one slot is free: publish the partial.
+        C::store_partial(partials + int64_t(blockIdx.x) * C::kSlotFloat4s, acc);
+        __threadfence();  // this thread's partial is visible GPU-wide ...
+        __syncthreads();  // ... and everyone's, before the flag
+        if (threadIdx.x == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+        continue;
+      }
+      if (seg.owner_with_fixup(plan.k_blocks)) {
+        // The owner, and its range ends inside the tile: CTAs blockIdx.x + 1, ... computed the
+        // rest, each as its first segment, published at the start of its range; this is the end
+        // of ours.
+        for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, seg.tile); ++d) {
+          if (threadIdx.x == 0) schedule::wait_flag(flags + d);
           __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
-          const float4* slot = partials + int64_t(d) * kSlotFloat4s;
-#pragma unroll
-          for (int i = 0; i < T::kMmaM; ++i)
-#pragma unroll
-            for (int j = 0; j < T::kMmaN; ++j) {
-              const float4 p = __ldcg(slot + (i * T::kMmaN + j) * T::kThreads + int(threadIdx.x));
-              acc[i][j][0] += p.x;
-              acc[i][j][1] += p.y;
-              acc[i][j][2] += p.z;
-              acc[i][j][3] += p.w;
-            }
+          C::add_partial(partials + int64_t(d) * C::kSlotFloat4s, acc);
         }
       }
-      C::store_tile(args, acc, streamk_tile<T>(tile, tiles_n, tiles_m), warp_m0, warp_n0);
     }
-    ++tile;
-    kb = 0;
-    segment_kb0 = 0;
+    C::store_tile(args, acc, segments.coord(plan, seg.tile), warp_m0, warp_n0);
   }
-  cp_async_wait<0>();
+  cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
 }
 
 // Once per device and kernel: opt in to the kernel's dynamic shared memory (above 48 KiB needs
@@ -680,65 +629,68 @@ int count_resident_ctas(const void* kernel, std::mutex& mutex, std::vector<int>&
   return ctas;
 }
 
-template <class T, bool kBTransposed, bool kPersistent>
+template <class T, bool kBTransposed, Grid kGrid>
 int resident_ctas() {
   static std::mutex mutex;
   static std::vector<int> per_device;  // 0: not set up yet on that device
-  return count_resident_ctas<T>(
-      reinterpret_cast<const void*>(gemm<T, kBTransposed, kPersistent>), mutex, per_device);
-}
-
-template <class T, bool kBTransposed>
-int resident_ctas_streamk() {
-  static std::mutex mutex;
-  static std::vector<int> per_device;
-  return count_resident_ctas<T>(reinterpret_cast<const void*>(gemm_streamk<T, kBTransposed>),
+  return count_resident_ctas<T>(reinterpret_cast<const void*>(gemm<T, kBTransposed, kGrid>),
                                 mutex, per_device);
 }
 
-template <class T, bool kBTransposed, bool kPersistent>
+template <schedule::Kind kKind>
+constexpr Grid kGridOf = kKind == schedule::Kind::kDataParallel ? Grid::kTiles : Grid::kPlan;
+
+// The plan of schedule kKind for the problem on the current device. persistent's and streamk's G
+// is at most the CTAs resident at once: a stream-K owner waits for CTAs after it. Also sets the
+// kernel up on the device, which dp needs as well (its dynamic shared memory).
+template <class T, bool kBTransposed, schedule::Kind kKind>
+schedule::Plan plan_for(const GemmArgs& args, int batch) {
+  const int resident = resident_ctas<T, kBTransposed, kGridOf<kKind>>();
+  return schedule::make_plan(kKind, args.m, args.n, args.k, batch, T::BM, T::BN, T::BK, resident);
+}
+
+// dp and persistent (streamk needs a workspace: launch_streamk()).
+template <class T, bool kBTransposed, schedule::Kind kKind>
 void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
-  const int64_t tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
-  const int resident = resident_ctas<T, kBTransposed, kPersistent>();
-  dim3 grid;
-  if constexpr (kPersistent)
-    grid = dim3(unsigned(std::min<int64_t>(tiles_n * tiles_m * batch, resident)));
-  else
-    grid = tile_grid(args, T::BM, T::BN, batch);
-  gemm<T, kBTransposed, kPersistent><<<grid, T::kThreads, T::kSmemBytes, stream>>>(args, batch);
+  static_assert(kKind != schedule::Kind::kStreamK, "stream-K takes a workspace: launch_streamk()");
+  const schedule::Plan plan = plan_for<T, kBTransposed, kKind>(args, batch);
+  const dim3 grid = kKind == schedule::Kind::kDataParallel
+                        ? tile_grid(args, T::BM, T::BN, batch)
+                        : dim3(unsigned(plan.ctas));
+  gemm<T, kBTransposed, kGridOf<kKind>><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
+      args, plan, nullptr, nullptr);
   CHECK_CUDA(cudaGetLastError());
 }
 
-// Stream-K's grid: every CTA resident at once (an owner spins on CTAs after it), and no more CTAs
-// than iterations (every CTA's range is non-empty, so every counted contributor publishes).
-template <class T, bool kBTransposed>
-int streamk_ctas(const GemmArgs& args, int batch) {
-  const int64_t tiles_n = (args.n + T::BN - 1) / T::BN, tiles_m = (args.m + T::BM - 1) / T::BM;
-  const int64_t total = tiles_n * tiles_m * batch * ((args.k + T::BK - 1) / T::BK);
-  return int(std::min<int64_t>(total, resident_ctas_streamk<T, kBTransposed>()));
+// Stream-K's workspace for `ctas` CTAs: their slots, then one int flag per CTA (zeroed before each
+// launch).
+template <class T>
+constexpr int64_t streamk_workspace_bytes(int ctas) {
+  return int64_t(ctas) * (kStreamKSlotBytes<T> + 4);
 }
 
 template <class T, bool kBTransposed>
 int64_t workspace_streamk(const GemmArgs& args, int batch) {
-  return streamk_workspace_bytes<T>(streamk_ctas<T, kBTransposed>(args, batch));
+  return streamk_workspace_bytes<T>(
+      plan_for<T, kBTransposed, schedule::Kind::kStreamK>(args, batch).ctas);
 }
 
 // `workspace`: at least workspace_streamk() bytes, 16-byte aligned (launch.cu checks both).
 template <class T, bool kBTransposed>
 void launch_streamk(const GemmArgs& args, int batch, cudaStream_t stream, void* workspace,
                     int64_t workspace_bytes) {
-  const int ctas = streamk_ctas<T, kBTransposed>(args, batch);
-  if (workspace_bytes < streamk_workspace_bytes<T>(ctas))
-    throw Error(ExitCode::kInternal,
-                "04_mma_pipelined stream-K needs a workspace of " +
-                    std::to_string(streamk_workspace_bytes<T>(ctas)) + " B, got " +
-                    std::to_string(workspace_bytes));
+  const schedule::Plan plan = plan_for<T, kBTransposed, schedule::Kind::kStreamK>(args, batch);
+  const int64_t need = streamk_workspace_bytes<T>(plan.ctas);
+  if (workspace_bytes < need)
+    throw Error(ExitCode::kInternal, "04_mma_pipelined stream-K needs a workspace of " +
+                                         std::to_string(need) + " B, got " +
+                                         std::to_string(workspace_bytes));
   float4* partials = static_cast<float4*>(workspace);
   int* flags = reinterpret_cast<int*>(static_cast<char*>(workspace) +
-                                      int64_t(ctas) * kStreamKSlotBytes<T>);
-  CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas) * sizeof(int), stream));
-  gemm_streamk<T, kBTransposed><<<ctas, T::kThreads, T::kSmemBytes, stream>>>(args, batch,
-                                                                               partials, flags);
+                                      int64_t(plan.ctas) * kStreamKSlotBytes<T>);
+  CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(plan.ctas) * sizeof(int), stream));
+  gemm<T, kBTransposed, Grid::kPlan><<<plan.ctas, T::kThreads, T::kSmemBytes, stream>>>(
+      args, plan, partials, flags);
   CHECK_CUDA(cudaGetLastError());
 }
 

@@ -46,23 +46,24 @@ namespace rb = register_blocked;
 namespace mp = mma_pipelined;
 
 constexpr Schedule kDp = Schedule::kDataParallel;
-constexpr Schedule kPersistent = Schedule::kPersistent;
 
-// 04_mma_pipelined's row for tiling T and a schedule: nn and nt.
-template <class T, bool kIsPersistent>
+// 04_mma_pipelined's row for tiling T and schedule dp or persistent: nn and nt.
+template <class T, schedule::Kind kKind>
 Entry mma_pipelined_entry() {
+  constexpr mp::Grid kGrid = mp::kGridOf<kKind>;
   return {"04_mma_pipelined",
           T::BM,
           T::BN,
-          kIsPersistent ? kPersistent : kDp,
-          mp::launch<T, false, kIsPersistent>,
-          mp::launch<T, true, kIsPersistent>,
-          address(mp::gemm<T, false, kIsPersistent>),
-          address(mp::gemm<T, true, kIsPersistent>),
+          kKind,
+          mp::launch<T, false, kKind>,
+          mp::launch<T, true, kKind>,
+          address(mp::gemm<T, false, kGrid>),
+          address(mp::gemm<T, true, kGrid>),
           T::kSmemBytes};
 }
 
-// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace.
+// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace. The kernel is
+// persistent's; the plan differs.
 template <class T>
 Entry mma_pipelined_streamk_entry() {
   return {"04_mma_pipelined",
@@ -71,8 +72,8 @@ Entry mma_pipelined_streamk_entry() {
           Schedule::kStreamK,
           nullptr,
           nullptr,
-          address(mp::gemm_streamk<T, false>),
-          address(mp::gemm_streamk<T, true>),
+          address(mp::gemm<T, false, mp::Grid::kPlan>),
+          address(mp::gemm<T, true, mp::Grid::kPlan>),
           T::kSmemBytes,
           mp::launch_streamk<T, false>,
           mp::launch_streamk<T, true>,
@@ -100,11 +101,8 @@ Entry wgmma_tma_entry() {
     e.workspace_nn = wt::workspace_streamk<T, false>;
     e.workspace_nt = wt::workspace_streamk<T, true>;
   } else {
-    constexpr schedule::Kind kind = kSchedule == Schedule::kPersistent
-                                        ? schedule::Kind::kPersistent
-                                        : schedule::Kind::kDataParallel;
-    e.launch_nn = wt::launch<T, false, kind>;
-    e.launch_nt = wt::launch<T, true, kind>;
+    e.launch_nn = wt::launch<T, false, kSchedule>;
+    e.launch_nt = wt::launch<T, true, kSchedule>;
   }
   return e;
 }
@@ -123,17 +121,22 @@ const Entry kEntries[] = {
     {"03_register_blocked", 64, 64, kDp, rb::launch<64, 64, 16, 4, 4, false>,
      rb::launch<64, 64, 16, 4, 4, true>, address(rb::gemm<64, 64, 16, 4, 4, false>),
      address(rb::gemm<64, 64, 16, 4, 4, true>), 0},
-    mma_pipelined_entry<mp::Tile64x64, false>(),
-    mma_pipelined_entry<mp::Tile128x128, false>(),
-    mma_pipelined_entry<mp::Tile128x256, false>(),
-    mma_pipelined_entry<mp::Tile64x64, true>(),
-    mma_pipelined_entry<mp::Tile128x128, true>(),
-    mma_pipelined_entry<mp::Tile128x256, true>(),
+    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kDataParallel>(),
+    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kPersistent>(),
+    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kPersistent>(),
+    mma_pipelined_streamk_entry<mp::Tile64x64>(),
     mma_pipelined_streamk_entry<mp::Tile128x128>(),
+    mma_pipelined_streamk_entry<mp::Tile128x256>(),
+    mma_pipelined_streamk_entry<mp::Tile256x128>(),
     wgmma_tma_entry<wt::Tile128x128, kDp>(),
     wgmma_tma_entry<wt::Tile128x256, kDp>(),
-    wgmma_tma_entry<wt::Tile128x128, kPersistent>(),
-    wgmma_tma_entry<wt::Tile128x256, kPersistent>(),
+    wgmma_tma_entry<wt::Tile128x128, Schedule::kPersistent>(),
+    wgmma_tma_entry<wt::Tile128x256, Schedule::kPersistent>(),
     wgmma_tma_entry<wt::Tile128x128, Schedule::kStreamK>(),
     wgmma_tma_entry<wt::Tile128x256, Schedule::kStreamK>(),
 };

@@ -43,20 +43,23 @@ std::vector<Variant> make_registry() {
   v.push_back({"03_register_blocked", 64, 64, 16, Schedule::kDataParallel, (64 / 4) * (64 / 4),
                kOldestShippedSm, smem_floats(16 * (64 + 4) + 16 * (64 + 4))});
   // 04_mma_pipelined.cuh: 64x64 with BK = 32 and 4 stages, the others BK = 64 and 3 stages, of
-  // BM x BK + BK x BN bf16 in dynamic shared memory;
-  // warp tiles 32x32, 64x32, 64x64 (4, 8, 8 warps). cp.async and bf16 mma.sync need cc 8.0.
-  for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent}) {
+  // BM x BK + BK x BN bf16 in dynamic shared memory; warp tiles 32x32, 64x32, 64x64, 64x64 (4,
+  // 8, 8, 8 warps). cp.async and bf16 mma.sync need cc 8.0. Every tile runs dp, persistent and
+  // stream-K (kernels/schedule.cuh's hybrid). Stream-K's workspace is one BM x BN fp32 slot (+ a
+  // 4-byte flag) per CTA of its grid, at most SMs x resident CTAs per SM; on a 132-SM GPU (H100,
+  // H200), where shared memory caps those at 6, 2, 1 and 1 per SM: 12.4, 16.5, 16.5 and 16.5 MiB,
+  // within the sweep's 32 MiB workspace (launch() checks).
+  for (Schedule schedule :
+       {Schedule::kDataParallel, Schedule::kPersistent, Schedule::kStreamK}) {
     v.push_back({"04_mma_pipelined", 64, 64, 32, schedule, 4 * 32, kOldestShippedSm, 0,
                  mma_smem_bytes(64, 64, 32, 4)});
     v.push_back({"04_mma_pipelined", 128, 128, 64, schedule, 8 * 32, kOldestShippedSm, 0,
                  mma_smem_bytes(128, 128, 64, 3)});
     v.push_back({"04_mma_pipelined", 128, 256, 64, schedule, 8 * 32, kOldestShippedSm, 0,
                  mma_smem_bytes(128, 256, 64, 3)});
+    v.push_back({"04_mma_pipelined", 256, 128, 64, schedule, 8 * 32, kOldestShippedSm, 0,
+                 mma_smem_bytes(256, 128, 64, 3)});
   }
-  // Stream-K, 128 x 128 only: one 64 KiB fp32 slot (+ a 4-byte flag) per CTA of its grid, 264
-  // CTAs on an H200: 16.5 MiB of the sweep's 32 MiB workspace (launch() checks).
-  v.push_back({"04_mma_pipelined", 128, 128, 64, Schedule::kStreamK, 8 * 32, kOldestShippedSm, 0,
-               mma_smem_bytes(128, 128, 64, 3)});
   // 05_wgmma_tma.cuh: 3 warpgroups (a producer, two consumers); all dynamic shared memory: 256 B
   // of mbarriers, the epilogue's staging buffers (16 x 128 bf16 per consumer warp), 1 KiB to
   // align the ring, the ring of STAGES x (128 x 64 + 64 x BN) bf16;

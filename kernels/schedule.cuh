@@ -37,6 +37,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/registry.hpp"
+
 namespace shapescope::kernels::schedule {
 
 // One output tile: its first row and column and its matrix of the batch.
@@ -65,7 +67,7 @@ struct Plan {
   }
 };
 
-enum class Kind { kDataParallel, kPersistent, kStreamK };
+using Kind = Schedule;  // the registry's: kDataParallel, kPersistent, kStreamK
 
 // The plan for an M x N x K problem in `batch` matrices, BM x BN x BK tiles, `resident` CTAs that
 // fit on the GPU at once (SMs x occupancy).
@@ -111,19 +113,28 @@ struct Segment {
   }
 };
 
-// Walks CTA `cta`'s segments in order: its stream-K range, then its whole tiles.
+// Walks CTA `cta`'s segments in order: its stream-K range, then its whole tiles. The state is
+// four ints (a kernel holds two cursors, the loader's and the consumer's, next to 64 to 128
+// accumulators), and next() divides nothing.
 class Cursor {
  public:
-  __host__ __device__ Cursor(const Plan& plan, int cta)
-      : pos_(plan.sk_begin(cta)), end_(plan.sk_begin(cta + 1)), next_tile_(plan.sk_tiles + cta) {}
+  __host__ __device__ Cursor(const Plan& plan, int cta) : next_tile_(plan.sk_tiles + cta) {
+    const int64_t begin = plan.sk_begin(cta);
+    tile_ = int(begin / plan.k_blocks);
+    kb_ = int(begin % plan.k_blocks);
+    left_ = int(plan.sk_begin(cta + 1) - begin);  // <= 2 x k_blocks (sk_tiles < 2 x ctas)
+  }
 
   __host__ __device__ bool next(const Plan& plan, Segment& s) {
-    if (pos_ < end_) {
-      s.tile = int(pos_ / plan.k_blocks);
-      s.kb_begin = int(pos_ % plan.k_blocks);
-      const int64_t left = end_ - pos_;  // (no std::min in device code)
-      s.kb_end = left < plan.k_blocks - s.kb_begin ? int(s.kb_begin + left) : plan.k_blocks;
-      pos_ += s.kb_end - s.kb_begin;
+    if (left_ > 0) {
+      s.tile = tile_;
+      s.kb_begin = kb_;
+      // Not std::min: a host function, which device code may call only with
+      // --expt-relaxed-constexpr (nvcc warns otherwise).
+      s.kb_end = left_ < plan.k_blocks - kb_ ? kb_ + left_ : plan.k_blocks;
+      left_ -= s.kb_end - kb_;
+      ++tile_;
+      kb_ = 0;
       return true;
     }
     if (next_tile_ < plan.tiles) {
@@ -135,14 +146,18 @@ class Cursor {
   }
 
  private:
-  int64_t pos_, end_;
-  int next_tile_;
+  int tile_, kb_;  // the next stream-K segment's tile and first K-block
+  int left_;       // stream-K iterations left
+  int next_tile_;  // the next whole tile
 };
 
 // The CTAs after `cta` whose ranges begin inside `tile` (the contributors an owner waits for):
 // d = cta + 1 .. while d < ctas and sk_begin(d) < (tile + 1) x k_blocks.
 __host__ __device__ inline bool contributes(const Plan& plan, int d, int tile) {
-  return d < plan.ctas && plan.sk_begin(d) < int64_t(tile + 1) * plan.k_blocks;
+  // sk_begin(d) = d x sk_q + floor(d x sk_r / ctas) < end without the division (a slow subroutine
+  // on the GPU, called with the accumulators live): floor(x / ctas) < y <=> x < y x ctas, y > 0.
+  const int64_t y = int64_t(tile + 1) * plan.k_blocks - d * plan.sk_q;
+  return d < plan.ctas && y > 0 && d * plan.sk_r < y * plan.ctas;
 }
 
 // Release / acquire at GPU scope on a flag in global memory (sm_70+).

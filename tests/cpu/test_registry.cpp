@@ -63,10 +63,15 @@ TEST(Registry, ListsTheLadder) {
                                          "04_mma_pipelined:64x64:dp",
                                          "04_mma_pipelined:128x128:dp",
                                          "04_mma_pipelined:128x256:dp",
+                                         "04_mma_pipelined:256x128:dp",
                                          "04_mma_pipelined:64x64:persistent",
                                          "04_mma_pipelined:128x128:persistent",
                                          "04_mma_pipelined:128x256:persistent",
+                                         "04_mma_pipelined:256x128:persistent",
+                                         "04_mma_pipelined:64x64:streamk",
                                          "04_mma_pipelined:128x128:streamk",
+                                         "04_mma_pipelined:128x256:streamk",
+                                         "04_mma_pipelined:256x128:streamk",
                                          "05_wgmma_tma:128x128:dp",
                                          "05_wgmma_tma:128x256:dp",
                                          "05_wgmma_tma:128x128:persistent",
@@ -122,8 +127,8 @@ TEST(Registry, VariantsDescribeThemselves) {
   EXPECT_EQ(big.smem_bytes, 16 * (128 + 4) * 2 * 4);
   EXPECT_EQ(big.dynamic_smem_bytes, 0);
   // 04: 64x64 has 4 stages of 64 x 32 + 32 x 64 bf16, the others 3 stages of BM x 64 + 64 x BN,
-  // all dynamic; 4 warps of 32 x 32 or 8 of 64 x 32/64.
-  for (const char* schedule : {"dp", "persistent"}) {
+  // all dynamic; 4 warps of 32 x 32 or 8 of 64 x 32/64. Every tile runs every schedule.
+  for (const char* schedule : {"dp", "persistent", "streamk"}) {
     const std::string tail = std::string(":") + schedule;
     const Variant& small = variant(kMma + std::string(":64x64") + tail);
     EXPECT_EQ(small.bk, 32);
@@ -138,17 +143,16 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_EQ(wide.threads, 256);
     EXPECT_EQ(wide.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 256) * 2);
     EXPECT_EQ(wide.min_sm, 80);
+    // 256 x 128: 8 warps of 64 x 64 (4 x 2), 144 KiB like 128 x 256.
+    const Variant& tall = variant(kMma + std::string(":256x128") + tail);
+    EXPECT_EQ(tall.bk, 64);
+    EXPECT_EQ(tall.threads, 256);
+    EXPECT_EQ(tall.smem_bytes, 0);
+    EXPECT_EQ(tall.dynamic_smem_bytes, 3 * (256 * 64 + 64 * 128) * 2);
+    EXPECT_EQ(tall.dynamic_smem_bytes, 144 * 1024);
+    EXPECT_EQ(tall.min_sm, 80);
   }
-  // Stream-K runs the 128 x 128 tile of dp and persistent, and only that one.
-  const Variant& streamk = variant("04_mma_pipelined:128x128:streamk");
-  EXPECT_EQ(streamk.schedule, Schedule::kStreamK);
-  EXPECT_EQ(streamk.bk, 64);
-  EXPECT_EQ(streamk.threads, 256);
-  EXPECT_EQ(streamk.smem_bytes, 0);
-  EXPECT_EQ(streamk.dynamic_smem_bytes, 3 * (128 * 64 + 64 * 128) * 2);
-  EXPECT_EQ(streamk.min_sm, 80);
-  EXPECT_EQ(find_variant("04_mma_pipelined:64x64:streamk"), nullptr);
-  EXPECT_EQ(find_variant("04_mma_pipelined:128x256:streamk"), nullptr);
+  EXPECT_EQ(variant("04_mma_pipelined:128x128:streamk").schedule, Schedule::kStreamK);
 }
 
 TEST(Registry, ScheduleNames) {

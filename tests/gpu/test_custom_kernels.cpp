@@ -175,6 +175,10 @@ const Shape kShapes[] = {
     // Hybrid stream-K: more than two waves of tiles with a partial last one, so that whole tiles
     // follow the split ones (576 tiles of 128 x 128 against 132 or 264 CTAs; 288 of 128 x 256).
     {3072, 3072, 192, 0, 0, 1, 8},
+    // Stream-K's hybrid with whole tiles after the split ones (more than 2 waves): on 132 SMs
+    // 600 tiles of 128 x 128 on 264 CTAs, 360 of 128 x 256 and 256 x 128 on 132, 1944 of 64 x 64
+    // on 528.
+    {520, 520, 1000, 0, 0, 24, 8},
 };
 
 // (variant key, layout name): strings, so that ctest and gtest print them.
