@@ -421,6 +421,60 @@ struct Cta {
     zero(acc);
   }
 
+  // dp's epilogue: the same values as store_tile(), staged through the idle pipeline ring (the
+  // CTA's only tile is done, nothing is in flight) so that C is written in 16-byte pieces of
+  // whole rows: straight from the fragments a warp store writes 4 bytes to each of 8 rows.
+  // Chunk c of staged row r sits at chunk c ^ (r % 8): a warp's fragment writes (8 rows, one chunk
+  // column) hit 32 different banks. The caller has waited for every cp.async and synchronised.
+  static __device__ __forceinline__ void store_tile_staged(const GemmArgs& args, Acc& acc,
+                                                           const TileCoord& tile, int warp_m0,
+                                                           int warp_n0, uint32_t staging) {
+    static_assert(T::BM * T::BN * 2 <= T::kSmemBytes, "the staged tile must fit in the ring");
+    constexpr int kChunks = T::BN / 8;  // 16-byte chunks per row
+    static_assert(kChunks >= 8, "the swizzle needs rows of at least 8 chunks");
+    const int lane = int(threadIdx.x) % 32;
+#pragma unroll
+    for (int i = 0; i < T::kMmaM; ++i)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = warp_m0 + i * 16 + lane / 4 + half * 8;
+#pragma unroll
+        for (int j = 0; j < T::kMmaN; ++j) {
+          const int chunk = warp_n0 / 8 + j;
+          const __nv_bfloat162 pair =
+              __floats2bfloat162_rn(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + r * T::BN * 2 +
+                                                          (chunk ^ (r & 7)) * 16 + lane % 4 * 4),
+                       "r"(*reinterpret_cast<const uint32_t*>(&pair))
+                       : "memory");
+        }
+      }
+    __syncthreads();
+    __nv_bfloat16* c = args.c + tile.batch * args.stride_c;
+    const bool vectors = args.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(args.c) % 16 == 0;
+#pragma unroll 1
+    for (int q = int(threadIdx.x); q < T::BM * kChunks; q += T::kThreads) {
+      const int r = q / kChunks, chunk = q % kChunks;
+      const int row = tile.m0 + r, col = tile.n0 + chunk * 8;
+      if (row >= args.m || col >= args.n) continue;
+      uint4 v;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "r"(staging + r * T::BN * 2 + (chunk ^ (r & 7)) * 16)
+                   : "memory");
+      __nv_bfloat16* out = c + int64_t(row) * args.ldc + col;
+      if (vectors && col + 8 <= args.n) {
+        *reinterpret_cast<uint4*>(out) = v;
+      } else {  // C's rows not 16-byte aligned, or the chunk crosses N: element by element
+        const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int x = 0; x < 8; ++x)
+          if (col + x < args.n)
+            out[x] = __ushort_as_bfloat16(static_cast<unsigned short>(words[x / 2] >> (x % 2 * 16)));
+      }
+    }
+  }
+
   static __device__ __forceinline__ void zero(Acc& acc) {
 #pragma unroll
     for (int i = 0; i < T::kMmaM; ++i)
@@ -594,7 +648,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
         }
       }
     }
-    C::store_tile(args, acc, segments.coord(plan, seg.tile), warp_m0, warp_n0);
+    if constexpr (kGrid == Grid::kTiles) {
+      cp_async_wait<0>();  // only empty groups remain
+      __syncthreads();     // every warp is done with the ring: it becomes the staging buffer
+      C::store_tile_staged(args, acc, segments.coord(plan, seg.tile), warp_m0, warp_n0, smem);
+    } else {
+      C::store_tile(args, acc, segments.coord(plan, seg.tile), warp_m0, warp_n0);
+    }
   }
   cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
 }
