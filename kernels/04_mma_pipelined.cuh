@@ -18,22 +18,17 @@
 //                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
 //                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
 //                    c, c + G, ...
-//                    streamk: schedule.cuh's hybrid, "DP + one-tile SK" (Osama et al., "Stream-K",
-//                    PPoPP 2023, section 5). G = SMs x resident CTAs per SM. The partial last wave
-//                    and the full wave before it (all tiles when there are fewer than 2G) are
-//                    split evenly over the G CTAs by MAC-iterations (one K-block of one tile);
-//                    the other tiles are whole, as in persistent. Every CTA does the same work
-//                    and each split tile has one contributor besides its owner (two or more only
-//                    with fewer tiles than G). Plain stream-K, every tile split over all CTAs (what
-//                    04 first shipped), paid a fixup on every tile: on an H200 it ran 317.4
-//                    TFLOP/s at 4096^3 against 365.5 for dp and recovered a median 4 % of the
-//                    wave loss.
+//                    streamk: schedule.cuh's hybrid: whole waves as in persistent, then the
+//                    partial last wave's tiles split into up to 4 K-pieces over spare CTAs, so
+//                    that the last wave's work is spread over (nearly) all of them.
 //                    One kernel runs persistent and streamk; the plan decides. CTA blockIdx.x walks
 //                    its segments (a run of K-blocks of one tile, schedule::Cursor), and the
 //                    pipeline runs on across them: the loader walks the segments on its own,
 //                    STAGES - 1 K-blocks ahead, so the next segment's loads are in flight during
 //                    this one's epilogue and fixup. A segment may start inside its tile
 //                    (Loader::skip). A segment that covers its whole tile stores C as dp does.
+//                    dp's epilogue goes through the idle ring (store_tile_staged): C in 16-byte
+//                    pieces of whole rows instead of 4 bytes to each of 8 rows per warp store.
 //                    Fixup of a split tile: its OWNER is the CTA whose range holds the tile's
 //                    first K-block. Every other contributor starts inside the tile, so the tile
 //                    is the FIRST segment of its range (Segment::contributor()): it writes its
@@ -81,10 +76,12 @@
 //                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
 //                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
 //                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
-//   run): 128x128 dp 351.0 TFLOP/s of 746.4 = 47.0 %, 128x256 dp 335.9 = 45.0 % (BK = 64); 64x64 dp
-//   257.7 of 744.3 = 34.6 %. Below the issue's 50 % target. Not measured yet: 256x128, and the
-//   hybrid stream-K.
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 389.9 TFLOP/s of 787.6 = 49.5 %
+//   (nn), 128x128 dp 387.7 = 49.2 % (nn) and 387.1 of 789.0 = 49.1 % (nt); 256x128 dp 47.2 %, 64x64
+//   dp 36.9 %; persistent and streamk 46-48 %. Just below the issue's 50 % target. Tried, no gain
+//   seen: 4 stages for 128x256 and 256x128 (48.2 % and 45.7 % in a power-capped run; 192 KiB
+//   would also shut out the A100's 163 KiB).
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -142,6 +139,7 @@
 
 #include "common/error.hpp"
 #include "kernels/01_naive.cuh"
+#include "kernels/epilogue.cuh"
 #include "kernels/schedule.cuh"
 
 namespace shapescope::kernels::mma_pipelined {
@@ -462,16 +460,7 @@ struct Cta {
                    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                    : "r"(staging + r * T::BN * 2 + (chunk ^ (r & 7)) * 16)
                    : "memory");
-      __nv_bfloat16* out = c + int64_t(row) * args.ldc + col;
-      if (vectors && col + 8 <= args.n) {
-        *reinterpret_cast<uint4*>(out) = v;
-      } else {  // C's rows not 16-byte aligned, or the chunk crosses N: element by element
-        const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int x = 0; x < 8; ++x)
-          if (col + x < args.n)
-            out[x] = __ushort_as_bfloat16(static_cast<unsigned short>(words[x / 2] >> (x % 2 * 16)));
-      }
+      store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
     }
   }
 

@@ -46,11 +46,12 @@
 //                    >= 1 (TMA zero-fills past the edges; C stores are bounds-checked). TMA needs
 //                    16-byte aligned rows and base addresses: lda, ldb and the offsets of A and B
 //                    multiples of 8 elements, as 04. Any ldc. tiles x batch < 2^31.
-//   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 8 B
+//   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 4 B
 //                    (ptxas -v, CUDA 13.0), outside the K-loop
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, power-capped at ~1500 MHz): 128x256 persistent 642.4 of 661.1 TFLOP/s = 97.2 % (nn),
-//   649.1 of 664.1 = 97.7 % (nt); 128x128 persistent 93.6 % (nn). The README has the full table.
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 772.5 of 787.6 TFLOP/s =
+//   98.1 % (nn), 772.1 of 789.0 = 97.9 % (nt); dp 95 %, streamk 96-97 %; 128x128 persistent 91 %,
+//   dp 86 %. Power-capped runs (~1500 MHz) gave 97.2 % and 97.7 % for 128x256 persistent.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
@@ -87,6 +88,7 @@
 #include "common/check.hpp"
 #include "common/error.hpp"
 #include "kernels/01_naive.cuh"
+#include "kernels/epilogue.cuh"
 #include "kernels/schedule.cuh"
 
 namespace shapescope::kernels::wgmma_tma {
@@ -406,16 +408,7 @@ struct Consumer {
                      : "memory");
         const int row = row0 + r, col = tile.n0 + part * 128 + chunk * 8;
         if (row >= args.m || col >= args.n) continue;
-        __nv_bfloat16* out = c + int64_t(row) * args.ldc + col;
-        if (vectors && col + 8 <= args.n) {
-          *reinterpret_cast<uint4*>(out) = v;
-        } else {  // C's rows not 16-byte aligned, or the chunk crosses N: element by element
-          const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-          for (int x = 0; x < 8; ++x)
-            if (col + x < args.n)
-              out[x] = __ushort_as_bfloat16(static_cast<unsigned short>(words[x / 2] >> (x % 2 * 16)));
-        }
+        store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
       }
       __syncwarp();  // the buffer is read before the next part overwrites it
     }

@@ -217,6 +217,17 @@ int64_t workspace_bytes(const Variant& v, const Problem& p) {
   return size(gemm_args(p, nullptr, nullptr, nullptr), int(p.batch));
 }
 
+std::string missing_code(const Variant& v) {
+  if (v.max_sm == 0) return "";  // portable code: the PTX of the oldest architecture JITs anywhere
+  const Entry& e = entry_for(v);
+  cudaFuncAttributes attr{};
+  CHECK_CUDA(cudaFuncGetAttributes(&attr, e.kernel_nn));
+  if (attr.ptxVersion >= v.min_sm) return "";
+  return v.kernel + " has no sm_" + std::to_string(v.min_sm) +
+         "a code in this build (its kernels came from compute_" + std::to_string(attr.ptxVersion) +
+         "; build with CMAKE_CUDA_ARCHITECTURES including " + std::to_string(v.min_sm) + "a)";
+}
+
 KernelAttributes kernel_attributes(const Variant& v, Layout layout) {
   const Entry& e = entry_for(v);
   cudaFuncAttributes attr{};

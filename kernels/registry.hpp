@@ -66,6 +66,12 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
 // outside graph captures. Defined in launch.cu.
 int64_t workspace_bytes(const Variant& v, const Problem& p);
 
+// Why this build cannot run the variant on the current device although the registry says the
+// GPU can, or "": architecture-specific code (05's sm_90a) exists only when the build asked for it
+// (CMAKE_CUDA_ARCHITECTURES with 90a); an sm_80-only build carries an empty stand-in that must not
+// run. Reads cudaFuncGetAttributes (ptxVersion). Defined in launch.cu.
+std::string missing_code(const Variant& v);
+
 // What the compiler made of the variant's kernel for `layout` (nn or nt) on the current device
 // (cudaFuncGetAttributes): lets tests check the registry's threads and smem_bytes against the
 // kernels, and reports registers per thread for occupancy. Defined in launch.cu.

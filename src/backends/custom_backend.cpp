@@ -83,13 +83,19 @@ std::vector<std::string> CustomBackend::algo_keys() const {
   return keys;
 }
 
+std::string CustomBackend::unsupported_here(const kernels::Variant& v, const Problem& problem) const {
+  std::string why = kernels::unsupported(v, problem, cc_);
+  if (why.empty()) why = kernels::missing_code(v);
+  return why;
+}
+
 std::optional<std::string> CustomBackend::unsupported(const Problem& problem, const DeviceContext& device) const {
   // The backend as a whole is unsupported only when no selected variant can run the problem; single
   // variants that cannot are left out at prepare() with their reason.
   const_cast<CustomBackend*>(this)->cc_ = device.cc_major * 10 + device.cc_minor;
   std::string reasons;
   for (const kernels::Variant* v : variants_) {
-    const std::string why = kernels::unsupported(*v, problem, cc_);
+    const std::string why = unsupported_here(*v, problem);
     if (why.empty()) return std::nullopt;
     if (reasons.find(why) == std::string::npos) reasons += (reasons.empty() ? "" : "; ") + why;
   }
@@ -101,7 +107,7 @@ std::vector<PreparedCall> CustomBackend::prepare(const Problem& problem, const s
   std::vector<PreparedCall> calls;
   for (const kernels::Variant* v : variants_) {
     if (std::find(wanted.begin(), wanted.end(), v->key()) == wanted.end()) continue;
-    const std::string why = kernels::unsupported(*v, problem, cc_);
+    const std::string why = unsupported_here(*v, problem);
     if (!why.empty()) {
       why_missing += (why_missing.empty() ? "" : "; ") + why;
       continue;

@@ -26,6 +26,8 @@ class CustomBackend : public Backend {
   bool needs_verification() const override { return true; }
 
  private:
+  // Why the variant cannot run the problem on this device with this build, or "".
+  std::string unsupported_here(const kernels::Variant& v, const Problem& problem) const;
   std::vector<const kernels::Variant*> variants_;
   const DeviceBuffers& buffers_;
   int cc_ = 0;  // the device's compute capability (major * 10 + minor), known at unsupported()

@@ -197,6 +197,7 @@ TEST_P(CustomKernelTest, MatchesCublasElementwise) {
   CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   const int cc = prop.major * 10 + prop.minor;
   if (const std::string why = unsupported_gpu(*v, cc); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = missing_code(*v); !why.empty()) GTEST_SKIP() << why;
   CublasHandle cublas;
   // Poisoned elements after C's end catch stores past the last row.
   const int64_t kGuard = 1024;
