@@ -655,12 +655,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
 // time kernels.
 template <class T>
 int count_resident_ctas(const void* kernel, std::mutex& mutex, std::vector<int>& per_device) {
-  int device = 0;
-  CHECK_CUDA(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (size_t(device) >= per_device.size()) per_device.resize(size_t(device) + 1, 0);
-  int& ctas = per_device[size_t(device)];
-  if (ctas == 0) {
+  return schedule::once_per_device(mutex, per_device, [&](int device) {
     CHECK_CUDA(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -673,9 +668,8 @@ int count_resident_ctas(const void* kernel, std::mutex& mutex, std::vector<int>&
       throw Error(ExitCode::kInternal,
                   "04_mma_pipelined: no CTA of " + std::to_string(T::kThreads) + " threads and " +
                       std::to_string(T::kSmemBytes) + " B of shared memory fits on an SM");
-    ctas = sms * per_sm;
-  }
-  return ctas;
+    return sms * per_sm;
+  });
 }
 
 template <class T, bool kBTransposed, Grid kGrid>

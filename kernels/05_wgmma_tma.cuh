@@ -650,24 +650,20 @@ template <class T, bool kBTransposed>
 int resident_clusters() {
   static std::mutex mutex;
   static std::vector<int> per_device;  // 0: not set up yet on that device
-  int device = 0;
-  CHECK_CUDA(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (size_t(device) >= per_device.size()) per_device.resize(size_t(device) + 1, 0);
-  int& ctas = per_device[size_t(device)];
-  if (ctas == 0) {
+  return schedule::once_per_device(mutex, per_device, [](int) {
     const void* kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
     CHECK_CUDA(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     const LaunchConfig<T> launch(1, nullptr);
-    CHECK_CUDA(cudaOccupancyMaxActiveClusters(&ctas, kernel, &launch.config));
-    if (ctas < 1)
+    int clusters = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
+    if (clusters < 1)
       throw Error(ExitCode::kInternal,
                   "05_wgmma_tma: no cluster of " + std::to_string(T::CLUSTER) + " CTAs of " +
                       std::to_string(T::kThreads) + " threads and " +
                       std::to_string(T::kSmemBytes) + " B of shared memory fits on the GPU");
-  }
-  return ctas;
+    return clusters;
+  });
 }
 
 template <class T, bool kBTransposed>

@@ -43,7 +43,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 namespace shapescope::kernels::schedule {
@@ -118,6 +121,19 @@ inline Plan make_plan(Kind kind, int m, int n, int k, int batch, int bm, int bn,
     p.sk_r = sk_iters % p.sk_ctas;
   }
   return p;
+}
+
+// A value worked out once per device (at the first launch there, outside graph captures): the
+// kernels' resident CTA counts. compute(device) must return > 0 (0 means "not yet").
+template <class Compute>
+int once_per_device(std::mutex& mutex, std::vector<int>& per_device, Compute compute) {
+  int device = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (size_t(device) >= per_device.size()) per_device.resize(size_t(device) + 1, 0);
+  int& value = per_device[size_t(device)];
+  if (value == 0) value = compute(device);
+  return value;
 }
 
 // A run of K-blocks [kb_begin, kb_end) of one tile that a CTA computes in one go.
