@@ -13,7 +13,10 @@
 //   threads:         128, 256, 256, 256
 //   stages:          4 (64x64) or 3 (the others: BK = 64 halves the barriers per FLOP, and
 //                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
-//                    while K-block i is computed, the next STAGES - 1 are (being) loaded
+//                    while K-block i is computed, the next STAGES - 1 are (being) loaded. The
+//                    one-CTA-per-SM tiles (128x256, 256x128) double-buffer their fragments: k16
+//                    step kk + 1's ldmatrix go out before step kk's mma (1-2 % at 128x256 in a
+//                    power-capped H200 run, against 128x128 in the same run)
 //   schedule:        kernels/schedule.cuh plans the 1D grids and numbers the tiles (along N, then
 //                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
 //                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
@@ -355,37 +358,59 @@ template <class T, bool kBTransposed>
 struct Cta {
   using Acc = float[T::kMmaM][T::kMmaN][4];
 
-  // acc += this warp's share of one K-block held in the stage at smem address `stage`.
-  static __device__ __forceinline__ void compute_k_block(Acc& acc, uint32_t stage, int warp_m0,
-                                                         int warp_n0) {
+  using AFrag = uint32_t[T::kMmaM][4];
+  using BFrag = uint32_t[T::kMmaN][2];
+
+  // This warp's A and B fragments of k16 step kk of the stage at smem address `stage`.
+  static __device__ __forceinline__ void load_fragments(AFrag& a_frag, BFrag& b_frag,
+                                                        uint32_t stage, int kk, int warp_m0,
+                                                        int warp_n0) {
     const int lane = int(threadIdx.x) % 32;
     const uint32_t b_stage = stage + T::kABytes;
 #pragma unroll
-    for (int kk = 0; kk < T::BK; kk += 16) {
-      uint32_t a_frag[T::kMmaM][4];
+    for (int i = 0; i < T::kMmaM; ++i)
+      ldmatrix_x4(a_frag[i], stage + swizzled<T::kChunksK>(warp_m0 + i * 16 + lane % 16,
+                                                           kk / 8 + lane / 16));
 #pragma unroll
-      for (int i = 0; i < T::kMmaM; ++i)
-        ldmatrix_x4(a_frag[i], stage + swizzled<T::kChunksK>(warp_m0 + i * 16 + lane % 16,
-                                                             kk / 8 + lane / 16));
-      uint32_t b_frag[T::kMmaN][2];
+    for (int j = 0; j < T::kMmaN; j += 2) {
+      uint32_t r[4];
+      if constexpr (kBTransposed)
+        ldmatrix_x4(r, b_stage + swizzled<T::kChunksK>(warp_n0 + j * 8 + lane % 8 + lane / 16 * 8,
+                                                       kk / 8 + lane / 8 % 2));
+      else
+        ldmatrix_x4_trans(r, b_stage + swizzled<T::kChunksN>(kk + lane % 16,
+                                                             (warp_n0 + j * 8) / 8 + lane / 16));
+      b_frag[j][0] = r[0];
+      b_frag[j][1] = r[1];
+      b_frag[j + 1][0] = r[2];
+      b_frag[j + 1][1] = r[3];
+    }
+  }
+
+  // acc += this warp's share of one K-block held in the stage at smem address `stage`. With
+  // registers to spare (one CTA per SM: 128x256, 256x128) the fragments are double-buffered: step
+  // kk + 1's ldmatrix are issued before step kk's mma, so the tensor cores need not wait for them.
+  static __device__ __forceinline__ void compute_k_block(Acc& acc, uint32_t stage, int warp_m0,
+                                                         int warp_n0) {
+    constexpr bool kDoubleBuffer = T::kMinCtasPerSm == 1;
+    constexpr int kSteps = T::BK / 16;
+    AFrag a_frag[kDoubleBuffer ? 2 : 1];
+    BFrag b_frag[kDoubleBuffer ? 2 : 1];
+    if constexpr (kDoubleBuffer) load_fragments(a_frag[0], b_frag[0], stage, 0, warp_m0, warp_n0);
 #pragma unroll
-      for (int j = 0; j < T::kMmaN; j += 2) {
-        uint32_t r[4];
-        if constexpr (kBTransposed)
-          ldmatrix_x4(r, b_stage + swizzled<T::kChunksK>(warp_n0 + j * 8 + lane % 8 + lane / 16 * 8,
-                                                         kk / 8 + lane / 8 % 2));
-        else
-          ldmatrix_x4_trans(r, b_stage + swizzled<T::kChunksN>(kk + lane % 16,
-                                                               (warp_n0 + j * 8) / 8 + lane / 16));
-        b_frag[j][0] = r[0];
-        b_frag[j][1] = r[1];
-        b_frag[j + 1][0] = r[2];
-        b_frag[j + 1][1] = r[3];
+    for (int step = 0; step < kSteps; ++step) {
+      const int cur = kDoubleBuffer ? step % 2 : 0;
+      if constexpr (kDoubleBuffer) {
+        if (step + 1 < kSteps)
+          load_fragments(a_frag[(step + 1) % 2], b_frag[(step + 1) % 2], stage, (step + 1) * 16,
+                         warp_m0, warp_n0);
+      } else {
+        load_fragments(a_frag[0], b_frag[0], stage, step * 16, warp_m0, warp_n0);
       }
 #pragma unroll
       for (int i = 0; i < T::kMmaM; ++i)
 #pragma unroll
-        for (int j = 0; j < T::kMmaN; ++j) mma_16816(acc[i][j], a_frag[i], b_frag[j]);
+        for (int j = 0; j < T::kMmaN; ++j) mma_16816(acc[i][j], a_frag[cur][i], b_frag[cur][j]);
     }
   }
 
