@@ -80,11 +80,11 @@
 //                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
 //                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 389.9 TFLOP/s of 787.6 = 49.5 %
-//   (nn), 128x128 dp 387.7 = 49.2 % (nn) and 387.1 of 789.0 = 49.1 % (nt); 256x128 dp 47.2 %, 64x64
-//   dp 36.9 %; persistent and streamk 46-48 %. Just below the issue's 50 % target. Tried, no gain
-//   seen: 4 stages for 128x256 and 256x128 (48.2 % and 45.7 % in a power-capped run; 192 KiB
-//   would also shut out the A100's 163 KiB).
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 395.0 TFLOP/s of 779.6 = 50.7 %
+//   (nn), 372.5 of 779.3 = 47.8 % (nt); 128x128 dp 49.5 % (nn), 49.9 % (nt); 256x128 dp 48 %, 64x64
+//   dp 37 %; persistent and streamk 46-48 %. Power-capped runs: 45-49 %. So the issue's 50 % is met
+//   in nn only, with no margin. Tried, no gain seen: 4 stages for 128x256 and 256x128 (48.2 % and
+//   45.7 % in a power-capped run; 192 KiB would also shut out the A100's 163 KiB).
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):

@@ -49,9 +49,9 @@
 //   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 4 B
 //                    (ptxas -v, CUDA 13.0), outside the K-loop
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 772.5 of 787.6 TFLOP/s =
-//   98.1 % (nn), 772.1 of 789.0 = 97.9 % (nt); dp 95 %, streamk 96-97 %; 128x128 persistent 91 %,
-//   dp 86 %. Power-capped runs (~1500 MHz) gave 97.2 % and 97.7 % for 128x256 persistent.
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 756.5 of 779.6 TFLOP/s =
+//   97.0 % (nn), 758.8 of 779.3 = 97.4 % (nt); streamk 96 %, dp 95 %; 128x128 persistent 91 %, dp
+//   86 %. Power-capped runs (~1500-1700 MHz) gave 96.7-97.7 % for 128x256 persistent.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
