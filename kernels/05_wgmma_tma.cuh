@@ -129,7 +129,8 @@ struct Tiling {
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0,
                 "every stage's A and B must start on a 1024-byte swizzle-atom boundary");
-  static_assert(2 * STAGES * 8 <= kBarrierBytes, "the mbarriers must fit their space");
+  static_assert(2 * STAGES * 8 + 8 + 4 <= kBarrierBytes,
+                "the mbarriers and the stream-K piece must fit their space");
   static_assert(kSmemBytes <= 227 * 1024, "Hopper gives a CTA at most 227 KiB of shared memory");
 };
 
@@ -178,6 +179,20 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, int parity) {
   } while (done == 0);
 }
 
+// The same wait with cluster-scope acquire: what a peer CTA wrote before its release arrive on
+// this barrier (st.shared::cluster) is visible afterwards.
+__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, int parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
 // One TMA copy of the box at coordinates (c0, c1, c2) (innermost first) of `map` into shared
 // memory at `dst`; its bytes complete a transaction on barrier `bar`. Parts of the box outside the
 // tensor arrive as zeros and count in full.
@@ -207,6 +222,18 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, int rank) 
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
+// Writes `value` to the 4 bytes at `address`'s offset in cluster CTA `rank`'s shared memory and
+// then arrives (release, cluster scope) on the barrier at `bar`'s offset there.
+__device__ __forceinline__ void store_and_arrive_cluster(uint32_t address, int value, uint32_t bar,
+                                                         int rank) {
+  uint32_t remote_address, remote_bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote_address) : "r"(address), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote_bar) : "r"(bar), "r"(rank));
+  asm volatile("st.shared::cluster.u32 [%0], %1;\n" ::"r"(remote_address), "r"(value) : "memory");
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar)
+               : "memory");
 }
 
 // Every thread of every CTA of the cluster (not .aligned: the producer warp arrives diverged).
@@ -338,7 +365,7 @@ constexpr int64_t kSlotBytes = int64_t(T::BM) * T::BN * 4;
 
 template <class T>
 constexpr int64_t streamk_workspace_bytes(int ctas) {
-  return int64_t(ctas) * (kSlotBytes<T> + 4);
+  return int64_t(ctas) * (kSlotBytes<T> + 4) + 4;  // + the piece counter
 }
 
 template <class T, bool kBTransposed>
@@ -414,25 +441,26 @@ struct Consumer {
     }
   }
 
-  // Stream-K: this CTA's partial of a tile it does not own, to its slot; then the flag.
+  // Stream-K: this CTA's partial of a tile it does not own, to slot `cta` (its piece's); then
+  // the flag.
   static __device__ __forceinline__ void publish(const Acc& acc, float4* partials, int* flags,
-                                                 int consumer_thread) {
-    float4* slot = partials + int64_t(blockIdx.x) * (kSlotBytes<T> / 16);
+                                                 int cta, int consumer_thread) {
+    float4* slot = partials + int64_t(cta) * (kSlotBytes<T> / 16);
 #pragma unroll
     for (int j = 0; j < kFloat4s; ++j)
       __stcg(slot + j * T::kConsumerThreads + consumer_thread,
              make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
     __threadfence();                         // this thread's partial is visible GPU-wide ...
     consumer_sync<T::kConsumerThreads>();  // ... and every consumer's, before the flag
-    if (consumer_thread == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+    if (consumer_thread == 0) schedule::store_release_gpu(flags + cta, 1);
   }
 
-  // Stream-K: the owner adds the partials of the clusters after `cluster` that began inside
-  // `tile` (the plan's units are clusters): from the CTA of the same rank in each.
+  // Stream-K: the owner (of piece `piece`) adds the partials of the pieces after it that began
+  // inside `tile` (pieces are per cluster): from the CTA of the same rank in each.
   static __device__ __forceinline__ void collect(Acc& acc, const schedule::Plan& plan, int tile,
-                                                 int cluster, int rank, const float4* partials,
+                                                 int piece, int rank, const float4* partials,
                                                  const int* flags, int consumer_thread) {
-    for (int d = cluster + 1; schedule::contributes(plan, d, tile); ++d) {
+    for (int d = piece + 1; schedule::contributes(plan, d, tile); ++d) {
       const int cta = d * T::CLUSTER + rank;
       if (consumer_thread == 0) schedule::wait_flag(flags + cta);
       consumer_sync<T::kConsumerThreads>();  // orders everyone's reads of the slot after the acquire
@@ -461,6 +489,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(wgmma_tma_smem);
   uint64_t* empty = full + T::STAGES;
+  // Stream-K: the piece this CTA (its cluster) got, and the barrier it is announced on.
+  uint64_t* piece_ready = empty + T::STAGES;
+  int* piece_slot = reinterpret_cast<int*>(piece_ready + 1);
   const uint32_t staging = smem_address(wgmma_tma_smem) + T::kBarrierBytes;
   const uint32_t ring =
       (smem_address(wgmma_tma_smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u;
@@ -473,6 +504,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
       mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
     }
+    mbarrier_init(smem_address(piece_ready), 1);  // rank 0's producer, once
     mbarrier_init_fence();
   }
   // The peers' barriers must be initialised before anyone multicasts into them or arrives there.
@@ -481,13 +513,42 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   else
     __syncthreads();
 
-  schedule::Cursor cursor(plan, cluster);
+  // Whole tiles first; then, once they are done, the stream-K piece that this cluster takes from
+  // the counter (flags[ctas]): the pieces go to the SMs that finish their whole tiles first, as
+  // the hardware gives dp's last wave to the SMs that are free first. With a static piece per
+  // CTA, the pieces (and persistent's extra tiles) landed on SMs that had been slower with their
+  // first tile: at 2112^2 x 8448 persistent took 176-191 us against dp's 163-166.
+  schedule::Cursor cursor = schedule::Cursor::whole_tiles(plan, cluster);
+  bool piece_taken = plan.sk_ctas == 0;
+  int piece = 0;
+  // The next segment, taking the piece when the whole tiles are done. `take` returns the piece.
+  auto next_segment = [&](schedule::Segment& s, auto take) {
+    if (cursor.next(plan, s)) return true;
+    if (piece_taken) return false;
+    piece_taken = true;
+    piece = take();
+    cursor = schedule::Cursor::piece(plan, piece);
+    return cursor.next(plan, s);
+  };
+  // Everyone but rank 0's producer learns the piece from the barrier.
+  auto announced_piece = [&]() {
+    mbarrier_wait_cluster(smem_address(piece_ready), 0);
+    return *reinterpret_cast<volatile int*>(piece_slot);
+  };
   schedule::Segment segment;
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int stage = 0, phase = 0;
-      while (cursor.next(plan, segment)) {
+      auto take = [&]() {
+        if (rank != 0) return announced_piece();
+        const int p = atomicAdd(flags + plan.ctas * T::CLUSTER, 1);
+#pragma unroll
+        for (int r = 0; r < T::CLUSTER; ++r)
+          store_and_arrive_cluster(smem_address(piece_slot), p, smem_address(piece_ready), r);
+        return p;
+      };
+      while (next_segment(segment, take)) {
         schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
         tile.m0 += rank * T::BM;
         for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
@@ -542,7 +603,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         mbarrier_arrive(smem_address(&empty[s]));
       }
     };
-    while (cursor.next(plan, segment)) {
+    while (next_segment(segment, announced_piece)) {
       int previous = -1;  // the stage whose wgmma may still be reading it
       for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
         mbarrier_wait(smem_address(&full[stage]), phase);
@@ -562,11 +623,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       release(previous);
 
       if (segment.contributor()) {
-        C::publish(acc, partials, flags, consumer_thread);
+        C::publish(acc, partials, flags, piece * T::CLUSTER + rank, consumer_thread);
         continue;
       }
       if (segment.owner_with_fixup(plan.k_blocks))
-        C::collect(acc, plan, segment.tile, cluster, rank, partials, flags, consumer_thread);
+        C::collect(acc, plan, segment.tile, piece, rank, partials, flags, consumer_thread);
       schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
       tile.m0 += rank * T::BM;
       C::store(args, acc, tile, consumer,
@@ -693,7 +754,8 @@ void run(schedule::Kind kind, const GemmArgs& args, int batch, cudaStream_t stre
                                            std::to_string(workspace_bytes));
     partials = static_cast<float4*>(workspace);
     flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + ctas * kSlotBytes<T>);
-    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas) * sizeof(int), stream));
+    // The flags, then the counter that hands out the stream-K pieces (flags[ctas]).
+    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas + 1) * sizeof(int), stream));
   }
   const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, args.stride_a, batch,
                                        T::BM);

@@ -159,6 +159,20 @@ class Cursor {
     left_ = int(plan.sk_begin(cta + 1) - begin);  // <= k_blocks (sk_ctas >= sk_tiles)
   }
 
+  // The same walk in two parts, for kernels that hand out the stream-K pieces in the order the
+  // CTAs finish their whole tiles (05): CTA `cta`'s whole tiles only, and piece `piece`'s
+  // stream-K range only (empty for piece >= sk_ctas).
+  __host__ __device__ static Cursor whole_tiles(const Plan& plan, int cta) {
+    Cursor c(plan, cta);
+    c.left_ = 0;
+    return c;
+  }
+  __host__ __device__ static Cursor piece(const Plan& plan, int piece) {
+    Cursor c(plan, piece);
+    c.next_tile_ = plan.tiles;
+    return c;
+  }
+
   // Whole tiles first, then the stream-K range: every CTA's whole tiles run in step (the same
   // K-block at the same time, which keeps the operands' K-slices in L2 for all of them), and the
   // split tiles come last, in pieces that start at a few K offsets only.

@@ -6,8 +6,8 @@
 #   scripts/gpu_ladder.sh tests   all GPU tests, then compute-sanitizer memcheck on the kernels
 #                                 matching $MEMCHECK (a gtest filter; default: every kernel)
 #   scripts/gpu_ladder.sh bench   the 4096^3 table and the saw-tooth sweep
-# Writes under $OUT: ladder.txt (what is printed), ladder.db, waves.csv, gpu_tests.txt,
-# memcheck.txt.
+# Writes under $OUT: ladder_<mode>.txt (what is printed), ladder.db, ladder_nn.csv, ladder_nt.csv,
+# waves.csv (n = M = N = K), waves_k8192.csv (M = N = n, K = 8192), gpu_tests.txt, memcheck.txt.
 set -u -o pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -59,43 +59,11 @@ PY
   timeout 420 $S sweep --n 1024..4096:64 \
     --backend cublas,custom:04_mma_pipelined:128x128,custom:05_wgmma_tma:128x256 --db "$DB" \
     --format csv --out "$OUT/waves.csv" 2>&1 | grep -E "measured|skipped|error"
-  python3 - "$OUT/waves.csv" <<'PY'
-import csv, sys, collections, statistics
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = collections.defaultdict(dict)
-for r in rows:
-    by[int(r["n"])][r["algo"]] = r
-for kernel in ("04_mma_pipelined:128x128", "05_wgmma_tma:128x256"):
-    print(f"\n{kernel}: n = M = N = K; TFLOP/s; recovered = share of dp's wave loss "
-          f"(dp time x (1 - wave efficiency)) won back, where the last wave is < 1/4 full")
-    print(f"{'n':>5} {'tiles':>6} {'slots':>5} {'waves':>6} {'dp':>7} {'persist':>8} {'streamk':>8} "
-          f"{'cublas':>7}  {'rec. persist':>12} {'rec. streamk':>12}")
-    rec = {"persistent": [], "streamk": []}
-    for n in sorted(by):
-        d = by[n]
-        dp = d.get(kernel + ":dp")
-        if not dp:
-            continue
-        pe, sk, cb = d.get(kernel + ":persistent"), d.get(kernel + ":streamk"), d.get("default")
-        waves, eff = float(dp["waves"]), float(dp["wave_efficiency"])
-        fill = waves - int(waves)
-        tf = lambda r: float(r["tflops"]) if r else float("nan")
-        line = (f"{n:>5} {dp['tiles']:>6} {dp.get('slots', '-'):>5} {waves:>6.2f} {tf(dp):>7.1f} "
-                f"{tf(pe):>8.1f} {tf(sk):>8.1f} {tf(cb):>7.1f}")
-        if 0 < fill < 0.25:
-            loss = float(dp["median_us"]) * (1 - eff)
-            for name, r in (("persistent", pe), ("streamk", sk)):
-                if r and loss > 0:
-                    rec[name].append((float(dp["median_us"]) - float(r["median_us"])) / loss)
-            line += "".join(f"  {100 * rec[name][-1]:>11.0f}%" for name in ("persistent", "streamk")
-                            if rec[name])
-        print(line)
-    for name, values in rec.items():
-        if values:
-            print(f"{kernel} {name} recovers, where the last wave is < 1/4 full: median "
-                  f"{100 * statistics.median(values):.0f} % of dp's wave loss (min "
-                  f"{100 * min(values):.0f} %, max {100 * max(values):.0f} %, {len(values)} sizes)")
-PY
+  python3 scripts/wave_recovery.py "$OUT/waves.csv"
+  echo "\$ shapescope sweep --n 1024..4096:64 --k 8192 (M = N = n, K fixed) --backend cublas,custom:05_wgmma_tma:128x256"
+  timeout 300 $S sweep --n 1024..4096:64 --k 8192 --backend cublas,custom:05_wgmma_tma:128x256 \
+    --db "$DB" --format csv --out "$OUT/waves_k8192.csv" 2>&1 | grep -E "measured|skipped|error"
+  python3 scripts/wave_recovery.py "$OUT/waves_k8192.csv"
 }
 
 {
