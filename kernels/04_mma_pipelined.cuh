@@ -80,11 +80,13 @@
 //                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
 //                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 395.0 TFLOP/s of 779.6 = 50.7 %
-//   (nn), 372.5 of 779.3 = 47.8 % (nt); 128x128 dp 49.5 % (nn), 49.9 % (nt); 256x128 dp 48 %, 64x64
-//   dp 37 %; persistent and streamk 46-48 %. Power-capped runs: 45-49 %. So the issue's 50 % is met
-//   in nn only, with no margin. Tried, no gain seen: 4 stages for 128x256 and 256x128 (48.2 % and
-//   45.7 % in a power-capped run; 192 KiB would also shut out the A100's 163 KiB).
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 393.7 TFLOP/s of 787.9 = 50.0 %
+//   (nn; 50.7 % in the run before), 371.8 of 786.0 = 47.3 % (nt); 128x128 dp 49.1 % (nn), 49.5 %
+//   (nt); 256x128 dp 47.5 %, 64x64 dp 37 %; persistent and streamk 46-48 %. Power-capped runs:
+//   45-49 %. So the issue's 50 % is met in nn only, with no margin. Tried, no gain seen: 4 stages
+//   for 128x256 and 256x128 (48.2 % and 45.7 % in a power-capped run; 192 KiB would also shut
+//   out the A100's 163 KiB). Stream-K here keeps a fixed piece per CTA (Cursor(plan, cta)); 05
+//   hands its pieces out in finishing order, which is what made its stream-K pay.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):

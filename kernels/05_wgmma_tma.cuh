@@ -30,13 +30,15 @@
 //                    clusters (128x128: 2 CTAs, plan tiles of 256 x 128; 128x256: 1). dp: one
 //                    unit per tile (1D grid). persistent: as many units as fit at once
 //                    (cudaOccupancyMaxActiveClusters) loop over the tiles. streamk: the hybrid
-//                    (the partial last wave and one full wave split by K-blocks over the units,
-//                    then whole tiles); each CTA's partial goes to its own workspace slot of
-//                    BM x BN fp32, published and collected with flags as schedule.cuh describes
-//                    (an owner CTA of rank r collects from the rank-r CTAs of later clusters).
+//                    (whole tiles, then the last wave's tiles in K-pieces); a unit takes its piece
+//                    from an atomic counter when its whole tiles are done (rank 0's producer takes
+//                    it and announces it to the cluster on an mbarrier), so the pieces go to the
+//                    SMs that are free first. Each CTA's partial goes to the workspace slot of its
+//                    piece, BM x BN fp32, published and collected with flags as schedule.cuh
+//                    describes (an owner of rank r collects from the rank-r CTAs of later pieces).
 //                    With the 128x128 pair an odd number of 128-row tiles leaves the last
 //                    pair's second CTA with nothing inside M: it still loads its half of B.
-//   shared memory:   dynamic: the mbarriers (256 B), the epilogue's staging buffers (16 x 128
+//   shared memory:   dynamic: the mbarriers and the stream-K piece (256 B), the epilogue's staging buffers (16 x 128
 //                    bf16 per consumer warp, 32 KiB), then STAGES x (BM x BK + BK x BN) bf16
 //                    aligned up to 1024 B (the 128-byte swizzle repeats every 8 rows of 128 B;
 //                    1 KiB is reserved for that): 225.25 KiB of the 227 KiB a CTA may have
@@ -49,9 +51,10 @@
 //   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 4 B
 //                    (ptxas -v, CUDA 13.0), outside the K-loop
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 756.5 of 779.6 TFLOP/s =
-//   97.0 % (nn), 758.8 of 779.3 = 97.4 % (nt); streamk 96 %, dp 95 %; 128x128 persistent 91 %, dp
-//   86 %. Power-capped runs (~1500-1700 MHz) gave 96.7-97.7 % for 128x256 persistent.
+//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 767.9 of 787.9 TFLOP/s =
+//   97.5 % (nn), 769.7 of 786.0 = 97.9 % (nt); streamk 96.5 %, dp 95 %; 128x128 persistent 88 %
+//   (90.4-91.5 % in the same day's runs before the piece hand-out), dp 83 %. Power-capped runs
+//   (~1500-1700 MHz) gave 96.7-97.7 % for 128x256 persistent.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the

@@ -16,7 +16,14 @@
 //                about K / pieces of one tile. pieces = min(G / r, k_blocks / 8, 4), at least 1:
 //                as many as there are CTAs to spare, none shorter than 8 K-blocks, and at most 4
 //                contributions per tile (the owner adds them one after the other). A CTA runs its
-//                whole tiles first, then its piece. T % G = 0: no stream-K part (persistent).
+//                whole tiles first, then a piece: piece c (Cursor(plan, c), 04), or the next piece
+//                of an atomic counter when its whole tiles are done (Cursor::whole_tiles, then
+//                Cursor::piece: 05), so that the pieces go to the SMs that are free first; with
+//                fixed pieces some landed on SMs that had been slow with their whole tile (05 at
+//                2112^2 x 8448: 150 us, handed out 124-128 us, dp 163 us). The fixup below holds
+//                with piece numbers in place of CTA numbers: every piece < sk_ctas is taken,
+//                since every unit takes one and there are ctas >= sk_ctas of them.
+//                T % G = 0: no stream-K part (persistent).
 //                T < G: G = sk_ctas CTAs, all stream-K.
 //                Measured on an H200 and kept in the comments: two earlier splits lost to this
 //                one. Plain stream-K (every tile split) and "one full wave plus the partial one,
