@@ -329,5 +329,30 @@ TEST(Schedule, ContributesMatchesSkBegin) {
       }
 }
 
+// 05 walks a CTA's whole tiles (Cursor::whole_tiles) and then the piece it takes from a counter
+// (Cursor::piece): any hand-out order must give the same segments as the fixed walk of 04, CTA c's
+// whole tiles and piece c's range, and a piece past sk_ctas must be empty.
+TEST(Schedule, WholeTilesAndPiecesSplitTheFixedWalk) {
+  for (const Plan& plan : plans_to_walk()) {
+    for (int cta = 0; cta < plan.ctas; ++cta) {
+      std::vector<Segment> whole, piece;
+      Segment s;
+      for (Cursor c = Cursor::whole_tiles(plan, cta); c.next(plan, s);) whole.push_back(s);
+      for (Cursor c = Cursor::piece(plan, cta); c.next(plan, s);) piece.push_back(s);
+      for (const Segment& w : whole)
+        EXPECT_TRUE(w.tile >= plan.sk_tiles && w.kb_begin == 0 && w.kb_end == plan.k_blocks)
+            << describe(plan) << ", CTA " << cta;
+      for (const Segment& p : piece) EXPECT_LT(p.tile, plan.sk_tiles) << describe(plan);
+      std::vector<std::vector<int>> joined;
+      for (const std::vector<Segment>* part : {&whole, &piece})
+        for (const Segment& x : *part) joined.push_back({x.tile, x.kb_begin, x.kb_end});
+      EXPECT_EQ(joined, walk_of(plan, cta)) << describe(plan) << ", CTA " << cta;
+    }
+    Segment s;
+    Cursor past = Cursor::piece(plan, plan.sk_ctas);
+    EXPECT_FALSE(past.next(plan, s)) << describe(plan) << ": piece sk_ctas must be empty";
+  }
+}
+
 }  // namespace
 }  // namespace shapescope::kernels::schedule
