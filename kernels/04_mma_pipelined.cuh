@@ -49,8 +49,8 @@
 //                    as nothing else occupies the GPU (no concurrent kernels or MPS clients;
 //                    shapescope runs one kernel at a time). The launch is not cooperative, so
 //                    CUDA does not guarantee co-residency. No CTA waits before it has published
-//                    its own partial, so there is no cycle; every CTA's range is non-empty, so
-//                    every counted contributor does publish.
+//                    its own partial, so there is no cycle; contributes() counts only CTAs below
+//                    sk_ctas, whose ranges are non-empty, so every counted contributor publishes.
 //                    Workspace (launch()'s, 16-byte aligned): G slots of BM x BN fp32 (each
 //                    thread's fragments, float4 (i, j) of thread x at (i x kMmaN + j) x kThreads
 //                    + x: coalesced stores and loads), then G int flags. launch() zeroes the

@@ -539,6 +539,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     return *reinterpret_cast<volatile int*>(piece_slot);
   };
   schedule::Segment segment;
+  // The plan's tile is the cluster's (CLUSTER x BM) x BN; this CTA's rows start rank x BM down.
+  auto tile_of = [&](const schedule::Segment& s) {
+    schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(s.tile);
+    tile.m0 += rank * T::BM;
+    return tile;
+  };
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
@@ -552,8 +558,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         return p;
       };
       while (next_segment(segment, take)) {
-        schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
-        tile.m0 += rank * T::BM;
+        const schedule::TileCoord tile = tile_of(segment);
         for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
           // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
           mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
@@ -631,9 +636,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
       if (segment.owner_with_fixup(plan.k_blocks))
         C::collect(acc, plan, segment.tile, piece, rank, partials, flags, consumer_thread);
-      schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(segment.tile);
-      tile.m0 += rank * T::BM;
-      C::store(args, acc, tile, consumer,
+      C::store(args, acc, tile_of(segment), consumer,
                staging + (consumer_thread / 32) * T::kStagingBytes);
     }
   }

@@ -183,9 +183,8 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
 void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
             void* stream, void* workspace, int64_t workspace_bytes) {
   const Entry& e = checked_entry(v, p);
-  // 04's cp.async and 05's TMA need A and B 16-byte aligned; unsupported() checked the offsets, this catches a
-  // caller whose buffers are not cudaMalloc'ed (256-byte aligned).
-  if ((v.kernel == "04_mma_pipelined" || v.kernel == "05_wgmma_tma") &&
+  // unsupported() checked the offsets; this catches a caller whose buffers are not cudaMalloc'ed.
+  if (loads_16_byte_chunks(v) &&
       (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
     throw Error(ExitCode::kInternal,
                 "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");

@@ -71,14 +71,12 @@ std::vector<Variant> make_registry() {
   return v;
 }
 
-// 04 (cp.async) and 05 (TMA) copy A and B in 16-byte chunks: every row of A and B, and each
-// operand's first element, must start on a 16-byte boundary, given that the buffers do
-// (cudaMalloc: 256 B).
-bool loads_16_byte_chunks(const std::string& kernel) {
-  return kernel == "04_mma_pipelined" || kernel == "05_wgmma_tma";
-}
 
 }  // namespace
+
+bool loads_16_byte_chunks(const Variant& v) {
+  return v.kernel == "04_mma_pipelined" || v.kernel == "05_wgmma_tma";
+}
 
 std::string_view schedule_name(Schedule s) {
   switch (s) {
@@ -154,7 +152,7 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
   if (p.lda < p.a_cols() || p.ldb < p.b_cols() || p.ldc < p.n)
     return fmt::format("{} needs lda >= {}, ldb >= {}, ldc >= {} (got {}, {}, {})", name,
                        p.a_cols(), p.b_cols(), p.n, p.lda, p.ldb, p.ldc);
-  if (loads_16_byte_chunks(name) &&
+  if (loads_16_byte_chunks(v) &&
       (p.lda % 8 != 0 || p.ldb % 8 != 0 || p.off_a % 8 != 0 || p.off_b % 8 != 0))
     return fmt::format("{} needs lda, ldb and offsets that are multiples of 8 elements (rows of "
                        "16-byte chunks); got lda {}, ldb {}, offsets {} and {}",

@@ -44,6 +44,10 @@ const Variant* find_variant(const std::string& key);
 std::string unsupported(const Variant& v, const Problem& p, int cc);
 // Why the variant cannot run on a GPU of compute capability cc at all, or "".
 std::string unsupported_gpu(const Variant& v, int cc);
+// 04 (cp.async) and 05 (TMA) copy A and B in 16-byte chunks: every row of A and B, and each
+// operand's first element, must start on a 16-byte boundary (unsupported() checks lda, ldb and
+// the offsets; launch() the pointers, which cudaMalloc aligns to 256 B).
+bool loads_16_byte_chunks(const Variant& v);
 
 // Launch on `stream` (a cudaStream_t passed as void*). a, b, c point at the operands' first
 // elements (offsets already applied); strides from the Problem (lda/ldb/ldc, stride_a() ... for
