@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Record a PyTorch profiler trace (Chrome trace JSON, record_shapes=True) of one training step of a
+real `transformers` model built from its config class: random weights, nothing downloaded.
+
+These traces are what `shapescope profile` / `pad --trace` read, and the fixtures of the trace
+parser's tests. Run on a GPU host:
+
+  python3 scripts/record_trace.py --model gpt2 --batch 12 --seq 1024 --out gpt2.json
+  python3 scripts/record_trace.py --model gpt2 --vocab 50264 --batch 12 --seq 1024 --out gpt2-50264.json
+  python3 scripts/record_trace.py --model mixtral --layers 2 --batch 4 --seq 1024 --out mixtral.json
+
+Besides the trace it prints one line per distinct GEMM kernel launch shape it saw (from the trace's
+own cpu_op events) and the step's GEMM kernel time, so a run's log can be compared with shapescope's.
+"""
+import argparse
+import json
+import sys
+
+import torch
+
+
+def build(args):
+    import transformers as tf
+
+    if args.model == "gpt2":
+        config = tf.GPT2Config(n_layer=args.layers or 12)
+        if args.vocab:
+            config.vocab_size = args.vocab
+        model = tf.GPT2LMHeadModel(config)
+        vocab = config.vocab_size
+    elif args.model == "mixtral":
+        # Mixtral-8x7B's widths with 2 layers: the expert GEMMs are real-sized, the model fits.
+        config = tf.MixtralConfig(num_hidden_layers=args.layers or 2, hidden_size=4096,
+                                  intermediate_size=14336, num_attention_heads=32,
+                                  num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2,
+                                  vocab_size=args.vocab or 32000)
+        model = tf.MixtralForCausalLM(config)
+        vocab = config.vocab_size
+    else:
+        sys.exit(f"--model: '{args.model}' is not gpt2 or mixtral")
+    return model.to(device="cuda", dtype=torch.bfloat16), vocab
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral"])
+    parser.add_argument("--layers", type=int, default=0)
+    parser.add_argument("--vocab", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=12)
+    parser.add_argument("--seq", type=int, default=1024)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    model, vocab = build(args)
+    model.train()
+    ids = torch.randint(0, vocab, (args.batch, args.seq), device="cuda")
+
+    def step():
+        out = model(input_ids=ids, labels=ids)
+        out.loss.backward()
+        model.zero_grad(set_to_none=True)
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        step()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(args.out)
+
+    # A summary from the trace itself: GEMM-like kernels and their total time.
+    with open(args.out) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    gemm_words = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    gemm = [e for e in kernels if any(w in e["name"].lower() for w in gemm_words)]
+    total = sum(e.get("dur", 0) for e in gemm)
+    print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels, "
+          f"{len(gemm)} GEMM-like, {total / 1000:.3f} ms GEMM kernel time; torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name()}")
+    ops = {}
+    for e in events:
+        if e.get("cat") == "cpu_op" and e["name"] in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+                                                      "aten::_grouped_mm", "aten::_scaled_mm"):
+            a = e.get("args", {})
+            key = (e["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input Strides")))
+            ops[key] = ops.get(key, 0) + 1
+    for (name, dims, strides), count in sorted(ops.items(), key=lambda kv: -kv[1]):
+        print(f"  {count:5d} x {name} dims {dims} strides {strides}")
+
+
+if __name__ == "__main__":
+    main()
