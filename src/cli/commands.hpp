@@ -17,6 +17,11 @@ void register_plot(CLI::App& app);
 struct ShapeOptions;
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
 
+// One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
+void check_db_option(const std::string& db);
+// --device N: a non-negative ordinal, refused in one line naming the value otherwise.
+void add_device_option(CLI::App* cmd, int& device);
+
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;
 // Seconds since the process started (for the wall time a sweep reports).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <iostream>
 #include <map>
 
@@ -203,6 +204,10 @@ void run_model(const ExplainOptions& o, const ShapeArg& shape, const GpuProfile&
 void run_explain(const ExplainOptions& o) {
   const auto shape = parse_shape(o.shape);
   if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", o.shape));
+  constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();  // cuBLAS takes 32-bit sizes
+  if (shape->m > kMaxSize || shape->n > kMaxSize || shape->k > kMaxSize)
+    throw usage_error(fmt::format("SHAPE: '{}' has a size above {} (cuBLAS takes 32-bit sizes)", o.shape, kMaxSize));
+  check_db_option(o.db);
   if (o.backend != "cublas" && o.backend != "cublaslt" && !is_custom_backend(o.backend))
     throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
                                   o.backend));
@@ -278,6 +283,7 @@ void run_explain(const ExplainOptions& o) {
 
   // With a GPU: measure the target first (its tile and slots choose the wave neighbours), then the
   // neighbours; the store supplies whatever is already measured.
+  // Checked now, written only when a point is measured.
   Store store(o.db);
   const DeviceContext device = query_device(o.device);
   fmt::print(stderr, "{}\n", device_header(device));
@@ -342,7 +348,7 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--lt-algos", o->lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   cmd->add_option("--samples", o->samples, "samples per point");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_device_option(cmd, o->device);
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
   cmd->add_option("--tile", o->tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
   cmd->add_flag("--json", o->json, "the same content as JSON fields");

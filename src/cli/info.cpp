@@ -2,6 +2,9 @@
 // the measured peak GEMM rate per dtype and copy bandwidth, stored for later "% of peak" figures.
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <optional>
+
 #include "cli/commands.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
@@ -18,7 +21,11 @@ struct InfoOptions {
 };
 
 void run_info(const InfoOptions& o) {
-  Store store(o.db);
+  check_db_option(o.db);
+  // Only --calibrate writes: the store is opened read-only otherwise, and not made when missing.
+  std::optional<Store> store;
+  if (o.calibrate || std::filesystem::exists(o.db))
+    store.emplace(o.db, o.calibrate ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceContext d = query_device(o.device);
   int64_t free_bytes = 0, total_bytes = 0;
   memory_info(free_bytes, total_bytes);
@@ -50,9 +57,13 @@ void run_info(const InfoOptions& o) {
 
   if (o.calibrate) {
     fmt::print(stderr, "calibrating: a large GEMM per dtype and a device-to-device copy...\n");
-    for (const auto& c : calibrate(d, &g_interrupted)) store.save_calibration(d, c);
+    for (const auto& c : calibrate(d, &g_interrupted)) store->save_calibration(d, c);
   }
-  const auto peaks = store.load_calibration(d);
+  if (!store) {
+    fmt::print("measured peaks   none (no store '{}'; run shapescope info --calibrate)\n", o.db);
+    return;
+  }
+  const auto peaks = store->load_calibration(d);
   if (peaks.empty()) {
     fmt::print("measured peaks   none in {} (run shapescope info --calibrate)\n", o.db);
     return;
@@ -71,7 +82,7 @@ void register_info(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   auto* cmd = app.add_subcommand("info", "The GPU: SMs, L2, memory, clocks, driver and library versions");
   cmd->footer("Examples:\n  shapescope info\n  shapescope info --calibrate    # measure peak TFLOP/s and bandwidth, keep them in the store");
-  cmd->add_option("--device", options->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_device_option(cmd, options->device);
   cmd->add_flag("--calibrate", options->calibrate,
                 "measure peak dense TFLOP/s per dtype and copy bandwidth, and store them");
   cmd->add_option("--db", options->db, "result store (SQLite file)");

@@ -646,6 +646,8 @@ void run_pad(const PadOptions& o) {
     throw Error(ExitCode::kNoGpu,
                 "pad: no GPU here, and measuring needs one; --dry-run lists the GEMMs and candidates without it");
 
+  check_db_option(o.db);
+  // Checked now, written only when a GEMM is measured.
   Store store(o.db);
   const DeviceContext device = query_device(o.device);
   fmt::print(stderr, "{}\n", device_header(device));
@@ -733,7 +735,7 @@ void register_pad(CLI::App& app) {
   cmd->add_option("--backend", o->backend, "cublas | cublaslt");
   cmd->add_option("--samples", o->samples, "samples per GEMM");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "JSON instead of the tables");
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");
   cmd->callback([o] { run_pad(*o); });

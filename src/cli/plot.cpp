@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "model/device_profile.hpp"
 #include "model/explain.hpp"
 #include "report/output.hpp"
@@ -62,6 +63,11 @@ std::string command_line(const PlotOptions& o) {
 
 void render(const PlotOptions& o, const Plot& plot, const std::string& default_name, const std::string& title) {
   const PlotPaths paths = plot_paths(o.out, default_name);
+  // None of the four files may be a store the plot reads, a directory or a device.
+  for (const char* extension : {"svg", "png", "gp", "dat"})
+    check_output_path(paths.file(extension), "--out",
+                      {o.db, o.db + "-wal", o.db + "-shm", o.calibration, o.calibration + "-wal",
+                       o.calibration + "-shm"});
   const std::string template_path =
       (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
   const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
@@ -111,6 +117,21 @@ void run_plot(PlotOptions o) {
     throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
   const bool tilegrid = o.kind == "tilegrid";
   const std::string command = "plot " + o.kind;
+  check_db_option(o.db);
+  // --out is a directory or a path prefix: a device or other special file is neither.
+  {
+    std::error_code ec;
+    const auto status = std::filesystem::status(o.out, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_directory(status) &&
+        !std::filesystem::is_regular_file(status))
+      throw usage_error(fmt::format("--out: '{}' is a device or other special file, not a directory or a path prefix",
+                                    o.out));
+  }
+  const std::filesystem::path template_path = std::filesystem::path(o.templates) / (o.kind + ".gp");
+  if (!std::filesystem::is_regular_file(template_path))
+    throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: plots/ in "
+                                  "shapescope's source)",
+                                  o.templates, o.kind));
   // Before tilegrid turns SHAPE into --m/--n/--k filters, which its command line does not take.
   o.command_line = command_line(o);
   std::optional<ShapeArg> shape;

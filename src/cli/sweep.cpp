@@ -2,13 +2,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "device/device.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
@@ -37,6 +40,7 @@ struct SweepOptions {
   int device = 0;
   double warmup_ms = 300;
   uint64_t seed = 0x5eed;
+  bool format_given = false;  // --format on the command line (set by the callback)
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -63,11 +67,20 @@ std::vector<std::string> parse_backends(const std::string& text) {
 // "--shard 2/8": the second of eight interleaved parts of the plan, for a job array.
 std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
   if (shard.empty()) return problems;
-  long index = 0, count = 0;
-  char slash = 0, extra = 0;
-  if (std::sscanf(shard.c_str(), "%ld%c%ld%c", &index, &slash, &count, &extra) != 3 || slash != '/' ||
-      count < 1 || index < 1 || index > count)
-    throw usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N (e.g. 2/8)", shard));
+  const auto refuse = [&] {
+    return usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", shard));
+  };
+  const size_t slash = shard.find('/');
+  if (slash == std::string::npos) throw refuse();
+  // from_chars takes digits only (no sign, no spaces) and reports a number beyond 64 bits.
+  const auto number = [&](size_t begin, size_t end) {
+    int64_t value = 0;
+    const auto [stop, error] = std::from_chars(shard.data() + begin, shard.data() + end, value);
+    if (error != std::errc() || stop != shard.data() + end || begin == end) throw refuse();
+    return value;
+  };
+  const int64_t index = number(0, slash), count = number(slash + 1, shard.size());
+  if (count < 1 || index < 1 || index > count) throw refuse();
   std::vector<Problem> part;
   for (size_t i = size_t(index - 1); i < problems.size(); i += size_t(count)) part.push_back(problems[i]);
   return part;
@@ -86,6 +99,14 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", o.warmup_ms));
   if (!parse_format(o.format))
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
+  check_db_option(o.db);
+  if (o.dry_run && o.format_given)
+    throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
+                                  o.format));
+  if (o.dry_run && !o.out.empty())
+    throw usage_error(fmt::format("--out: '{}' takes measured results; --dry-run prints its plan to stdout "
+                                  "(redirect it to keep it)",
+                                  o.out));
 }
 
 // Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
@@ -101,16 +122,49 @@ size_t count_points(size_t problems, const std::vector<std::string>& backends, i
   return points;
 }
 
+// What a plan will cost: GPU memory, points, and a rough GPU time (estimate_us, never reported as
+// a measurement).
+struct PlanCost {
+  MemoryPlan memory;
+  size_t points = 0;
+  double seconds = 0;
+};
+
+PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
+                   const SweepOptions& o, const DeviceContext& device) {
+  PlanCost cost;
+  cost.memory = memory_plan(problems, device, o.hot);
+  cost.points = count_points(problems.size(), backends, o.lt_algos);
+  double total_us = 0;
+  for (const auto& p : problems) total_us += estimate_us(p);
+  const double flush_us = o.hot ? 0 : double(cost.memory.flush) / 2.5e6;
+  cost.seconds = (total_us + flush_us * double(problems.size())) * double(cost.points) /
+                 double(problems.size()) * o.samples / 1e6;
+  return cost;
+}
+
+// A plan far beyond what anyone means to run gets a warning with its numbers (a memory that does not
+// fit is refused later, with exit 4, before anything is allocated).
+void warn_if_absurd(const PlanCost& cost, const SweepOptions& o) {
+  constexpr double kLongSeconds = 3600;
+  constexpr int64_t kLargestGpuBytes = 192ll << 30;  // B200; no GPU shapescope knows has more
+  if (cost.seconds > kLongSeconds)
+    fmt::print(stderr,
+               "warning: this plan is estimated at {:.1f} hours of GPU time ({} points x {} samples); ^C keeps what "
+               "is measured, and --dry-run lists the plan\n",
+               cost.seconds / 3600, cost.points, o.samples);
+  if (cost.memory.total() > kLargestGpuBytes)
+    fmt::print(stderr, "warning: this plan needs {:.1f} GiB of GPU memory, more than any GPU has (192 GiB)\n",
+               double(cost.memory.total()) / (1ll << 30));
+}
+
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
                    const SweepOptions& o) {
   fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
              "ldb", "ldc", "offset", "est. [us]");
-  double total_us = 0;
   for (const auto& p : problems) {
-    const double est = estimate_us(p);
-    total_us += est;
     fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {:.1f}\n", p.m, p.n, p.k, p.batch,
-               p.lda, p.ldb, p.ldc, p.off_a, est);
+               p.lda, p.ldb, p.ldc, p.off_a, estimate_us(p));
   }
   // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
   DeviceContext device;
@@ -120,13 +174,10 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
     device = query_device(o.device);
     where = device_header(device);
   }
-  const MemoryPlan mem = memory_plan(problems, device, o.hot);
-  const size_t points = count_points(problems.size(), backends, o.lt_algos);
-  const double flush_us = o.hot ? 0 : double(mem.flush) / 2.5e6;
-  const double seconds = (total_us + flush_us * double(problems.size())) * double(points) /
-                         double(problems.size()) * o.samples / 1e6;
+  const PlanCost cost = plan_cost(problems, backends, o, device);
+  const MemoryPlan& mem = cost.memory;
   fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(),
-             backends.size(), points, where);
+             backends.size(), cost.points, where);
   fmt::print(stderr,
              "GPU memory needed: {:.2f} GiB (A {:.1f} MiB, B {:.1f} MiB, C {:.1f} MiB, flush {:.1f} "
              "MiB, workspace {:.1f} MiB)\n",
@@ -135,7 +186,8 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
   fmt::print(stderr,
              "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
              "in the store are skipped)\n",
-             seconds, o.samples);
+             cost.seconds, o.samples);
+  warn_if_absurd(cost, o);
 }
 
 void run_sweep(const SweepOptions& o) {
@@ -154,22 +206,20 @@ void run_sweep(const SweepOptions& o) {
     print_dry_run(problems, backends, o);
     return;
   }
-  // Refuse an unwritable --out before measuring anything.
-  std::ofstream out_file;
-  if (!o.out.empty()) {
-    out_file.open(o.out, std::ios::out | std::ios::trunc);
-    if (!out_file)
-      throw usage_error(fmt::format("--out: cannot write '{}' ({})", o.out, std::strerror(errno)));
-  }
-
-  // The store first: a bad --db is reported the same with or without a GPU.
+  // Every check that needs no measurement comes before anything is written: a bad --out, the store
+  // (checked, not written: it is created or changed at the first measured point), the GPU.
+  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db, o.db + "-wal", o.db + "-shm"});
   Store store(o.db);
   const DeviceContext device = query_device(o.device);
+  // The results go to a temporary file beside --out, renamed over it only when the sweep succeeded.
+  std::optional<OutputFile> out_file;
+  if (!o.out.empty()) out_file.emplace(o.out, "--out");
   fmt::print(stderr, "{}\n", device_header(device));
   fmt::print(stderr, "{}; {} samples per point, shuffled passes; store {}\n",
              o.hot ? "hot L2 (no flush: a throughput-like figure)"
                    : fmt::format("cold L2 (flush {} MiB before each sample)", device.l2_bytes >> 20),
              o.samples, o.db);
+  warn_if_absurd(plan_cost(problems, backends, o, device), o);
 
   MeasureRequest request;
   request.problems = problems;
@@ -195,11 +245,10 @@ void run_sweep(const SweepOptions& o) {
     throttled += p.result.timing.throttled;
   }
   const Format format = *parse_format(o.format);
-  if (!o.out.empty()) {
-    write_points(out_file, format, points, annotations);
-    out_file.close();
-    if (!out_file) throw usage_error(fmt::format("--out: writing '{}' failed", o.out));
-  } else {
+  if (out_file && !outcome.interrupted) {
+    write_points(out_file->stream(), format, points, annotations);
+    out_file->commit();
+  } else if (!out_file) {
     write_points(std::cout, format, points, annotations);
   }
 
@@ -216,8 +265,8 @@ void run_sweep(const SweepOptions& o) {
   fmt::print(stderr, "measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}; {} noisy, {} throttled\n",
              outcome.measured, outcome.reused, outcome.annotated, wall, floor, clock, noisy, throttled);
   if (outcome.interrupted) {
-    fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume\n",
-               outcome.measured, o.db);
+    fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume{}\n",
+               outcome.measured, o.db, out_file ? fmt::format(" ('{}' is left as it was)", o.out) : "");
     throw Error(ExitCode::kInterrupted, "interrupted");
   }
 }
@@ -267,13 +316,24 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
-  cmd->add_option("--format", o->format, "table | csv | json");
+  auto* format = cmd->add_option("--format", o->format, "table | csv | json");
   cmd->add_option("--out", o->out, "write the results to this file instead of stdout");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_device_option(cmd, o->device);
   cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");
-  cmd->add_option("--seed", o->seed, "seed of the pass shuffles");
-  cmd->callback([o, ranges] {
+  cmd->add_option_function<std::string>(
+         "--seed",
+         [o](const std::string& text) {
+           uint64_t value = 0;
+           const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+           if (error != std::errc() || end != text.data() + text.size())
+             throw usage_error(fmt::format("--seed: '{}' is not a number from 0 to 2^64-1", text));
+           o->seed = value;
+         },
+         "seed of the pass shuffles")
+      ->default_str(std::to_string(o->seed));
+  cmd->callback([o, ranges, format] {
+    o->format_given = format->count() > 0;
     // An empty value means "not given" to the planner: a given-but-empty one is an error here.
     for (const auto& [option, value] : ranges)
       if (option->count() > 0 && value->empty()) parse_range(*value, option->get_name());

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 
 namespace shapescope {
 
@@ -195,7 +196,7 @@ std::string find_gnuplot(const std::string& program) {
   throw Error(ExitCode::kNoGpu, fmt::format("plot: '{}' is not on PATH; {}", program, install));
 }
 
-std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths) {
+std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths, const PlotPaths& shown) {
   const std::string script = paths.name + ".gp";
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw Error(ExitCode::kInternal, fmt::format("plot: pipe() failed: {}", std::strerror(errno)));
@@ -258,7 +259,8 @@ std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths) {
     const std::string how = WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
                                               : fmt::format("signal {}", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     throw Error(ExitCode::kInternal,
-                fmt::format("plot: gnuplot failed ({}) on '{}': {}", how, paths.file("gp"), one_line(message)));
+                fmt::format("plot: gnuplot failed ({}) on the script for '{}' (nothing was written): {}", how,
+                            shown.file("gp"), one_line(message)));
   }
   return output;
 }
@@ -284,27 +286,24 @@ std::string render_figure(const Figure& figure, const std::string& template_path
                                                  template_path, std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
-  write_file(paths.file("gp"), script_text(figure, text.str(), paths, command_line));
-  write_file(paths.file("dat"), data_text(figure, title));
-  // Pictures from an earlier run must not pass for this one's if gnuplot fails half way.
+  // Exit 3 before anything is written when gnuplot is missing.
+  const std::string program = find_gnuplot(gnuplot);
+  // The four files are made in a temporary folder beside their destination and moved into place
+  // only when all of them came out: a failing gnuplot leaves the old figure as it was.
+  OutputFolder work(paths.dir, "--out");
+  const PlotPaths staged{work.path(), paths.name};
+  write_file(staged.file("gp"), script_text(figure, text.str(), staged, command_line));
+  write_file(staged.file("dat"), data_text(figure, title));
+  std::string warnings = run_gnuplot(program, staged, paths);
   for (const char* extension : {"svg", "png"}) {
     std::error_code ec;
-    std::filesystem::remove(paths.file(extension), ec);
-  }
-  std::string program;
-  try {
-    program = find_gnuplot(gnuplot);
-  } catch (const Error& e) {
-    throw Error(e.code(), fmt::format("{} (kept {} and {})", e.what(), paths.file("gp"), paths.file("dat")));
-  }
-  std::string warnings = run_gnuplot(program, paths);
-  for (const char* extension : {"svg", "png"}) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(paths.file(extension), ec);
+    const auto size = std::filesystem::file_size(staged.file(extension), ec);
     if (ec || size == 0)
-      throw Error(ExitCode::kInternal, fmt::format("plot: gnuplot wrote no '{}' from '{}'", paths.file(extension),
-                                                   paths.file("gp")));
+      throw Error(ExitCode::kInternal, fmt::format("plot: gnuplot wrote no '{}' from the script for '{}' (nothing "
+                                                   "was written)",
+                                                   paths.file(extension), paths.file("gp")));
   }
+  work.commit({paths.name + ".gp", paths.name + ".dat", paths.name + ".svg", paths.name + ".png"});
   return warnings;
 }
 

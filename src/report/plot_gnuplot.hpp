@@ -59,12 +59,14 @@ std::string data_text(const Figure& figure, std::string_view title);
 // with the package to install when it is not there.
 std::string find_gnuplot(const std::string& program);
 // Runs `gnuplot NAME.gp` in paths.dir (no shell) and returns what it wrote on stderr (warnings);
-// throws Error(kInternal) with gnuplot's first error line when it fails.
-std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths);
+// throws Error(kInternal) with gnuplot's first error line when it fails, naming the script as
+// `shown` (where it would have gone: the run itself is in a temporary folder).
+std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths, const PlotPaths& shown);
 
-// The whole job: reads the template (Error(kInternal) naming it when missing), writes NAME.gp and
-// NAME.dat, finds gnuplot (exit 3 when missing: the script and data are kept), runs it and checks
-// that NAME.svg and NAME.png came out. Returns gnuplot's warnings ("" when none).
+// The whole job: reads the template (Error(kInternal) naming it when missing), finds gnuplot (exit 3
+// when missing), writes NAME.gp and NAME.dat, runs gnuplot and checks that NAME.svg and NAME.png
+// came out, all in a temporary folder beside paths.dir; only then are the four files moved into
+// place. A failure at any step leaves paths.dir as it was. Returns gnuplot's warnings ("" when none).
 std::string render_figure(const Figure& figure, const std::string& template_path, const PlotPaths& paths,
                           const std::string& gnuplot, std::string_view command_line, std::string_view title);
 

@@ -123,6 +123,12 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
     throw usage_error(fmt::format("--ld-pad: {} must be <= {} (cuBLAS takes a 32-bit int)",
                                   options.ld_pad, kMaxLeadingDim));
   }
+  // Both would set the same leading dimension: refuse rather than let one silently win.
+  if (options.ld_pad > 0 && (options.lda || options.ldb || options.ldc)) {
+    throw usage_error(fmt::format("--ld-pad: {} cannot be combined with {} (an explicit leading dimension); give "
+                                  "one or the other",
+                                  options.ld_pad, options.lda ? "--lda" : options.ldb ? "--ldb" : "--ldc"));
+  }
   checked_leading_dim(options.lda, "--lda");
   checked_leading_dim(options.ldb, "--ldb");
   checked_leading_dim(options.ldc, "--ldc");

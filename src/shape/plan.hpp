@@ -15,7 +15,7 @@ struct ShapeOptions {
   std::string dtype = "bf16";
   std::string layout = "nn";
   int64_t ld_pad = 0;                   // elements added to every leading dimension
-  std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (override ld_pad)
+  std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (not with ld_pad)
   int64_t offset = 0;                   // base-pointer offset of A and B, in elements
 };
 

@@ -2,7 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <type_traits>
 #include <variant>
@@ -332,12 +337,68 @@ KernelRecord read_kernel(const Statement& row) {
   return kernel;
 }
 
+// SQLite's URI form of a path, so that query parameters (mode=ro, immutable=1) can follow it:
+// '?', '#' and '%' are escaped; everything else stands as it is.
+std::string uri_of(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Access access)
     : path_(path), read_only_(access == Access::kReadOnly) {
-  const int flags = read_only_ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  namespace fs = std::filesystem;
+  if (path_.empty()) fail(path_, "the path is empty");
+  std::error_code ec;
+  const fs::file_status status = fs::status(path_, ec);
+  if (fs::is_directory(status)) fail(path_, "cannot open (it is a directory, not a store file)");
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    fail(path_, "cannot open (it is not a regular file)");
+  if (!fs::exists(status)) {
+    if (read_only_) fail(path_, "cannot open (no such file: nothing has been measured into it)");
+    // Created at the first write; a command that fails before it leaves no file behind.
+    const fs::path parent = fs::path(path_).has_parent_path() ? fs::path(path_).parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+      fail(path_, fmt::format("cannot open (directory '{}' does not exist)", parent.string()));
+    if (::access(parent.c_str(), W_OK) != 0)
+      fail(path_, fmt::format("cannot open (directory '{}' is not writable)", parent.string()));
+    return;
+  }
+  // SQLite would open a write-protected file read-only and fail only at the first save; a sweep
+  // must learn that now, not after measuring (root writes anyway).
+  if (!read_only_ && ::access(path_.c_str(), W_OK) != 0)
+    fail(path_, fmt::format("read-only ({})", std::strerror(errno)));
+  open_connection(false);
+}
+
+// Opens the file and checks that it is a shapescope store of a schema this build reads.
+// Read-only (views, and a measuring command until its first write) never changes a byte: a store
+// that no process is writing (no -wal beside it) is opened immutable, so SQLite creates no -wal or
+// -shm files either; one with a live or left-over -wal is read through it (mode=ro).
+// Writable (the first write): creates the file or brings its schema up to date in one transaction,
+// saying so in one line when an existing store changes.
+void Store::open_connection(bool writable) const {
+  namespace fs = std::filesystem;
+  int flags = SQLITE_OPEN_URI;
+  std::string uri = uri_of(path_);
+  if (writable) {
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else {
+    flags |= SQLITE_OPEN_READONLY;
+    std::error_code ec;
+    const bool has_wal = fs::exists(path_ + "-wal", ec) && fs::file_size(path_ + "-wal", ec) > 0;
+    // A measuring command reads through the normal locks: another writer may be at work.
+    if (read_only_ && !has_wal) uri += "?immutable=1";
+  }
+  int rc = sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -350,30 +411,36 @@ Store::Store(const std::string& path, Access access)
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     // SQLite quietly opens a write-protected file read-only; a sweep must learn that now, not after
     // its first measurement.
-    if (!read_only_ && sqlite3_db_readonly(db_, "main") == 1) {
+    if (writable && sqlite3_db_readonly(db_, "main") == 1) {
       fail(path_, fmt::format("read-only ({})", sqlite3_errstr(SQLITE_READONLY)));
     }
     // WAL with synchronous=NORMAL: a commit survives a killed process (only power loss can undo the
     // last few), and readers (views) do not block the sweep. A reader leaves the mode as it is.
-    if (!read_only_) exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
+    if (writable) exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
     exec(db_, path_, "PRAGMA synchronous = NORMAL", "cannot open");
     exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
     exec(db_, path_, fmt::format("PRAGMA busy_timeout = {}", kBusyTimeoutMs).c_str(), "cannot open");
 
     // Checked and created under the write lock, so two processes creating one store do not race.
     std::optional<Transaction> transaction;
-    if (!read_only_) transaction.emplace(db_, path_);
-    bool has_tables = false;
+    if (writable) transaction.emplace(db_, path_);
+    std::vector<std::string> tables;
     bool has_meta = false;
     {
-      Statement tables(db_, path_, "SELECT name FROM sqlite_master WHERE type = 'table'");
-      while (tables.step()) {
-        has_tables = true;
-        if (tables.text(0) == "meta") has_meta = true;
+      Statement list(db_, path_, "SELECT name FROM sqlite_master WHERE type = 'table'");
+      while (list.step()) {
+        tables.push_back(list.text(0));
+        if (tables.back() == "meta") has_meta = true;
       }
     }
-    if (!has_tables && read_only_) fail(path_, "empty: nothing has been measured into it");
-    if (has_tables) {
+    if (tables.empty() && !writable) {
+      if (read_only_) fail(path_, "empty: nothing has been measured into it");
+      // A measuring command's store that exists but is still empty holds nothing: read as none.
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      return;
+    }
+    if (!tables.empty()) {
       std::optional<std::string> application, version;
       if (has_meta) {
         Statement meta(db_, path_, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
@@ -394,7 +461,7 @@ Store::Store(const std::string& path, Access access)
                                 stored_version, kSchemaVersion));
       }
     }
-    if (!read_only_) {
+    if (writable) {
       exec(db_, path_, kSchema, "cannot create the schema");
       exec(db_, path_,
            fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
@@ -402,8 +469,12 @@ Store::Store(const std::string& path, Access access)
                        kSchemaVersion, kApplication)
                .c_str(),
            "cannot create the schema");
-      create_annotations_table();
+      const bool annotations_rebuilt = create_annotations_table();
       transaction->commit();
+      if (!tables.empty() && annotations_rebuilt)
+        fmt::print(stderr, "store '{}': {} the annotations table for model version {} (derived data)\n", path_,
+                   std::find(tables.begin(), tables.end(), "annotations") == tables.end() ? "added" : "rebuilt",
+                   kModelVersion);
     }
 
     // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
@@ -418,11 +489,26 @@ Store::Store(const std::string& path, Access access)
     db_ = nullptr;
     throw;
   }
+  writable_ = writable;
+}
+
+sqlite3* Store::reader() const {
+  if (db_ == nullptr && std::filesystem::exists(path_)) open_connection(false);
+  return db_;
+}
+
+void Store::open_for_writing() {
+  if (read_only_) fail(path_, "opened read-only: cannot write");
+  if (writable_) return;
+  sqlite3_close_v2(db_);
+  db_ = nullptr;
+  open_connection(true);
 }
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
 std::optional<int64_t> Store::find(const DeviceContext& device, const PointKey& key) const {
+  if (reader() == nullptr) return std::nullopt;  // not created yet: nothing stored
   Statement stmt(db_, path_, "SELECT id FROM points WHERE " + key_where_clause());
   bind_key(stmt, 1, device, key);
   if (!stmt.step()) return std::nullopt;
@@ -430,12 +516,14 @@ std::optional<int64_t> Store::find(const DeviceContext& device, const PointKey& 
 }
 
 bool Store::is_annotated(int64_t id) const {
+  if (reader() == nullptr) return false;
   Statement stmt(db_, path_, "SELECT annotated FROM points WHERE id = ?");
   stmt.bind(1, id);
   return stmt.step() && stmt.int64(0) != 0;
 }
 
 int64_t Store::save_point(const DeviceContext& device, const PointKey& key, const PointResult& result) {
+  open_for_writing();
   Transaction transaction(db_, path_);
   {
     // The old point's kernels go with it (ON DELETE CASCADE).
@@ -506,6 +594,7 @@ int64_t Store::save_point(const DeviceContext& device, const PointKey& key, cons
 }
 
 void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
+  open_for_writing();
   Transaction transaction(db_, path_);
   {
     Statement mark(db_, path_, "UPDATE points SET annotated = 1 WHERE id = ?");
@@ -542,6 +631,7 @@ void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
 }
 
 std::optional<StoredPoint> Store::load(int64_t id) const {
+  if (reader() == nullptr) return std::nullopt;
   Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", kPointColumns));
   stmt.bind(1, id);
   if (!stmt.step()) return std::nullopt;
@@ -555,6 +645,7 @@ std::optional<StoredPoint> Store::load(int64_t id) const {
 
 std::vector<StoredPoint> Store::load_all() const {
   std::vector<StoredPoint> points;
+  if (reader() == nullptr) return points;
   std::unordered_map<int64_t, size_t> index_of;
   {
     Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", kPointColumns));
@@ -575,13 +666,13 @@ std::vector<StoredPoint> Store::load_all() const {
 // The annotations table is derived data: its columns come from annotation_fields(), and it is
 // rebuilt (emptied) when the model's version changes, so that no stale annotation survives an
 // upgrade. Runs inside the constructor's transaction.
-void Store::create_annotations_table() {
+bool Store::create_annotations_table() const {
   std::string stored_version;
   {
     Statement meta(db_, path_, "SELECT value FROM meta WHERE key = 'model_version'");
     if (meta.step()) stored_version = meta.text(0);
   }
-  if (stored_version == std::to_string(kModelVersion)) return;
+  if (stored_version == std::to_string(kModelVersion)) return false;
   std::string columns;
   for (const AnnotationField& field : annotation_fields(Annotation{})) columns += fmt::format(", {}", field.name);
   exec(db_, path_, "DROP TABLE IF EXISTS annotations", "cannot create the schema");
@@ -594,11 +685,13 @@ void Store::create_annotations_table() {
   exec(db_, path_,
        fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", kModelVersion).c_str(),
        "cannot create the schema");
+  return true;
 }
 
 void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations) {
   if (read_only_) fail(path_, "opened read-only: cannot save annotations");
   if (annotations.empty()) return;
+  open_for_writing();
   const size_t count = annotation_fields(Annotation{}).size();
   std::string names = "point_id", marks = "?";
   for (const AnnotationField& field : annotation_fields(Annotation{})) {
@@ -630,6 +723,7 @@ void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& 
 }
 
 void Store::save_calibration(const DeviceContext& device, const Calibration& calibration) {
+  open_for_writing();
   Transaction transaction(db_, path_);
   Statement insert(db_, path_,
                    "INSERT INTO calibration (gpu_uuid, gpu_name, driver, cublas, what, value, measured_at, detail) "
@@ -647,6 +741,7 @@ void Store::save_calibration(const DeviceContext& device, const Calibration& cal
 }
 
 std::vector<Calibration> Store::load_calibration(const DeviceContext& device) const {
+  if (reader() == nullptr) return {};
   // Newest by measured_at (ISO 8601 sorts as text); of two in the same second, the later insert.
   Statement stmt(db_, path_,
                  "SELECT what, value, measured_at, detail FROM calibration AS c WHERE gpu_uuid = ?1 AND id = "

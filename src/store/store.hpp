@@ -18,10 +18,15 @@ namespace shapescope {
 class Store {
  public:
   enum class Access { kReadWrite, kReadOnly };
-  // Opens or creates the file (read-write), or opens an existing one without writing (read-only: the
-  // views, which must work on a copied store). Throws Error(ExitCode::kStore) with one line naming
-  // the path when it cannot be opened or created, is not writable (read-write), is not a SQLite
-  // database, or fails its schema check.
+  // Read-only (every command that does not measure): opens an existing store and never changes a
+  // byte of it, nor leaves -wal/-shm files beside it.
+  // Read-write (a measuring command): checks the store now (or, when there is no file yet, that it
+  // can be created) but writes nothing until the first save: the file is created, or its schema
+  // brought up to date, then, in one transaction. A command that fails before it measures anything
+  // leaves the store as it was, and no empty store behind.
+  // Throws Error(ExitCode::kStore) with one line naming the path when the path is empty, a
+  // directory or another non-file, the file is missing (read-only) or cannot be created, is not a
+  // SQLite database, is of a newer schema, or fails its integrity check.
   explicit Store(const std::string& path, Access access = Access::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
@@ -48,15 +53,24 @@ class Store {
   void save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations);
 
   void save_calibration(const DeviceContext& device, const Calibration& calibration);
+
+  // Creates the file or updates its schema now rather than at the first save (every save calls it).
+  void open_for_writing();
   // The newest calibration of each kind for this GPU (by UUID).
   std::vector<Calibration> load_calibration(const DeviceContext& device) const;
 
  private:
-  void create_annotations_table();
+  void open_connection(bool writable) const;
+  // The connection for reading, opened on first use when the file appeared after the constructor
+  // (another Store or process created it); null while there is still no file.
+  sqlite3* reader() const;
+  // Returns whether the table was (re)made: it is rebuilt when the model's version changes.
+  bool create_annotations_table() const;
 
   std::string path_;
-  sqlite3* db_ = nullptr;
+  mutable sqlite3* db_ = nullptr;  // null until the file exists (see reader())
   bool read_only_ = false;
+  mutable bool writable_ = false;  // the connection is open read-write (after the first write)
 };
 
 }  // namespace shapescope

@@ -16,12 +16,14 @@ struct CliRun {
   std::string out, err;
 };
 
-inline CliRun run(const std::string& args) {
+// Runs `shapescope ARGS` (through the shell, so ARGS may quote), in `cwd` when one is given.
+inline CliRun run(const std::string& args, const std::string& cwd = "") {
   // ctest runs tests in parallel processes: each needs its own file.
   static int counter = 0;
   const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr_" +
                                std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt";
-  const std::string cmd = std::string(SHAPESCOPE_BIN) + " " + args + " 2>" + err_path;
+  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(SHAPESCOPE_BIN) + " " + args +
+                          " 2>" + err_path;
   CliRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;

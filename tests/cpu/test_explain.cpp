@@ -176,13 +176,23 @@ class ExplainCommand : public ::testing::Test {
  protected:
   void SetUp() override {
     if (device_count() > 0) GTEST_SKIP() << "a GPU is present: explain would measure instead of reading the store";
-    // A read-only copy: explain must not need to write to a store it only reads.
+    // A copy of the committed store: explain must not write to a store it only reads.
     db_ = ::testing::TempDir() + "shapescope_explain_" + std::to_string(getpid()) + ".db";
     std::filesystem::copy_file(std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db", db_,
                                std::filesystem::copy_options::overwrite_existing);
-    std::filesystem::permissions(db_, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
   }
-  void TearDown() override { std::filesystem::remove(db_); }
+  // Root (CI) ignores permissions: what proves that explain only reads is the bytes, unchanged.
+  void TearDown() override {
+    if (!db_.empty()) {
+      EXPECT_TRUE(same_bytes(db_, std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db"));
+      for (const char* suffix : {"-wal", "-shm", "-journal"}) EXPECT_FALSE(std::filesystem::exists(db_ + suffix));
+    }
+    std::filesystem::remove(db_);
+  }
+  static bool same_bytes(const std::string& a, const std::string& b) {
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(fa), {}) == std::string(std::istreambuf_iterator<char>(fb), {});
+  }
   std::string db_;
 };
 

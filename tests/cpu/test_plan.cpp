@@ -223,17 +223,33 @@ TEST(PlanProblems, LdPadAddsToAllThree) {
   EXPECT_EQ(tn.ldc, 4);
 }
 
-TEST(PlanProblems, ExplicitLeadingDimsReplacePadding) {
+TEST(PlanProblems, ExplicitLeadingDimsAreTakenAsGiven) {
   ShapeOptions options = sizes("2", "3", "5");
-  options.ld_pad = 8;
   options.lda = 64;
   options.ldc = 3;
   Problem problem = plan_problems(options).at(0);
   EXPECT_EQ(problem.lda, 64);
-  EXPECT_EQ(problem.ldb, 11);  // not given: natural plus padding
+  EXPECT_EQ(problem.ldb, 3);  // not given: natural
   EXPECT_EQ(problem.ldc, 3);
   options.ldb = 3;  // exactly the row length is fine
   EXPECT_EQ(plan_problems(options).at(0).ldb, 3);
+}
+
+TEST(PlanProblems, PaddingWithAnExplicitLeadingDimIsRefused) {
+  // Both would set the same leading dimension; neither may silently win.
+  for (auto set : {+[](ShapeOptions& o) { o.lda = 64; }, +[](ShapeOptions& o) { o.ldb = 64; },
+                   +[](ShapeOptions& o) { o.ldc = 64; }}) {
+    ShapeOptions options = sizes("2", "3", "5");
+    options.ld_pad = 8;
+    set(options);
+    try {
+      plan_problems(options);
+      ADD_FAILURE() << "not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find("--ld-pad: 8 cannot be combined with --ld"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(PlanProblems, OffsetAppliesToAAndB) {

@@ -451,11 +451,14 @@ TEST_F(StoreTest, NewFileGetsMetadataAndReopens) {
   EXPECT_EQ(reopened.find(sample_device(), sample_key()), id);
 }
 
-TEST_F(StoreTest, EmptyFileIsInitialized) {
+TEST_F(StoreTest, EmptyFileIsInitializedAtTheFirstWrite) {
   std::ofstream(path_).close();
   ASSERT_TRUE(fs::exists(path_));
   Store store(path_);
   EXPECT_TRUE(store.load_all().empty());
+  EXPECT_FALSE(store.find(sample_device(), sample_key()));
+  EXPECT_EQ(fs::file_size(path_), 0u);
+  store.open_for_writing();
   EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'application'"), "shapescope");
 }
 
@@ -481,7 +484,7 @@ TEST_F(StoreTest, RandomBytesAreRefused) {
 
 TEST_F(StoreTest, ReadOnlyFileIsRefused) {
   if (getuid() == 0) GTEST_SKIP() << "running as root: chmod 444 does not stop root from writing";
-  { Store store(path_); }
+  Store(path_).open_for_writing();
   ASSERT_EQ(chmod(path_.c_str(), 0444), 0);
   std::string message = open_error(path_);
   EXPECT_NE(message.find("read-only"), std::string::npos) << message;
@@ -519,7 +522,7 @@ TEST_F(StoreTest, ForeignMetaTableIsRefused) {
 }
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
-  { Store store(path_); }
+  Store(path_).open_for_writing();
   raw_exec(path_, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
   std::string message = open_error(path_);
   EXPECT_NE(message.find("newer"), std::string::npos) << message;

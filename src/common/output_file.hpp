@@ -1,0 +1,57 @@
+// Output files that never cost the user a file: what a command writes goes to a temporary file (or
+// folder) beside its destination and is renamed into place only when the command has succeeded.
+// A failing, interrupted or killed command leaves the old file exactly as it was.
+#pragma once
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace shapescope {
+
+// Refuses, with usage_error naming `option` and the value, an output path that is a directory, a
+// device or another special file, or that is one of `protected_paths` (the result store and its
+// -wal/-shm files) under any spelling (same file on disk). The path may not exist yet.
+void check_output_path(const std::string& path, const std::string& option,
+                       const std::vector<std::string>& protected_paths);
+
+// One output file: written through stream(), put in place by commit(). Until then the destination
+// is untouched; a destructor without commit() removes the temporary file.
+class OutputFile {
+ public:
+  // Creates ".NAME.shapescope-XXXXXX" beside `path`; throws usage_error naming `option` when that
+  // cannot be done (no such directory, not writable, disk full).
+  OutputFile(std::string path, std::string option);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  std::ostream& stream() { return stream_; }
+  // Flushes, syncs to disk and renames over the destination (keeping an existing file's mode).
+  void commit();
+
+ private:
+  std::string path_, option_, temp_;
+  std::ofstream stream_;
+  bool committed_ = false;
+};
+
+// A temporary folder beside `dir` for outputs made of several files (plot: .gp, .dat, .svg, .png);
+// commit() moves each file into `dir` (each rename atomic), then removes the folder; without
+// commit() the destructor removes the folder and everything in it.
+class OutputFolder {
+ public:
+  OutputFolder(std::string dir, std::string option);
+  ~OutputFolder();
+  OutputFolder(const OutputFolder&) = delete;
+  OutputFolder& operator=(const OutputFolder&) = delete;
+
+  const std::string& path() const { return temp_; }
+  // Moves these file names (relative to the folder) into `dir`.
+  void commit(const std::vector<std::string>& names);
+
+ private:
+  std::string dir_, option_, temp_;
+  bool committed_ = false;
+};
+
+}  // namespace shapescope

@@ -1,0 +1,276 @@
+// Issue 18's promise, tested the way CI runs (as root, so permissions protect nothing): a command that
+// fails, or only reads, leaves every file byte for byte as it was, and makes none. Each test works in
+// its own temporary folder, holding copies of the committed stores, and removes it afterwards.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli_util.hpp"
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+#include "device/device.hpp"
+#include "store/store.hpp"
+
+extern char** environ;
+
+namespace shapescope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = SHAPESCOPE_TEST_DATA;
+const std::string kSquares = kData + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Every file under `dir` (recursively) and its bytes, and the files beside /dev/null that a
+// device-as-prefix bug would write.
+using Snapshot = std::map<std::string, std::string>;
+Snapshot snapshot(const fs::path& dir) {
+  Snapshot files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), dir).string()] = read_bytes(entry.path());
+  for (const char* extension : {"svg", "png", "gp", "dat"}) {
+    const std::string beside_null = std::string("/dev/null.") + extension;
+    if (fs::exists(beside_null)) files[beside_null] = "(exists)";
+  }
+  return files;
+}
+
+// Names the files that differ, appeared or went, for a readable failure.
+std::string difference(const Snapshot& before, const Snapshot& after) {
+  std::string out;
+  for (const auto& [name, bytes] : before) {
+    auto found = after.find(name);
+    if (found == after.end()) out += " removed:" + name;
+    else if (found->second != bytes) out += " changed:" + name;
+  }
+  for (const auto& [name, bytes] : after)
+    if (!before.count(name)) out += " created:" + name;
+  return out;
+}
+
+class DataSafety : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/shapescope_safety_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    // A committed store (rollback journal, no annotations table, as measured on the H200), a
+    // results file a user cares about, and an earlier figure.
+    fs::copy_file(kSquares, dir_ / "store.db");
+    std::ofstream(dir_ / "results.csv") << "precious user data\n";
+    fs::create_directories(dir_ / "figures");
+    std::ofstream(dir_ / "figures" / "flops.svg") << "an earlier figure\n";
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  // The command's exit code, with every file under the folder unchanged.
+  int expect_untouched(const std::string& args) {
+    const Snapshot before = snapshot(dir_);
+    const CliRun r = run(args, dir_.string());
+    const Snapshot after = snapshot(dir_);
+    EXPECT_EQ(difference(before, after), "") << args << "\n" << r.err;
+    return r.code;
+  }
+
+  fs::path dir_;
+};
+
+// Read-only commands on a committed store: not a byte changes, no -wal/-shm/-journal appears.
+TEST_F(DataSafety, ReadOnlyCommandsChangeNoByte) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: explain would measure";
+  EXPECT_EQ(expect_untouched("explain 1793 --db store.db"), 0);
+  EXPECT_EQ(expect_untouched("explain 1793 --db store.db --json"), 0);
+  EXPECT_EQ(expect_untouched("explain 4095 --db store.db --layout nt"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("sweep --n 1..64 --db store.db --dry-run"), 0);
+  EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --train --dry-run"), 0);
+}
+
+TEST_F(DataSafety, PlotReadsTheStoreAndWritesOnlyItsFigure) {
+  const Snapshot before = snapshot(dir_);
+  const CliRun r = run("plot flops --db " + (dir_ / "store.db").string() + " --out " + (dir_ / "out").string() + "/");
+  if (r.code == int(ExitCode::kNoGpu)) GTEST_SKIP() << "no gnuplot: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  Snapshot after = snapshot(dir_);
+  for (const char* name : {"out/flops.svg", "out/flops.png", "out/flops.gp", "out/flops.dat"}) {
+    EXPECT_EQ(after.count(name), 1u) << name;
+    after.erase(name);
+  }
+  EXPECT_EQ(difference(before, after), "");
+}
+
+// A measuring command that fails (here: no GPU) writes nothing: not the --out file, not the store,
+// and no new empty shapescope.db.
+TEST_F(DataSafety, FailingMeasuringCommandsWriteNothing) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: these commands would succeed";
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out results.csv"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out results.csv --db store.db"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("sweep --n 64"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("info"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("info --db store.db"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("info --db store.db --calibrate"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("explain 1793"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --db store.db"), int(ExitCode::kNoGpu));
+}
+
+// Outputs that would destroy something are refused before anything runs, GPU or not.
+TEST_F(DataSafety, DangerousOutputsAreRefused) {
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out store.db --db store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out ./store.db --db store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out store.db-wal --db store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out figures"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out /dev/null"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("plot flops --db store.db --out /dev/null"), int(ExitCode::kUsage));
+  EXPECT_FALSE(fs::exists("/dev/null.svg"));
+  // The figure's data file would be the store: store.dat read as --db, written as --out store.
+  fs::copy_file(dir_ / "store.db", dir_ / "store.dat");
+  EXPECT_EQ(expect_untouched("plot flops --db store.dat --out store"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --db figures"), int(ExitCode::kStore));
+  EXPECT_EQ(expect_untouched("explain 1793 --db figures"), int(ExitCode::kStore));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --db ''"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("info --db ''"), int(ExitCode::kUsage));
+}
+
+// A figure whose rendering fails leaves the earlier figure as it was, with no temporary files.
+TEST_F(DataSafety, FailingPlotKeepsTheEarlierFigure) {
+  fs::create_directories(dir_ / "templates");
+  std::ofstream(dir_ / "templates" / "flops.gp") << "plot DATA index 0 using 1:2 with pointz\n";
+  const int code = expect_untouched("plot flops --db store.db --out figures/ --templates templates");
+  EXPECT_TRUE(code == int(ExitCode::kInternal) || code == int(ExitCode::kNoGpu)) << code;
+  EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --templates nowhere"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --gnuplot /nonexistent/gnuplot"),
+            int(ExitCode::kNoGpu));
+}
+
+// kill -9 while a figure is being drawn: the earlier figure is intact. The stand-in gnuplot sleeps,
+// and the whole process group (shapescope and its gnuplot) is killed as a user's kill -9 would.
+TEST_F(DataSafety, KilledPlotKeepsTheEarlierFigure) {
+  const fs::path gnuplot = dir_ / "slow-gnuplot";
+  std::ofstream(gnuplot) << "#!/bin/sh\nexec sleep 60\n";
+  fs::permissions(gnuplot, fs::perms::owner_all);
+  const Snapshot before = snapshot(dir_);
+  const std::string db = (dir_ / "store.db").string(), out = (dir_ / "figures").string() + "/";
+  const std::string gnuplot_path = gnuplot.string();
+  std::vector<const char*> argv = {SHAPESCOPE_BIN, "plot", "flops", "--db", db.c_str(), "--out", out.c_str(),
+                                   "--gnuplot", gnuplot_path.c_str(), nullptr};
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, SHAPESCOPE_BIN, nullptr, &attr, const_cast<char* const*>(argv.data()), environ), 0);
+  posix_spawnattr_destroy(&attr);
+  // Wait until the figure is being made (its temporary folder exists), then kill.
+  bool staging = false;
+  for (int i = 0; i < 200 && !staging; ++i) {
+    for (const auto& entry : fs::directory_iterator(dir_ / "figures"))
+      if (entry.path().filename().string().rfind(".shapescope-", 0) == 0) staging = true;
+    if (!staging) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(staging) << "the plot never started drawing";
+  EXPECT_TRUE(WIFSIGNALED(status));
+  Snapshot after = snapshot(dir_);
+  // What a killed process cannot clean up is its hidden staging folder; the figure is the old one.
+  for (auto it = after.begin(); it != after.end();)
+    it = it->first.find("/.shapescope-") != std::string::npos ? after.erase(it) : std::next(it);
+  EXPECT_EQ(difference(before, after), "");
+}
+
+// The output file itself: nothing reaches the destination before commit(), not even when the
+// writer is killed; after commit() it holds exactly the new bytes.
+TEST_F(DataSafety, OutputFileReplacesOnlyOnCommit) {
+  const std::string path = (dir_ / "results.csv").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    OutputFile file(path, "--out");
+    file.stream() << std::string(1 << 20, 'x');
+    file.stream().flush();
+    raise(SIGKILL);
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(read_bytes(path), "precious user data\n");
+  {
+    OutputFile abandoned(path, "--out");
+    abandoned.stream() << "half";
+  }
+  EXPECT_EQ(read_bytes(path), "precious user data\n");
+  OutputFile file(path, "--out");
+  file.stream() << "new results\n";
+  file.commit();
+  EXPECT_EQ(read_bytes(path), "new results\n");
+  size_t temporaries = 0;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    temporaries += entry.path().filename().string().find(".shapescope-") != std::string::npos;
+  EXPECT_EQ(temporaries, 1u);  // the killed child's, which nothing could remove
+}
+
+TEST_F(DataSafety, OutputPathChecks) {
+  const std::string store = (dir_ / "store.db").string();
+  EXPECT_THROW(check_output_path(store, "--out", {store}), Error);
+  EXPECT_THROW(check_output_path((dir_ / "." / "store.db").string(), "--out", {store}), Error);
+  EXPECT_THROW(check_output_path(dir_.string(), "--out", {}), Error);
+  EXPECT_THROW(check_output_path("/dev/null", "--out", {}), Error);
+  EXPECT_THROW(check_output_path((dir_ / "no" / "x.csv").string(), "--out", {}), Error);
+  EXPECT_NO_THROW(check_output_path((dir_ / "results.csv").string(), "--out", {store}));
+  EXPECT_NO_THROW(check_output_path((dir_ / "new.csv").string(), "--out", {store}));
+}
+
+// Store opens: read-only and not-yet-written read-write opens change nothing; a newer schema is
+// refused without a write; migration happens at the first write and says so in one line.
+TEST_F(DataSafety, StoreOpensWriteOnlyWhenTheyMust) {
+  const fs::path store = dir_ / "store.db";
+  const Snapshot before = snapshot(dir_);
+  {
+    Store reader(store.string(), Store::Access::kReadOnly);
+    EXPECT_GT(reader.load_all().size(), 4000u);
+  }
+  {
+    Store measuring(store.string());
+    EXPECT_GT(measuring.load_all().size(), 4000u);
+  }
+  { Store missing((dir_ / "new.db").string()); }
+  EXPECT_EQ(difference(before, snapshot(dir_)), "");
+
+  ::testing::internal::CaptureStderr();
+  Store(store.string()).open_for_writing();
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("store '" + store.string() + "': added the annotations table"), std::string::npos) << said;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_NE(read_bytes(store), before.at("store.db"));
+
+  // A WAL-mode store that a sweep wrote is read without a -wal or -shm appearing.
+  const Snapshot written = snapshot(dir_);
+  {
+    Store reader(store.string(), Store::Access::kReadOnly);
+    EXPECT_GT(reader.load_all().size(), 4000u);
+  }
+  EXPECT_EQ(difference(written, snapshot(dir_)), "");
+}
+
+}  // namespace
+}  // namespace shapescope
