@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -129,6 +130,21 @@ TEST_F(DataSafety, FailingMeasuringCommandsWriteNothing) {
   EXPECT_EQ(expect_untouched("info --db store.db --calibrate"), int(ExitCode::kNoGpu));
   EXPECT_EQ(expect_untouched("explain 1793"), int(ExitCode::kNoGpu));
   EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --db store.db"), int(ExitCode::kNoGpu));
+}
+
+// With a GPU: a sweep that fails after its checks began (the plan does not fit in memory, exit 4)
+// still writes nothing; info without --calibrate only reads; a sweep that succeeds replaces --out
+// and creates its store at the first point.
+TEST_F(DataSafety, OnAGpuOnlySuccessWrites) {
+  if (device_count() == 0) GTEST_SKIP() << "no GPU: the failing cases above cover this machine";
+  EXPECT_EQ(expect_untouched("sweep --n 200000 --out results.csv --db store.db"), int(ExitCode::kOutOfMemory));
+  EXPECT_EQ(expect_untouched("info --db store.db"), 0);
+  const CliRun r = run("sweep --n 64,65 --samples 3 --format csv --out results.csv --db new.db", dir_.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string csv = read_bytes(dir_ / "results.csv");
+  EXPECT_EQ(csv.rfind("id,backend,", 0), 0u) << csv.substr(0, 200);
+  EXPECT_GE(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // the header and both shapes
+  EXPECT_TRUE(fs::exists(dir_ / "new.db"));
 }
 
 // Outputs that would destroy something are refused before anything runs, GPU or not.
