@@ -21,7 +21,7 @@
 // FMA (As[ty][kk] is a broadcast, Bs[kk][tx] is one word per lane): shared-memory bandwidth is the
 // new ceiling, which 03 lifts by keeping a block of outputs in registers.
 #pragma once
-#include "kernels/01_naive.cuh"
+#include "kernels/common.cuh"
 
 namespace shapescope::kernels::smem_tiled {
 

@@ -36,7 +36,7 @@
 //     then the 16 lanes that read different columns of Bs read 256 contiguous bytes per float4
 //     load (2 wavefronts, no conflicts) instead of 16 chunks 32 B apart (4-way conflicts).
 #pragma once
-#include "kernels/01_naive.cuh"
+#include "kernels/common.cuh"
 
 namespace shapescope::kernels::register_blocked {
 

@@ -143,56 +143,10 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "kernels/01_naive.cuh"
-#include "kernels/epilogue.cuh"
+#include "kernels/common.cuh"
 #include "kernels/schedule.cuh"
 
 namespace shapescope::kernels::mma_pipelined {
-
-// ---- PTX wrappers ------------------------------------------------------------------------------
-
-__device__ __forceinline__ uint32_t smem_address(const void* p) {
-  return uint32_t(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global -> shared, L2 only (.cg). Bytes src_bytes .. 15 of the destination are filled
-// with zeros and not read: src_bytes = 0 reads nothing.
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Wait until at most kPending of this thread's committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-// d += a @ b for one 16 x 8 x 16 step (fragments as in the header).
-__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
-                                          const uint32_t (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
 
 // ---- Tiling ------------------------------------------------------------------------------------
 
@@ -468,10 +422,8 @@ struct Cta {
           const int chunk = warp_n0 / 8 + j;
           const __nv_bfloat162 pair =
               __floats2bfloat162_rn(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + r * T::BN * 2 +
-                                                          (chunk ^ (r & 7)) * 16 + lane % 4 * 4),
-                       "r"(*reinterpret_cast<const uint32_t*>(&pair))
-                       : "memory");
+          st_shared_b32(staging + r * T::BN * 2 + staged_chunk(r, chunk) + lane % 4 * 4,
+                        *reinterpret_cast<const uint32_t*>(&pair));
         }
       }
     __syncthreads();
@@ -482,11 +434,7 @@ struct Cta {
       const int r = q / kChunks, chunk = q % kChunks;
       const int row = tile.m0 + r, col = tile.n0 + chunk * 8;
       if (row >= args.m || col >= args.n) continue;
-      uint4 v;
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "r"(staging + r * T::BN * 2 + (chunk ^ (r & 7)) * 16)
-                   : "memory");
+      const uint4 v = ld_shared_v4(staging + r * T::BN * 2 + staged_chunk(r, chunk));
       store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
     }
   }
