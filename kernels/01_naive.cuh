@@ -18,11 +18,13 @@
 // different row (ldb apart): uncoalesced, which is what 02 fixes.
 #pragma once
 #include "kernels/common.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::naive {
 
-constexpr int kBM = 16, kBN = 16;
-constexpr int kThreads = kBM * kBN;
+constexpr const tilings::Tiling& kTiling = tilings::only_row(tilings::Kernel::kNaive);
+constexpr int kBM = kTiling.bm, kBN = kTiling.bn;
+constexpr int kThreads = tilings::threads(kTiling);
 
 template <bool kBTransposed>
 __global__ void __launch_bounds__(kThreads) gemm(GemmArgs args) {

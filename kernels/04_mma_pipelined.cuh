@@ -145,6 +145,7 @@
 #include "common/error.hpp"
 #include "kernels/common.cuh"
 #include "kernels/schedule.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::mma_pipelined {
 
@@ -164,18 +165,24 @@ template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int kMinCtas
 struct Tiling {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
   static constexpr int kMinCtasPerSm = kMinCtasPerSm_;  // __launch_bounds__: caps registers
+  // The same numbers as a row of kernels/tilings.hpp, whose formulas the registry shares.
+  static constexpr tilings::Tiling kRow{tilings::Kernel::kMmaPipelined, BM, BN, BK, WM, WN, STAGES,
+                                        1, kMinCtasPerSm};
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+  static constexpr int kThreads = tilings::threads(kRow);
   static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;  // m16n8 accumulators of a warp
   static constexpr int kChunksK = BK / 8;  // 16-byte chunks per row of A, and of nt's B
   static constexpr int kChunksN = BN / 8;  // per row of nn's B
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kSmemBytes = STAGES * kStageBytes;
+  static constexpr int kSmemBytes = tilings::dynamic_smem_bytes(kRow);
   static constexpr int kLoadsA = BM * kChunksK / kThreads;  // cp.async per thread per K-block
   static constexpr int kLoadsB = BN * kChunksK / kThreads;
 
+  static_assert(kThreads == kWarpsM * kWarpsN * 32, "a warp per warp tile");
+  static_assert(kStageBytes == tilings::stage_bytes(kRow) && kSmemBytes == STAGES * kStageBytes,
+                "the ring of STAGES stages is all of the dynamic shared memory");
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the CTA tile exactly");
   static_assert(WM % 16 == 0, "WM must be a multiple of 16: mma.m16n8k16 has 16 rows");
   static_assert(WN % 16 == 0,
@@ -193,11 +200,16 @@ struct Tiling {
                 "Hopper gives a CTA at most 227 KiB of shared memory (Ampere A100: 163 KiB)");
 };
 
-// The registered tiles (launch.cu instantiates each for nn and nt, dp, persistent and streamk).
-using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
-using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
-using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
-using Tile256x128 = Tiling<256, 128, 64, 64, 64, 3, 1>;
+// Row kRow of kernels/tilings.hpp's table (launch.cu instantiates each row for nn and nt, dp,
+// persistent and streamk).
+template <int kRow>
+struct TilingOfRow {
+  static constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  static_assert(t.kernel == tilings::Kernel::kMmaPipelined && t.cluster == 1, "a row of 04");
+  using type = Tiling<t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, t.min_ctas_per_sm>;
+};
+template <int kRow>
+using TilingOf = typename TilingOfRow<kRow>::type;
 
 using schedule::TileCoord;
 

@@ -92,6 +92,7 @@
 #include "common/error.hpp"
 #include "kernels/common.cuh"
 #include "kernels/schedule.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::wgmma_tma {
 
@@ -110,22 +111,29 @@ struct Tiling {
   // CTAs per cluster, stacked along M: they compute the tiles (m, n) and (m + 1, n), so they need
   // the same B; each loads 1 / CLUSTER of it and multicasts it to all.
   static constexpr int CLUSTER = CLUSTER_;
+  // The same numbers as a row of kernels/tilings.hpp, whose formulas the registry shares:
+  // consumer warpgroups of 64 x BN.
+  static constexpr tilings::Tiling kRow{tilings::Kernel::kWgmmaTma, BM, BN, BK, 64, BN, STAGES,
+                                        CLUSTER, 1};
   static constexpr int kBRowsPerCta = BN / CLUSTER;  // nt's B^T rows a CTA loads
   static constexpr int kBBoxesPerCta = BN / 64 / CLUSTER;  // nn's {64 n, 64 k} boxes a CTA loads
-  static constexpr int kConsumers = 2;                   // warpgroups, 64 rows of C each
-  static constexpr int kThreads = (1 + kConsumers) * 128;  // + the producer warpgroup
+  static constexpr int kConsumers = tilings::wgmma_consumers(kRow);  // warpgroups, 64 rows each
+  static constexpr int kThreads = tilings::threads(kRow);  // + the producer warpgroup
   static constexpr int kConsumerThreads = kConsumers * 128;
   static constexpr int kAccumulators = BN / 2;  // fp32 a consumer thread: 64 x BN / 128
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kBarrierBytes = 256;  // full[STAGES] and empty[STAGES], 8 B each
+  // Dynamic shared memory: the barriers (full[STAGES], empty[STAGES], 8 B each, and the stream-K
+  // piece), the staging buffers, then the ring, aligned up to 1024 B.
+  static constexpr int kBarrierBytes = tilings::kWgmmaBarrierBytes;
   // The epilogue's staging buffer of each consumer warp: 16 rows x 128 columns of C in bf16.
-  static constexpr int kStagingBytes = 16 * 128 * 2;
+  static constexpr int kStagingBytes = tilings::kWgmmaStagingBytes;
   static constexpr int kEpilogueBytes = kConsumers * 4 * kStagingBytes;
-  // The barriers at the start of dynamic shared memory, the staging buffers, then the ring,
-  // aligned up to 1024 B.
-  static constexpr int kSmemBytes = kBarrierBytes + kEpilogueBytes + 1024 + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = tilings::dynamic_smem_bytes(kRow);
+  static_assert(kThreads == (1 + kConsumers) * 128, "consumer warpgroups and a producer");
+  static_assert(kSmemBytes == kBarrierBytes + kEpilogueBytes + 1024 + STAGES * kStageBytes,
+                "barriers, staging, 1 KiB to align the ring, the ring");
   static_assert(BK * 2 == 128, "BK must be 64: one 128-byte swizzle row of bf16 per TMA box row");
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
@@ -136,10 +144,17 @@ struct Tiling {
   static_assert(kSmemBytes <= 227 * 1024, "Hopper gives a CTA at most 227 KiB of shared memory");
 };
 
-// Measured on an H200 at 4096^3 nn (persistent, share of cuBLAS in the same run): 128x128 gains
-// from the pair (88.2 % against 84.3 % alone), 128x256 does not (89.0 % against 90.3 %).
-using Tile128x128 = Tiling<128, 6, 2>;
-using Tile128x256 = Tiling<256, 4, 1>;
+// Row kRow of kernels/tilings.hpp's table (launch.cu instantiates each row for nn and nt).
+template <int kRow>
+struct TilingOfRow {
+  static constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  static_assert(t.kernel == tilings::Kernel::kWgmmaTma && t.bm == 128 && t.bk == 64 &&
+                    t.wm == 64 && t.wn == t.bn && t.min_ctas_per_sm == 1,
+                "05 has BM = 128, BK = 64, consumer warpgroups of 64 x BN, one CTA per SM");
+  using type = Tiling<t.bn, t.stages, t.cluster>;
+};
+template <int kRow>
+using TilingOf = typename TilingOfRow<kRow>::type;
 
 // ---- The kernel --------------------------------------------------------------------------------
 
