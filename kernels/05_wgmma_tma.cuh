@@ -168,6 +168,161 @@ constexpr int64_t streamk_workspace_bytes(int ctas) {
   return int64_t(ctas) * (kSlotBytes<T> + 4) + 4;  // + the piece counter
 }
 
+// The CTA's dynamic shared memory (Tiling: barriers, staging buffers, the ring) and its barriers.
+template <class T>
+struct SharedStorage {
+  uint64_t* full;   // full[s]: the producer's arrive.expect_tx, completed by stage s's TMA bytes
+  uint64_t* empty;  // empty[s]: every consumer warp of the cluster is done reading stage s
+  // Stream-K: the piece this CTA (its cluster) got, and the barrier it is announced on.
+  uint64_t* piece_ready;
+  int* piece_slot;
+  uint32_t staging;  // the consumer warps' epilogue buffers
+  uint32_t ring;     // STAGES x (A, B), aligned up to 1024 B for the 128-byte swizzle
+
+  __device__ __forceinline__ explicit SharedStorage(unsigned char* smem)
+      : full(reinterpret_cast<uint64_t*>(smem)),
+        empty(full + T::STAGES),
+        piece_ready(empty + T::STAGES),
+        piece_slot(reinterpret_cast<int*>(piece_ready + 1)),
+        staging(smem_address(smem) + T::kBarrierBytes),
+        ring((smem_address(smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u) {}
+
+  // One thread, before any other uses them.
+  __device__ __forceinline__ void init_barriers() const {
+#pragma unroll
+    for (int s = 0; s < T::STAGES; ++s) {
+      mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
+      // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
+      mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
+    }
+    mbarrier_init(smem_address(piece_ready), 1);  // rank 0's producer, once
+    mbarrier_init_fence();
+  }
+
+  // The piece rank 0's producer took, for everyone else of the cluster.
+  __device__ __forceinline__ int announced_piece() const {
+    mbarrier_wait_cluster(smem_address(piece_ready), 0);
+    return *reinterpret_cast<volatile int*>(piece_slot);
+  }
+};
+
+// A position in the ring: the stage, and the parity of the phase its barriers are in.
+template <class T>
+struct RingPosition {
+  int stage = 0, phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == T::STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+// The segments a CTA computes: its whole tiles first; then, once they are done, the stream-K
+// piece that its cluster takes from the counter (flags[ctas]): the pieces go to the SMs that
+// finish their whole tiles first, as the hardware gives dp's last wave to the SMs that are free
+// first. With a static piece per CTA, the pieces (and persistent's extra tiles) landed on SMs that
+// had been slower with their first tile: at 2112^2 x 8448 persistent took 176-191 us against dp's
+// 163-166. The producer and the consumers each walk them.
+class Segments {
+ public:
+  __device__ __forceinline__ Segments(const schedule::Plan& plan, int cluster)
+      : cursor_(schedule::Cursor::whole_tiles(plan, cluster)), piece_taken_(plan.sk_ctas == 0) {}
+
+  // The next segment, taking the piece when the whole tiles are done. `take` returns the piece.
+  template <class Take>
+  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s,
+                                       Take take) {
+    if (cursor_.next(plan, s)) return true;
+    if (piece_taken_) return false;
+    piece_taken_ = true;
+    piece_ = take();
+    cursor_ = schedule::Cursor::piece(plan, piece_);
+    return cursor_.next(plan, s);
+  }
+
+  __device__ __forceinline__ int piece() const { return piece_; }
+
+ private:
+  schedule::Cursor cursor_;
+  bool piece_taken_;
+  int piece_ = 0;
+};
+
+// The plan's tile is the cluster's (CLUSTER x BM) x BN; CTA `rank`'s rows start rank x BM down.
+template <class T>
+__device__ __forceinline__ schedule::TileCoord tile_of(const schedule::Plan& plan,
+                                                       const schedule::Segment& s, int rank) {
+  schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(s.tile);
+  tile.m0 += rank * T::BM;
+  return tile;
+}
+
+// Warpgroup 0: one thread issues every TMA copy, up to STAGES K-blocks ahead of the consumers,
+// across tiles and segments, so the next tile's loads are in flight during this tile's epilogue.
+template <class T, bool kBTransposed>
+struct Producer {
+  // K-block kb of `tile` into the stage whose A starts at `a`, completing bytes on barrier `bar`:
+  // this CTA's rows of A, and its share of B, multicast into every CTA of the cluster.
+  static __device__ __forceinline__ void load_k_block(const CUtensorMap& map_a,
+                                                      const CUtensorMap& map_b, uint32_t bar,
+                                                      uint32_t a, const schedule::TileCoord& tile,
+                                                      int kb, int rank) {
+    const uint32_t b = a + T::kABytes;
+    tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
+    constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
+    if constexpr (kBTransposed) {
+      const int row = rank * T::kBRowsPerCta;
+      if constexpr (T::CLUSTER > 1)
+        tma_load_3d_multicast(b + row * 128, &map_b, bar, kb * T::BK, tile.n0 + row, tile.batch,
+                              kAll);
+      else
+        tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
+    } else {
+#pragma unroll
+      for (int i = 0; i < T::kBBoxesPerCta; ++i) {
+        const int j = rank * T::kBBoxesPerCta + i;  // box j: columns n0 + 64 j
+        if constexpr (T::CLUSTER > 1)
+          tma_load_3d_multicast(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK,
+                                tile.batch, kAll);
+        else
+          tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK, tile.batch);
+      }
+    }
+  }
+
+  // Rank 0 takes the cluster's stream-K piece from the counter and announces it to every CTA of
+  // the cluster; the other ranks' producers learn it from the barrier, like the consumers.
+  static __device__ __forceinline__ int take_piece(const schedule::Plan& plan, int* flags,
+                                                   const SharedStorage<T>& smem, int rank) {
+    if (rank != 0) return smem.announced_piece();
+    const int p = atomicAdd(flags + plan.ctas * T::CLUSTER, 1);
+#pragma unroll
+    for (int r = 0; r < T::CLUSTER; ++r)
+      store_and_arrive_cluster(smem_address(smem.piece_slot), p, smem_address(smem.piece_ready), r);
+    return p;
+  }
+
+  static __device__ __forceinline__ void run(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                             const schedule::Plan& plan, int* flags,
+                                             const SharedStorage<T>& smem, Segments& segments,
+                                             int rank) {
+    RingPosition<T> ring;
+    schedule::Segment segment;
+    while (segments.next(plan, segment, [&]() { return take_piece(plan, flags, smem, rank); })) {
+      const schedule::TileCoord tile = tile_of<T>(plan, segment, rank);
+      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+        // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
+        mbarrier_wait(smem_address(&smem.empty[ring.stage]), ring.phase ^ 1);
+        const uint32_t bar = smem_address(&smem.full[ring.stage]);
+        mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
+        load_k_block(map_a, map_b, bar, smem.ring + ring.stage * T::kStageBytes, tile, kb, rank);
+        ring.advance();
+      }
+    }
+  }
+};
+
 template <class T, bool kBTransposed>
 struct Consumer {
   using Acc = float[T::kAccumulators];
@@ -269,6 +424,63 @@ struct Consumer {
       }
     }
   }
+
+  // The stage's wgmma are done: free it in every CTA of the cluster (each CTA's producer
+  // multicasts into this one's copy too). One arrival per warp.
+  static __device__ __forceinline__ void release(const SharedStorage<T>& smem, int s) {
+    if (threadIdx.x % 32 != 0) return;
+    if constexpr (T::CLUSTER > 1) {
+#pragma unroll
+      for (int r = 0; r < T::CLUSTER; ++r) mbarrier_arrive_cluster(smem_address(&smem.empty[s]), r);
+    } else {
+      mbarrier_arrive(smem_address(&smem.empty[s]));
+    }
+  }
+
+  // acc = the segment's K-blocks, each read once its TMA bytes have landed. One K-block's wgmma
+  // stay in flight while the stage before it is released.
+  static __device__ __forceinline__ void mainloop(Acc& acc, const schedule::Segment& segment,
+                                                  const SharedStorage<T>& smem,
+                                                  RingPosition<T>& ring, int warpgroup) {
+    int previous = -1;  // the stage whose wgmma may still be reading it
+    for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+      mbarrier_wait(smem_address(&smem.full[ring.stage]), ring.phase);
+      wgmma_fence();
+      mma_k_block(acc, smem.ring + ring.stage * T::kStageBytes, warpgroup, kb == segment.kb_begin);
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
+      if (previous >= 0) release(smem, previous);
+      previous = ring.stage;
+      ring.advance();
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    release(smem, previous);
+  }
+
+  // Consumer warpgroup `warpgroup` (0 or 1): per segment the mainloop, then the epilogue: a
+  // stream-K contributor publishes its partial; an owner first adds the others' partials; whole
+  // tiles and owners store C.
+  static __device__ __forceinline__ void run(const GemmArgs& args, const schedule::Plan& plan,
+                                             float4* partials, int* flags,
+                                             const SharedStorage<T>& smem, Segments& segments,
+                                             int rank, int warpgroup) {
+    const int consumer_thread = int(threadIdx.x) - 128;
+    Acc acc;
+    RingPosition<T> ring;
+    schedule::Segment segment;
+    while (segments.next(plan, segment, [&]() { return smem.announced_piece(); })) {
+      mainloop(acc, segment, smem, ring, warpgroup);
+      if (segment.contributor()) {
+        publish(acc, partials, flags, segments.piece() * T::CLUSTER + rank, consumer_thread);
+        continue;
+      }
+      if (segment.owner_with_fixup(plan.k_blocks))
+        collect(acc, plan, segment.tile, segments.piece(), rank, partials, flags, consumer_thread);
+      store(args, acc, tile_of<T>(plan, segment, rank), warpgroup,
+            smem.staging + (consumer_thread / 32) * T::kStagingBytes);
+    }
+  }
 };
 
 // map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN /
@@ -281,155 +493,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
          GemmArgs args, schedule::Plan plan, float4* partials, int* flags) {
 #if SHAPESCOPE_SM90A
   extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
-  uint64_t* full = reinterpret_cast<uint64_t*>(wgmma_tma_smem);
-  uint64_t* empty = full + T::STAGES;
-  // Stream-K: the piece this CTA (its cluster) got, and the barrier it is announced on.
-  uint64_t* piece_ready = empty + T::STAGES;
-  int* piece_slot = reinterpret_cast<int*>(piece_ready + 1);
-  const uint32_t staging = smem_address(wgmma_tma_smem) + T::kBarrierBytes;
-  const uint32_t ring =
-      (smem_address(wgmma_tma_smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u;
+  const SharedStorage<T> smem(wgmma_tma_smem);
   const int warpgroup = int(threadIdx.x) / 128;
   const int cluster = int(blockIdx.x) / T::CLUSTER, rank = int(blockIdx.x) % T::CLUSTER;
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < T::STAGES; ++s) {
-      mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
-      // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
-      mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
-    }
-    mbarrier_init(smem_address(piece_ready), 1);  // rank 0's producer, once
-    mbarrier_init_fence();
-  }
+  if (threadIdx.x == 0) smem.init_barriers();
   // The peers' barriers must be initialised before anyone multicasts into them or arrives there.
   if constexpr (T::CLUSTER > 1)
     cluster_sync();
   else
     __syncthreads();
 
-  // Whole tiles first; then, once they are done, the stream-K piece that this cluster takes from
-  // the counter (flags[ctas]): the pieces go to the SMs that finish their whole tiles first, as
-  // the hardware gives dp's last wave to the SMs that are free first. With a static piece per
-  // CTA, the pieces (and persistent's extra tiles) landed on SMs that had been slower with their
-  // first tile: at 2112^2 x 8448 persistent took 176-191 us against dp's 163-166.
-  schedule::Cursor cursor = schedule::Cursor::whole_tiles(plan, cluster);
-  bool piece_taken = plan.sk_ctas == 0;
-  int piece = 0;
-  // The next segment, taking the piece when the whole tiles are done. `take` returns the piece.
-  auto next_segment = [&](schedule::Segment& s, auto take) {
-    if (cursor.next(plan, s)) return true;
-    if (piece_taken) return false;
-    piece_taken = true;
-    piece = take();
-    cursor = schedule::Cursor::piece(plan, piece);
-    return cursor.next(plan, s);
-  };
-  // Everyone but rank 0's producer learns the piece from the barrier.
-  auto announced_piece = [&]() {
-    mbarrier_wait_cluster(smem_address(piece_ready), 0);
-    return *reinterpret_cast<volatile int*>(piece_slot);
-  };
-  schedule::Segment segment;
-  // The plan's tile is the cluster's (CLUSTER x BM) x BN; this CTA's rows start rank x BM down.
-  auto tile_of = [&](const schedule::Segment& s) {
-    schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(s.tile);
-    tile.m0 += rank * T::BM;
-    return tile;
-  };
+  Segments segments(plan, cluster);
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      int stage = 0, phase = 0;
-      auto take = [&]() {
-        if (rank != 0) return announced_piece();
-        const int p = atomicAdd(flags + plan.ctas * T::CLUSTER, 1);
-#pragma unroll
-        for (int r = 0; r < T::CLUSTER; ++r)
-          store_and_arrive_cluster(smem_address(piece_slot), p, smem_address(piece_ready), r);
-        return p;
-      };
-      while (next_segment(segment, take)) {
-        const schedule::TileCoord tile = tile_of(segment);
-        for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-          // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
-          mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
-          const uint32_t bar = smem_address(&full[stage]);
-          mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
-          const uint32_t a = ring + stage * T::kStageBytes, b = a + T::kABytes;
-          tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
-          constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
-          if constexpr (kBTransposed) {
-            const int row = rank * T::kBRowsPerCta;
-            if constexpr (T::CLUSTER > 1)
-              tma_load_3d_multicast(b + row * 128, &map_b, bar, kb * T::BK, tile.n0 + row,
-                                    tile.batch, kAll);
-            else
-              tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
-          } else {
-#pragma unroll
-            for (int i = 0; i < T::kBBoxesPerCta; ++i) {
-              const int j = rank * T::kBBoxesPerCta + i;  // box j: columns n0 + 64 j
-              if constexpr (T::CLUSTER > 1)
-                tma_load_3d_multicast(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64,
-                                      kb * T::BK, tile.batch, kAll);
-              else
-                tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK,
-                            tile.batch);
-            }
-          }
-          if (++stage == T::STAGES) {
-            stage = 0;
-            phase ^= 1;
-          }
-        }
-      }
-    }
+    if (threadIdx.x == 0)
+      Producer<T, kBTransposed>::run(map_a, map_b, plan, flags, smem, segments, rank);
   } else {
     setmaxnreg_inc<232>();
-    using C = Consumer<T, kBTransposed>;
-    const int consumer_thread = int(threadIdx.x) - 128, consumer = warpgroup - 1;
-    const bool warp_leader = threadIdx.x % 32 == 0;
-    typename C::Acc acc;
-    int stage = 0, phase = 0;
-    // The stage's wgmma are done: free it in every CTA of the cluster (each CTA's producer
-    // multicasts into this one's copy too).
-    auto release = [&](int s) {
-      if (!warp_leader) return;
-      if constexpr (T::CLUSTER > 1) {
-#pragma unroll
-        for (int r = 0; r < T::CLUSTER; ++r) mbarrier_arrive_cluster(smem_address(&empty[s]), r);
-      } else {
-        mbarrier_arrive(smem_address(&empty[s]));
-      }
-    };
-    while (next_segment(segment, announced_piece)) {
-      int previous = -1;  // the stage whose wgmma may still be reading it
-      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-        mbarrier_wait(smem_address(&full[stage]), phase);
-        wgmma_fence();
-        C::mma_k_block(acc, ring + stage * T::kStageBytes, consumer, kb == segment.kb_begin);
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
-        if (previous >= 0) release(previous);
-        previous = stage;
-        if (++stage == T::STAGES) {
-          stage = 0;
-          phase ^= 1;
-        }
-      }
-      wgmma_wait<0>();
-      fence_accumulators(acc);
-      release(previous);
-
-      if (segment.contributor()) {
-        C::publish(acc, partials, flags, piece * T::CLUSTER + rank, consumer_thread);
-        continue;
-      }
-      if (segment.owner_with_fixup(plan.k_blocks))
-        C::collect(acc, plan, segment.tile, piece, rank, partials, flags, consumer_thread);
-      C::store(args, acc, tile_of(segment), consumer,
-               staging + (consumer_thread / 32) * T::kStagingBytes);
-    }
+    Consumer<T, kBTransposed>::run(args, plan, partials, flags, smem, segments, rank,
+                                   warpgroup - 1);
   }
   // No CTA leaves while a peer may still arrive on its barriers.
   if constexpr (T::CLUSTER > 1) cluster_sync();
