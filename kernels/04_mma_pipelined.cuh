@@ -498,6 +498,26 @@ struct Cta {
             acc[r][j][3] += p.w;
           }
   }
+
+  // Stream-K, a contributor: a lower CTA computed the tile's first K-blocks. This is the first
+  // segment of this CTA's range, so the CTA's one slot is free: publish the partial, then the flag.
+  static __device__ __forceinline__ void publish(Acc& acc, float4* partials, int* flags) {
+    store_partial(partials + int64_t(blockIdx.x) * kSlotFloat4s, acc);
+    __threadfence();  // this thread's partial is visible GPU-wide ...
+    __syncthreads();  // ... and everyone's, before the flag
+    if (threadIdx.x == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+  }
+
+  // Stream-K, the owner whose range ends inside `tile`: CTAs blockIdx.x + 1, ... computed the
+  // rest, each as its first segment, published at the start of its range; this is the end of ours.
+  static __device__ __forceinline__ void collect(Acc& acc, const schedule::Plan& plan, int tile,
+                                                 const float4* partials, const int* flags) {
+    for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, tile); ++d) {
+      if (threadIdx.x == 0) schedule::wait_flag(flags + d);
+      __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
+      add_partial(partials + int64_t(d) * kSlotFloat4s, acc);
+    }
+  }
 };
 
 // ---- Schedules ---------------------------------------------------------------------------------
@@ -604,25 +624,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
     }
     // The segment's end; every branch below is CTA-uniform.
     if constexpr (kGrid == Grid::kPlan) {
-      if (seg.contributor()) {
-        // A lower CTA computed the tile's first K-blocks and stores it. This is the first segment
-        // of this CTA's range, so the CTA's one slot is free: publish the partial.
-        C::store_partial(partials + int64_t(blockIdx.x) * C::kSlotFloat4s, acc);
-        __threadfence();  // this thread's partial is visible GPU-wide ...
-        __syncthreads();  // ... and everyone's, before the flag
-        if (threadIdx.x == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+      if (seg.contributor()) {  // a lower CTA owns the tile and stores it
+        C::publish(acc, partials, flags);
         continue;
       }
-      if (seg.owner_with_fixup(plan.k_blocks)) {
-        // The owner, and its range ends inside the tile: CTAs blockIdx.x + 1, ... computed the
-        // rest, each as its first segment, published at the start of its range; this is the end
-        // of ours.
-        for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, seg.tile); ++d) {
-          if (threadIdx.x == 0) schedule::wait_flag(flags + d);
-          __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
-          C::add_partial(partials + int64_t(d) * C::kSlotFloat4s, acc);
-        }
-      }
+      if (seg.owner_with_fixup(plan.k_blocks)) C::collect(acc, plan, seg.tile, partials, flags);
     }
     if constexpr (kGrid == Grid::kTiles) {
       cp_async_wait<0>();  // only empty groups remain
