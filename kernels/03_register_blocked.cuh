@@ -83,7 +83,8 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads) gemm(Gem
   using T = Tiling<BM, BN, BK, TM, TN>;
   __shared__ __align__(16) float As[BK][T::kLdAs];
   __shared__ __align__(16) float Bs[BK][T::kLdBs];
-  static_assert(sizeof(As) + sizeof(Bs) == T::kSmemBytes, "the registry's smem_bytes are these tiles");
+  static_assert(sizeof(As) + sizeof(Bs) == T::kSmemBytes,
+                "the registry's smem_bytes are these tiles");
 
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;

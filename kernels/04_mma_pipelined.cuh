@@ -1,92 +1,40 @@
 // Kernel 04: tensor cores. mma.sync m16n8k16 (bf16 in, fp32 accumulate) fed by ldmatrix from a
 // multi-stage cp.async pipeline in swizzled shared memory.
 //
-//   adds over 03:    tensor cores instead of FMAs. Each warp owns a WM x WN tile of C as
-//                    (WM/16) x (WN/8) accumulators of mma.sync.m16n8k16 (4 fp32 per thread each);
-//                    its A and B fragments come from shared memory through ldmatrix.x4 (.trans
-//                    for nn's B, which is stored k-major). Global -> shared by cp.async (16 B a
-//                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
-//                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
-//                    Persistent and stream-K schedules next to the data-parallel one.
+//   adds over 03:    tensor cores instead of FMAs: each warp owns a WM x WN tile of C as
+//                    (WM/16) x (WN/8) mma.sync.m16n8k16 accumulators, fed by ldmatrix.x4 (.trans
+//                    for nn's B) from a multi-stage cp.async ring of bf16 in swizzled shared
+//                    memory; persistent and stream-K schedules next to the data-parallel one.
 //   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64, 256 x 128 x 64
 //   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4; 4 x 2)
 //   threads:         128, 256, 256, 256
-//   stages:          4 (64x64) or 3 (the others: BK = 64 halves the barriers per FLOP, and
-//                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
-//                    while K-block i is computed, the next STAGES - 1 are (being) loaded. The
-//                    one-CTA-per-SM tiles (128x256, 256x128) double-buffer their fragments: k16
-//                    step kk + 1's ldmatrix go out before step kk's mma (1-2 % at 128x256 in a
-//                    power-capped H200 run, against 128x128 in the same run)
-//   schedule:        kernels/schedule.cuh plans the 1D grids and numbers the tiles (along N, then
-//                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
-//                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
-//                    c, c + G, ...
-//                    streamk: schedule.cuh's hybrid: whole waves as in persistent, then the
-//                    partial last wave's tiles split into up to 4 K-pieces over spare CTAs, so
-//                    that the last wave's work is spread over (nearly) all of them.
-//                    One kernel runs persistent and streamk; the plan decides. CTA blockIdx.x walks
-//                    its segments (a run of K-blocks of one tile, schedule::Cursor), and the
-//                    pipeline runs on across them: the loader walks the segments on its own,
-//                    STAGES - 1 K-blocks ahead, so the next segment's loads are in flight during
-//                    this one's epilogue and fixup. A segment may start inside its tile
-//                    (Loader::skip). A segment that covers its whole tile stores C as dp does.
-//                    dp's epilogue goes through the idle ring (store_tile_staged): C in 16-byte
-//                    pieces of whole rows instead of 4 bytes to each of 8 rows per warp store.
-//                    Fixup of a split tile: its OWNER is the CTA whose range holds the tile's
-//                    first K-block. Every other contributor starts inside the tile, so the tile
-//                    is the FIRST segment of its range (Segment::contributor()): it writes its
-//                    fp32 accumulators to its own workspace slot, then __threadfence,
-//                    __syncthreads and st.release.gpu of its flag. The owner reaches the tile at
-//                    the END of its stream-K range (Segment::owner_with_fixup()): for CTAs c + 1,
-//                    c + 2, ... while schedule::contributes(), thread 0 spins on the flag
-//                    (ld.acquire.gpu), __syncthreads, and every thread adds its share of the slot
-//                    (ld.global.cg); then it stores C. So a CTA writes at most one slot.
-//                    Contributors publish at the start of their ranges and owners wait at the end
-//                    of theirs, so the waits are short.
-//                    Deadlock: an owner spins on higher-numbered CTAs, so all G CTAs must be
-//                    resident at once. G is the occupancy count
-//                    (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), so they are, as long
-//                    as nothing else occupies the GPU (no concurrent kernels or MPS clients;
-//                    shapescope runs one kernel at a time). The launch is not cooperative, so
-//                    CUDA does not guarantee co-residency. No CTA waits before it has published
-//                    its own partial, so there is no cycle; contributes() counts only CTAs below
-//                    sk_ctas, whose ranges are non-empty, so every counted contributor publishes.
-//                    Workspace (launch()'s, 16-byte aligned): G slots of BM x BN fp32 (each
-//                    thread's fragments, float4 (i, j) of thread x at (i x kMmaN + j) x kThreads
-//                    + x: coalesced stores and loads), then G int flags. launch() zeroes the
-//                    flags with cudaMemsetAsync on the launch's stream before the kernel (a
-//                    memset node inside graph captures), so every replay starts clean. On an
-//                    H200 (132 SMs): 64x64 528 CTAs (4 per SM) x 16 KiB = 8.3 MiB; 128x128 264 x
-//                    64 KiB, 128x256 and 256x128 132 x 128 KiB = 16.5 MiB. Shared memory caps
-//                    the CTAs per SM at 6, 2, 1 and 1, so no 132-SM GPU needs more than 16.5 MiB:
-//                    all fit the sweep's 32 MiB workspace. Per-CTA flags need only G x 4 B where
-//                    per-tile counters would grow with the tiles. Cost over persistent: one
-//                    4-byte memset node per launch, and per split tile BM x BN x 4 B written and
-//                    read through L2 per contributor.
-//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB (one
-//                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
-//   registers:       ptxas -v (CUDA 13.0, sm_90a and sm_80), no spills: dp 94-96, 122-128,
-//                    218-228, 218-226; the persistent and stream-K kernel 116-119, 125-128,
-//                    241-246, 241-244 (64x64 still 4 CTAs/SM). 128x128 is capped at 128 by
-//                    __launch_bounds__ for 2 CTAs/SM, and the segment walk fits only because the
-//                    cursors hold four ints each and divide nothing (schedule.cuh), the loader
-//                    recomputes its row strides, and add_partial() adds one row at a time.
-//   requirements:    bf16, layouts nn and nt, cc >= 8.0 (cp.async, bf16 mma). lda, ldb and the
-//                    offsets of A and B multiples of 8 elements: cp.async moves aligned 16-byte
-//                    chunks (the buffers themselves are cudaMalloc'ed, 256-byte aligned). Any M,
-//                    N, K >= 1: chunks outside the matrix, and the part of a chunk past K or N,
-//                    are zero-filled through cp.async's src-size, so nothing past the matrix is
-//                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
-//                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
-//                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 393.7 TFLOP/s of 787.9 = 50.0 %
-//   (nn; 50.7 % in the run before), 371.8 of 786.0 = 47.3 % (nt); 128x128 dp 49.1 % (nn), 49.5 %
-//   (nt); 256x128 dp 47.5 %, 64x64 dp 37 %; persistent and streamk 46-48 %. Power-capped runs:
-//   45-49 %. So the issue's 50 % is met in nn only, with no margin. Tried, no gain seen: 4 stages
-//   for 128x256 and 256x128 (48.2 % and 45.7 % in a power-capped run; 192 KiB would also shut
-//   out the A100's 163 KiB). Stream-K here keeps a fixed piece per CTA (Cursor(plan, cta)); 05
-//   hands its pieces out in finishing order, which is what made its stream-K pay.
+//   stages:          4 (64x64), 3 (the others); the one-CTA-per-SM tiles (128x256, 256x128) also
+//                    double-buffer their fragments (step kk + 1's ldmatrix before step kk's mma)
+//   schedule:        dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile, C staged through
+//                    the idle ring and stored in 16-byte pieces of whole rows. persistent and
+//                    streamk: one kernel on kernels/schedule.cuh's 1D plan (its header explains
+//                    the split and the fixup); the loader walks the CTA's segments on its own,
+//                    STAGES - 1 K-blocks ahead, so the next tile's loads overlap this epilogue.
+//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB
+//   registers:       ptxas -v (CUDA 13.0, sm_80 / sm_90a), no spills: dp 94-96, 122-125, 218-231,
+//                    218-229; persistent and streamk 108-116, 127-128, 234-247, 234-245
+//   requirements:    bf16, nn and nt, cc >= 8.0 (cp.async, bf16 mma); lda, ldb and A's and B's
+//                    offsets multiples of 8 elements (16-byte cp.async chunks); any M, N, K >= 1
+//                    (chunks past the edges zero-filled through cp.async's src-size); any ldc; dp:
+//                    M <= 65535 x BM, batch <= 65535; persistent, streamk: tiles x batch < 2^31
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
+//   run, tests/data/h200-2026-11-21-ladder): 128x256 dp 50.0 % (nt 47.3 %), 128x128 dp 49.1 %,
+//   256x128 dp 47.5 %, 64x64 dp 37 %; persistent and streamk 46-48 %
+//
+// Stream-K in 04 (schedule.cuh has the protocol): each CTA keeps a fixed piece (Cursor(plan,
+// cta)). A contributor writes its fp32 accumulators to its workspace slot (float4 (i, j) of thread
+// x at (i x kMmaN + j) x kThreads + x: coalesced), __threadfence, __syncthreads, st.release.gpu of
+// its flag; the owner's thread 0 spins on each contributor's flag (ld.acquire.gpu), __syncthreads,
+// and every thread adds its share (ld.global.cg). Workspace: G slots of BM x BN fp32, then G int
+// flags (zeroed by a cudaMemsetAsync before each launch). Shared memory caps the CTAs per SM at
+// 6, 2, 1 and 1, so a 132-SM GPU (H100, H200) needs at most 16.5 MiB: within the sweep's 32 MiB.
+// 128x128 stays within the 128 registers of 2 CTAs/SM only because the cursors hold four ints and
+// divide nothing, the loader recomputes its row strides, and add_partial() adds a row at a time.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):

@@ -1,60 +1,45 @@
 // Kernel 05: Hopper. TMA loads into a multi-stage shared-memory ring completed on mbarriers,
-// wgmma by two consumer warpgroups, a producer warp, and the schedules of kernels/schedule.cuh.
+// wgmma by two consumer warpgroups, a producer warpgroup, the schedules of kernels/schedule.cuh.
 //
-//   adds over 04:    the sm_90a path. A producer thread issues TMA (cp.async.bulk.tensor) copies
-//                    of whole A and B tiles into a ring of STAGES stages; each stage has a "full"
-//                    mbarrier (the copies' bytes arrive on it) and an "empty" one (the consumers
-//                    arrive when their wgmma have read the stage). The consumers never touch
-//                    global memory on the load side and never compute addresses: wgmma reads A and
-//                    B straight from shared memory through 64-bit matrix descriptors, and runs
-//                    asynchronously (wgmma.mma_async; one K-block in flight while the previous
-//                    one's stage is released). TMA computes the addresses, handles the edges
-//                    (it zero-fills whatever lies outside M, N or K) and writes the 128-byte
-//                    swizzle that wgmma reads without bank conflicts. 04's loader, swizzle code
-//                    and ldmatrix are gone. The 128x128 tile runs as a cluster of 2 CTAs
-//                    stacked along M that share B: each loads half of B's K-block and TMA
-//                    multicasts it into both CTAs' rings (a stage is free only when the consumers
-//                    of both have released it). The epilogue goes through shared memory so that
-//                    C is written in 16-byte pieces of whole rows.
+//   adds over 04:    the sm_90a path: one producer thread issues TMA copies of whole A and B
+//                    tiles into a ring whose stages complete on mbarriers ("full": the bytes
+//                    arrived; "empty": the consumers' wgmma have read it); two consumer warpgroups
+//                    run wgmma straight from shared memory through matrix descriptors, one K-block
+//                    in flight. TMA computes the addresses, zero-fills past M, N and K and writes
+//                    the 128-byte swizzle wgmma reads; 04's loader, swizzle code and ldmatrix are
+//                    gone. 128x128 runs as a cluster of 2 CTAs stacked along M that share B: each
+//                    loads half of B's K-block and multicasts it into both rings.
 //   block tile:      BM x BN x BK = 128 x 128 x 64 and 128 x 256 x 64
-//   warp tile:       warpgroup tile 64 x BN: consumer warpgroup w computes rows 64w .. 64w + 63
-//                    with wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
-//   threads:         384 = 3 warpgroups: warpgroup 0 produces (one thread issues every TMA; the
-//                    group gives up registers with setmaxnreg.dec to 40), warpgroups 1 and 2
-//                    consume (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536)
-//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB): 192 KiB, so one CTA
-//                    per SM; the producer runs up to STAGES K-blocks
-//                    ahead, across tiles and segments, so the next tile's loads are in flight
-//                    during this tile's epilogue
-//   schedule:        one kernel for all three; kernels/schedule.cuh's plan decides, in units of
-//                    clusters (128x128: 2 CTAs, plan tiles of 256 x 128; 128x256: 1). dp: one
-//                    unit per tile (1D grid). persistent: as many units as fit at once
-//                    (cudaOccupancyMaxActiveClusters) loop over the tiles. streamk: the hybrid
-//                    (whole tiles, then the last wave's tiles in K-pieces); a unit takes its piece
-//                    from an atomic counter when its whole tiles are done (rank 0's producer takes
-//                    it and announces it to the cluster on an mbarrier), so the pieces go to the
-//                    SMs that are free first. Each CTA's partial goes to the workspace slot of its
-//                    piece, BM x BN fp32, published and collected with flags as schedule.cuh
-//                    describes (an owner of rank r collects from the rank-r CTAs of later pieces).
-//                    With the 128x128 pair an odd number of 128-row tiles leaves the last
-//                    pair's second CTA with nothing inside M: it still loads its half of B.
-//   shared memory:   dynamic: the mbarriers and the stream-K piece (256 B), the epilogue's staging buffers (16 x 128
-//                    bf16 per consumer warp, 32 KiB), then STAGES x (BM x BK + BK x BN) bf16
-//                    aligned up to 1024 B (the 128-byte swizzle repeats every 8 rows of 128 B;
-//                    1 KiB is reserved for that): 225.25 KiB of the 227 KiB a CTA may have
+//   warp tile:       warpgroup tile 64 x BN: consumer w computes rows 64w .. 64w + 63 with
+//                    wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
+//   threads:         384 = a producer warpgroup (setmaxnreg.dec to 40) and 2 consumer warpgroups
+//                    (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536 registers)
+//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB); the producer runs up to
+//                    STAGES K-blocks ahead, across tiles, so the next tile's loads overlap this
+//                    tile's epilogue
+//   schedule:        one kernel for all three, on kernels/schedule.cuh's plan in units of clusters
+//                    (128x128: plan tiles of 256 x 128). dp: a unit per tile (1D grid); persistent:
+//                    the units that fit at once (cudaOccupancyMaxActiveClusters) loop over the
+//                    tiles; streamk: whole tiles, then the last wave's tiles in K-pieces, each
+//                    unit taking its piece from an atomic counter when its whole tiles are done
+//   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
+//                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
+//                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
+//   registers:       168 a thread at compile time, no spills (ptxas -v, CUDA 13.0)
 //   requirements:    sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are
-//                    architecture-specific, the sm_90a code does not run on 10.0 or later, and the
-//                    sm_80 build compiles this kernel to nothing). bf16, nn and nt, any M, N, K
-//                    >= 1 (TMA zero-fills past the edges; C stores are bounds-checked). TMA needs
-//                    16-byte aligned rows and base addresses: lda, ldb and the offsets of A and B
-//                    multiples of 8 elements, as 04. Any ldc. tiles x batch < 2^31.
-//   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 4 B
-//                    (ptxas -v, CUDA 13.0), outside the K-loop
+//                    architecture-specific; the sm_80 build compiles this kernel to nothing).
+//                    bf16, nn and nt, any M, N, K >= 1; lda, ldb and A's and B's offsets
+//                    multiples of 8 elements (TMA: 16-byte aligned rows), as 04; any ldc;
+//                    tiles x batch < 2^31
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 767.9 of 787.9 TFLOP/s =
-//   97.5 % (nn), 769.7 of 786.0 = 97.9 % (nt); streamk 96.5 %, dp 95 %; 128x128 persistent 88 %
-//   (90.4-91.5 % in the same day's runs before the piece hand-out), dp 83 %. Power-capped runs
-//   (~1500-1700 MHz) gave 96.7-97.7 % for 128x256 persistent.
+//   run, tests/data/h200-2026-11-21-ladder): 128x256 persistent 97.5 % (nn), 97.9 % (nt);
+//   streamk 96.5 %, dp 95 %; 128x128 persistent 88 %, dp 83 %
+//
+// Stream-K in 05: the consumers publish and collect partials as schedule.cuh describes, in the
+// workspace slot of their piece (pieces are per cluster: an owner of rank r collects from the
+// rank-r CTAs of later pieces). Rank 0's producer takes the piece and announces it to the cluster
+// on an mbarrier. With the 128x128 pair an odd number of 128-row tiles leaves the last pair's
+// second CTA with nothing inside M: it still loads its half of B.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
@@ -74,8 +59,8 @@
 //     48 KiB takes ~0.4 us at ~120 B/clk per SM: 4 stages hide ~3 us of latency, plenty.
 //   - Registers: a 64 x 256 warpgroup tile is 128 fp32 a thread; 232 leaves ~100 for descriptors,
 //     addresses and the epilogue, without spills.
-//   - The epilogue writes C straight from the accumulator fragments (bf16 pairs, 16 B per row per
-//     quad of lanes): ~2 % of a 4096-deep tile's time, overlapped with the producer's next loads.
+//   - The epilogue (staged through shared memory, Consumer::store) is a few % of a 4096-deep
+//     tile's time, overlapped with the producer's next loads.
 #pragma once
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -219,11 +204,10 @@ struct RingPosition {
 };
 
 // The segments a CTA computes: its whole tiles first; then, once they are done, the stream-K
-// piece that its cluster takes from the counter (flags[ctas]): the pieces go to the SMs that
-// finish their whole tiles first, as the hardware gives dp's last wave to the SMs that are free
-// first. With a static piece per CTA, the pieces (and persistent's extra tiles) landed on SMs that
-// had been slower with their first tile: at 2112^2 x 8448 persistent took 176-191 us against dp's
-// 163-166. The producer and the consumers each walk them.
+// piece that its cluster takes from the counter (flags[ctas]), so that the pieces go to the SMs
+// that finish their whole tiles first, as the hardware gives dp's last wave to the SMs that are
+// free first (schedule.cuh: fixed pieces landed on SMs that had been slow). The producer and the
+// consumers each walk them.
 class Segments {
  public:
   __device__ __forceinline__ Segments(const schedule::Plan& plan, int cluster)

@@ -76,7 +76,7 @@ __device__ __forceinline__ void store_chunk(__nv_bfloat16* out, const uint4& v, 
     if (x < left) out[x] = __ushort_as_bfloat16(static_cast<unsigned short>(words[x / 2] >> (x % 2 * 16)));
 }
 
-// ---- PTX wrappers: cp.async, ldmatrix, mma.sync (sm_80; 04) --------------------------------------
+// ---- PTX wrappers: cp.async, ldmatrix, mma.sync (sm_80; 04) -----------------------------------
 
 // 16 bytes global -> shared, L2 only (.cg). Bytes src_bytes .. 15 of the destination are filled
 // with zeros and not read: src_bytes = 0 reads nothing.
@@ -117,7 +117,7 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// ---- PTX wrappers: mbarrier, TMA, clusters, setmaxnreg, wgmma (sm_90a; 05) ----------------------
+// ---- PTX wrappers: mbarrier, TMA, clusters, setmaxnreg, wgmma (sm_90a; 05) --------------------
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");

@@ -47,7 +47,8 @@ std::vector<Variant> make_registry() {
     while (end < tilings::kRows && tilings::kTilings[end].kernel == tilings::kTilings[first].kernel)
       ++end;
     for (Schedule schedule : kSchedules) {
-      if (schedule != Schedule::kDataParallel && !tilings::all_schedules(tilings::kTilings[first].kernel))
+      if (schedule != Schedule::kDataParallel &&
+          !tilings::all_schedules(tilings::kTilings[first].kernel))
         break;
       for (int row = first; row < end; ++row) v.push_back(variant_of(row, schedule));
     }
