@@ -1,7 +1,7 @@
 // Kernel 01: naive — one thread per output element.
 //
-//   adds over the previous one: nothing; the baseline of the ladder. It also defines GemmArgs, the
-//                    arguments every kernel of the ladder takes.
+//   adds over the previous one: nothing; the baseline of the ladder (GemmArgs, the arguments
+//                    every kernel takes, is in common.cuh).
 //   block tile:      BM x BN x BK = 16 x 16 x 1 (no K-blocking: each thread walks K one by one)
 //   threads:         16 x 16 = 256, one output each; threadIdx.x runs along N
 //   warp tile:       none (warps are not given tiles of their own); stages: none (no staging)
@@ -17,42 +17,14 @@
 // (nn) and C stores coalesced and its A loads a broadcast; with nt every B load of a warp is a
 // different row (ldb apart): uncoalesced, which is what 02 fixes.
 #pragma once
-#include <cuda_bf16.h>
-#include <cuda_runtime_api.h>
+#include "kernels/common.cuh"
+#include "kernels/tilings.hpp"
 
-#include <cstdint>
+namespace shapescope::kernels::naive {
 
-#include "common/check.hpp"
-
-namespace shapescope::kernels {
-
-// C = A @ B for one problem (row-major), batch via grid z. Pointers are at the operands' first
-// elements. Rows and columns are int (registry: M, N, K < 2^31); leading dimensions and strides
-// are int64 so that row * ld never overflows.
-struct GemmArgs {
-  const __nv_bfloat16* a;  // M x K, row-major, lda
-  const __nv_bfloat16* b;  // nn: K x N with ldb; nt: N x K (B^T) with ldb
-  __nv_bfloat16* c;        // M x N, row-major, ldc
-  int m, n, k;
-  int64_t lda, ldb, ldc;
-  int64_t stride_a, stride_b, stride_c;  // elements between matrices of a batch
-};
-
-// The data-parallel grid: one CTA per BM x BN tile of C (x along N, y along M), one z per matrix.
-inline dim3 tile_grid(const GemmArgs& args, int bm, int bn, int batch) {
-  return dim3(unsigned((args.n + bn - 1) / bn), unsigned((args.m + bm - 1) / bm), unsigned(batch));
-}
-
-// B(k, n) of the user's K x N matrix, whichever way it is stored.
-template <bool kBTransposed>
-__device__ __forceinline__ int64_t b_index(int k, int n, int64_t ldb) {
-  return kBTransposed ? int64_t(n) * ldb + k : int64_t(k) * ldb + n;
-}
-
-namespace naive {
-
-constexpr int kBM = 16, kBN = 16;
-constexpr int kThreads = kBM * kBN;
+constexpr const tilings::Tiling& kTiling = tilings::only_row(tilings::Kernel::kNaive);
+constexpr int kBM = kTiling.bm, kBN = kTiling.bn;
+constexpr int kThreads = tilings::threads(kTiling);
 
 template <bool kBTransposed>
 __global__ void __launch_bounds__(kThreads) gemm(GemmArgs args) {
@@ -74,5 +46,4 @@ void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
   CHECK_CUDA(cudaGetLastError());
 }
 
-}  // namespace naive
-}  // namespace shapescope::kernels
+}  // namespace shapescope::kernels::naive

@@ -21,22 +21,25 @@
 // FMA (As[ty][kk] is a broadcast, Bs[kk][tx] is one word per lane): shared-memory bandwidth is the
 // new ceiling, which 03 lifts by keeping a block of outputs in registers.
 #pragma once
-#include "kernels/01_naive.cuh"
+#include "kernels/common.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::smem_tiled {
 
-constexpr int kBM = 32, kBN = 32, kBK = 32;
-constexpr int kThreads = kBM * kBN;
+constexpr const tilings::Tiling& kTiling = tilings::only_row(tilings::Kernel::kSmemTiled);
+constexpr int kBM = kTiling.bm, kBN = kTiling.bn, kBK = kTiling.bk;
+constexpr int kThreads = tilings::threads(kTiling);
 // The blockDim (kBN, kBM) thread block doubles as the loader of both tiles, one element per
 // thread: A with (x, y) = (k, m), B with (n, k), and nt's B with (k, n).
 static_assert(kBM == kBN && kBN == kBK,
               "BM, BN and BK must be equal: the square thread block loads every tile in one step");
-constexpr int kSmemBytes = int(sizeof(float)) * (kBM * kBK + kBK * (kBN + 1));
+constexpr int kSmemBytes = tilings::static_smem_bytes(kTiling);
 
 template <bool kBTransposed>
 __global__ void __launch_bounds__(kThreads) gemm(GemmArgs args) {
   __shared__ float As[kBM][kBK];
   __shared__ float Bs[kBK][kBN + 1];
+  static_assert(sizeof(As) + sizeof(Bs) == kSmemBytes, "the registry's smem_bytes are these tiles");
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
   const __nv_bfloat16* a = args.a + blockIdx.z * args.stride_a;

@@ -36,20 +36,24 @@
 //     then the 16 lanes that read different columns of Bs read 256 contiguous bytes per float4
 //     load (2 wavefronts, no conflicts) instead of 16 chunks 32 B apart (4-way conflicts).
 #pragma once
-#include "kernels/01_naive.cuh"
+#include "kernels/common.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::register_blocked {
 
 template <int BM, int BN, int BK, int TM, int TN>
 struct Tiling {
-  static constexpr int kThreads = (BM / TM) * (BN / TN);
+  // The same numbers as a row of kernels/tilings.hpp, whose formulas the registry shares.
+  static constexpr tilings::Tiling kRow{tilings::Kernel::kRegisterBlocked, BM, BN, BK, TM, TN, 1,
+                                        1, 0};
+  static constexpr int kThreads = tilings::threads(kRow);
   static constexpr int kThreadCols = BN / TN;     // threads along N
   static constexpr int kColGroups = TN / 4;       // float4 groups of a thread's columns
   static constexpr int kGroupStride = BN / kColGroups;
-  static constexpr int kPad = 4;
+  static constexpr int kPad = tilings::kRegisterBlockedPad;
   static constexpr int kLdAs = BM + kPad;         // As[BK][kLdAs]: A transposed, k-major
   static constexpr int kLdBs = BN + kPad;         // Bs[BK][kLdBs]
-  static constexpr int kSmemBytes = int(sizeof(float)) * BK * (kLdAs + kLdBs);
+  static constexpr int kSmemBytes = tilings::static_smem_bytes(kRow);
   // Loads along K (A, and nt's B): one step of the CTA covers kThreads / BK rows of BK.
   static constexpr int kRowsPerStep = kThreads / BK;
   static constexpr int kLoadsA = BM / kRowsPerStep;
@@ -79,6 +83,8 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads) gemm(Gem
   using T = Tiling<BM, BN, BK, TM, TN>;
   __shared__ __align__(16) float As[BK][T::kLdAs];
   __shared__ __align__(16) float Bs[BK][T::kLdBs];
+  static_assert(sizeof(As) + sizeof(Bs) == T::kSmemBytes,
+                "the registry's smem_bytes are these tiles");
 
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;

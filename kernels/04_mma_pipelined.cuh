@@ -1,92 +1,40 @@
 // Kernel 04: tensor cores. mma.sync m16n8k16 (bf16 in, fp32 accumulate) fed by ldmatrix from a
 // multi-stage cp.async pipeline in swizzled shared memory.
 //
-//   adds over 03:    tensor cores instead of FMAs. Each warp owns a WM x WN tile of C as
-//                    (WM/16) x (WN/8) accumulators of mma.sync.m16n8k16 (4 fp32 per thread each);
-//                    its A and B fragments come from shared memory through ldmatrix.x4 (.trans
-//                    for nn's B, which is stored k-major). Global -> shared by cp.async (16 B a
-//                    thread, L1 bypassed, no registers on the way) with STAGES K-blocks in
-//                    flight; operands stay bf16 in shared memory (03 converted them to fp32).
-//                    Persistent and stream-K schedules next to the data-parallel one.
+//   adds over 03:    tensor cores instead of FMAs: each warp owns a WM x WN tile of C as
+//                    (WM/16) x (WN/8) mma.sync.m16n8k16 accumulators, fed by ldmatrix.x4 (.trans
+//                    for nn's B) from a multi-stage cp.async ring of bf16 in swizzled shared
+//                    memory; persistent and stream-K schedules next to the data-parallel one.
 //   block tile:      BM x BN x BK = 64 x 64 x 32, 128 x 128 x 64, 128 x 256 x 64, 256 x 128 x 64
 //   warp tile:       WM x WN = 32 x 32 (2 x 2 warps), 64 x 32 (2 x 4), 64 x 64 (2 x 4; 4 x 2)
 //   threads:         128, 256, 256, 256
-//   stages:          4 (64x64) or 3 (the others: BK = 64 halves the barriers per FLOP, and
-//                    measured 5 % faster at 128x128 and 17 % at 128x256 than BK = 32 with 4 stages);
-//                    while K-block i is computed, the next STAGES - 1 are (being) loaded. The
-//                    one-CTA-per-SM tiles (128x256, 256x128) double-buffer their fragments: k16
-//                    step kk + 1's ldmatrix go out before step kk's mma (1-2 % at 128x256 in a
-//                    power-capped H200 run, against 128x128 in the same run)
-//   schedule:        kernels/schedule.cuh plans the 1D grids and numbers the tiles (along N, then
-//                    M, then batch). dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile.
-//                    persistent: G = min(tiles, SMs x resident CTAs per SM); CTA c computes tiles
-//                    c, c + G, ...
-//                    streamk: schedule.cuh's hybrid: whole waves as in persistent, then the
-//                    partial last wave's tiles split into up to 4 K-pieces over spare CTAs, so
-//                    that the last wave's work is spread over (nearly) all of them.
-//                    One kernel runs persistent and streamk; the plan decides. CTA blockIdx.x walks
-//                    its segments (a run of K-blocks of one tile, schedule::Cursor), and the
-//                    pipeline runs on across them: the loader walks the segments on its own,
-//                    STAGES - 1 K-blocks ahead, so the next segment's loads are in flight during
-//                    this one's epilogue and fixup. A segment may start inside its tile
-//                    (Loader::skip). A segment that covers its whole tile stores C as dp does.
-//                    dp's epilogue goes through the idle ring (store_tile_staged): C in 16-byte
-//                    pieces of whole rows instead of 4 bytes to each of 8 rows per warp store.
-//                    Fixup of a split tile: its OWNER is the CTA whose range holds the tile's
-//                    first K-block. Every other contributor starts inside the tile, so the tile
-//                    is the FIRST segment of its range (Segment::contributor()): it writes its
-//                    fp32 accumulators to its own workspace slot, then __threadfence,
-//                    __syncthreads and st.release.gpu of its flag. The owner reaches the tile at
-//                    the END of its stream-K range (Segment::owner_with_fixup()): for CTAs c + 1,
-//                    c + 2, ... while schedule::contributes(), thread 0 spins on the flag
-//                    (ld.acquire.gpu), __syncthreads, and every thread adds its share of the slot
-//                    (ld.global.cg); then it stores C. So a CTA writes at most one slot.
-//                    Contributors publish at the start of their ranges and owners wait at the end
-//                    of theirs, so the waits are short.
-//                    Deadlock: an owner spins on higher-numbered CTAs, so all G CTAs must be
-//                    resident at once. G is the occupancy count
-//                    (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), so they are, as long
-//                    as nothing else occupies the GPU (no concurrent kernels or MPS clients;
-//                    shapescope runs one kernel at a time). The launch is not cooperative, so
-//                    CUDA does not guarantee co-residency. No CTA waits before it has published
-//                    its own partial, so there is no cycle; contributes() counts only CTAs below
-//                    sk_ctas, whose ranges are non-empty, so every counted contributor publishes.
-//                    Workspace (launch()'s, 16-byte aligned): G slots of BM x BN fp32 (each
-//                    thread's fragments, float4 (i, j) of thread x at (i x kMmaN + j) x kThreads
-//                    + x: coalesced stores and loads), then G int flags. launch() zeroes the
-//                    flags with cudaMemsetAsync on the launch's stream before the kernel (a
-//                    memset node inside graph captures), so every replay starts clean. On an
-//                    H200 (132 SMs): 64x64 528 CTAs (4 per SM) x 16 KiB = 8.3 MiB; 128x128 264 x
-//                    64 KiB, 128x256 and 256x128 132 x 128 KiB = 16.5 MiB. Shared memory caps
-//                    the CTAs per SM at 6, 2, 1 and 1, so no 132-SM GPU needs more than 16.5 MiB:
-//                    all fit the sweep's 32 MiB workspace. Per-CTA flags need only G x 4 B where
-//                    per-tile counters would grow with the tiles. Cost over persistent: one
-//                    4-byte memset node per launch, and per split tile BM x BN x 4 B written and
-//                    read through L2 per contributor.
-//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB (one
-//                    cudaFuncSetAttribute per device and kernel opts in past 48 KiB)
-//   registers:       ptxas -v (CUDA 13.0, sm_90a and sm_80), no spills: dp 94-96, 122-128,
-//                    218-228, 218-226; the persistent and stream-K kernel 116-119, 125-128,
-//                    241-246, 241-244 (64x64 still 4 CTAs/SM). 128x128 is capped at 128 by
-//                    __launch_bounds__ for 2 CTAs/SM, and the segment walk fits only because the
-//                    cursors hold four ints each and divide nothing (schedule.cuh), the loader
-//                    recomputes its row strides, and add_partial() adds one row at a time.
-//   requirements:    bf16, layouts nn and nt, cc >= 8.0 (cp.async, bf16 mma). lda, ldb and the
-//                    offsets of A and B multiples of 8 elements: cp.async moves aligned 16-byte
-//                    chunks (the buffers themselves are cudaMalloc'ed, 256-byte aligned). Any M,
-//                    N, K >= 1: chunks outside the matrix, and the part of a chunk past K or N,
-//                    are zero-filled through cp.async's src-size, so nothing past the matrix is
-//                    read. Any ldc and C offset (stores bounds-checked; bf16x2 pairs when C is
-//                    4-byte aligned). dp: M <= 65535 x BM, batch <= 65535; persistent and
-//                    streamk: tiles x batch < 2^31 (schedule.cuh numbers tiles with int).
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 dp 393.7 TFLOP/s of 787.9 = 50.0 %
-//   (nn; 50.7 % in the run before), 371.8 of 786.0 = 47.3 % (nt); 128x128 dp 49.1 % (nn), 49.5 %
-//   (nt); 256x128 dp 47.5 %, 64x64 dp 37 %; persistent and streamk 46-48 %. Power-capped runs:
-//   45-49 %. So the issue's 50 % is met in nn only, with no margin. Tried, no gain seen: 4 stages
-//   for 128x256 and 256x128 (48.2 % and 45.7 % in a power-capped run; 192 KiB would also shut
-//   out the A100's 163 KiB). Stream-K here keeps a fixed piece per CTA (Cursor(plan, cta)); 05
-//   hands its pieces out in finishing order, which is what made its stream-K pay.
+//   stages:          4 (64x64), 3 (the others); the one-CTA-per-SM tiles (128x256, 256x128) also
+//                    double-buffer their fragments (step kk + 1's ldmatrix before step kk's mma)
+//   schedule:        dp: grid (ceil(N/BN), ceil(M/BM), batch), one CTA per tile, C staged through
+//                    the idle ring and stored in 16-byte pieces of whole rows. persistent and
+//                    streamk: one kernel on kernels/schedule.cuh's 1D plan (its header explains
+//                    the split and the fixup); the loader walks the CTA's segments on its own,
+//                    STAGES - 1 K-blocks ahead, so the next tile's loads overlap this epilogue.
+//   shared memory:   dynamic, STAGES x (BM x BK + BK x BN) bf16 = 32, 96, 144 and 144 KiB
+//   registers:       ptxas -v (CUDA 13.0, sm_80 / sm_90a), no spills: dp 94-96, 122-125, 218-231,
+//                    218-229; persistent and streamk 108-116, 127-128, 234-247, 234-245
+//   requirements:    bf16, nn and nt, cc >= 8.0 (cp.async, bf16 mma); lda, ldb and A's and B's
+//                    offsets multiples of 8 elements (16-byte cp.async chunks); any M, N, K >= 1
+//                    (chunks past the edges zero-filled through cp.async's src-size); any ldc; dp:
+//                    M <= 65535 x BM, batch <= 65535; persistent, streamk: tiles x batch < 2^31
+//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16 nn, cold L2, cuBLAS 13.1 in the same
+//   run, tests/data/h200-2026-11-21-ladder): 128x256 dp 50.0 % (nt 47.3 %), 128x128 dp 49.1 %,
+//   256x128 dp 47.5 %, 64x64 dp 37 %; persistent and streamk 46-48 %
+//
+// Stream-K in 04 (schedule.cuh has the protocol): each CTA keeps a fixed piece (Cursor(plan,
+// cta)). A contributor writes its fp32 accumulators to its workspace slot (float4 (i, j) of thread
+// x at (i x kMmaN + j) x kThreads + x: coalesced), __threadfence, __syncthreads, st.release.gpu of
+// its flag; the owner's thread 0 spins on each contributor's flag (ld.acquire.gpu), __syncthreads,
+// and every thread adds its share (ld.global.cg). Workspace: G slots of BM x BN fp32, then G int
+// flags (zeroed by a cudaMemsetAsync before each launch). Shared memory caps the CTAs per SM at
+// 6, 2, 1 and 1, so a 132-SM GPU (H100, H200) needs at most 16.5 MiB: within the sweep's 32 MiB.
+// 128x128 stays within the 128 registers of 2 CTAs/SM only because the cursors hold four ints and
+// divide nothing, the loader recomputes its row strides, and add_partial() adds a row at a time.
 //
 // Napkin math (H100/H200: 132 SMs, ~1.9 GHz; dense bf16 peak ~990 TFLOP/s = 1024 bf16 FMA/clk
 // per SM through wgmma; mma.sync reaches roughly two thirds of that):
@@ -143,56 +91,11 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "kernels/01_naive.cuh"
-#include "kernels/epilogue.cuh"
+#include "kernels/common.cuh"
 #include "kernels/schedule.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::mma_pipelined {
-
-// ---- PTX wrappers ------------------------------------------------------------------------------
-
-__device__ __forceinline__ uint32_t smem_address(const void* p) {
-  return uint32_t(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global -> shared, L2 only (.cg). Bytes src_bytes .. 15 of the destination are filled
-// with zeros and not read: src_bytes = 0 reads nothing.
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Wait until at most kPending of this thread's committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-// d += a @ b for one 16 x 8 x 16 step (fragments as in the header).
-__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
-                                          const uint32_t (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
 
 // ---- Tiling ------------------------------------------------------------------------------------
 
@@ -210,18 +113,24 @@ template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int kMinCtas
 struct Tiling {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
   static constexpr int kMinCtasPerSm = kMinCtasPerSm_;  // __launch_bounds__: caps registers
+  // The same numbers as a row of kernels/tilings.hpp, whose formulas the registry shares.
+  static constexpr tilings::Tiling kRow{tilings::Kernel::kMmaPipelined, BM, BN, BK, WM, WN, STAGES,
+                                        1, kMinCtasPerSm};
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+  static constexpr int kThreads = tilings::threads(kRow);
   static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;  // m16n8 accumulators of a warp
   static constexpr int kChunksK = BK / 8;  // 16-byte chunks per row of A, and of nt's B
   static constexpr int kChunksN = BN / 8;  // per row of nn's B
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kSmemBytes = STAGES * kStageBytes;
+  static constexpr int kSmemBytes = tilings::dynamic_smem_bytes(kRow);
   static constexpr int kLoadsA = BM * kChunksK / kThreads;  // cp.async per thread per K-block
   static constexpr int kLoadsB = BN * kChunksK / kThreads;
 
+  static_assert(kThreads == kWarpsM * kWarpsN * 32, "a warp per warp tile");
+  static_assert(kStageBytes == tilings::stage_bytes(kRow) && kSmemBytes == STAGES * kStageBytes,
+                "the ring of STAGES stages is all of the dynamic shared memory");
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must cover the CTA tile exactly");
   static_assert(WM % 16 == 0, "WM must be a multiple of 16: mma.m16n8k16 has 16 rows");
   static_assert(WN % 16 == 0,
@@ -239,11 +148,16 @@ struct Tiling {
                 "Hopper gives a CTA at most 227 KiB of shared memory (Ampere A100: 163 KiB)");
 };
 
-// The registered tiles (launch.cu instantiates each for nn and nt, dp, persistent and streamk).
-using Tile64x64 = Tiling<64, 64, 32, 32, 32, 4, 4>;
-using Tile128x128 = Tiling<128, 128, 64, 64, 32, 3, 2>;
-using Tile128x256 = Tiling<128, 256, 64, 64, 64, 3, 1>;
-using Tile256x128 = Tiling<256, 128, 64, 64, 64, 3, 1>;
+// Row kRow of kernels/tilings.hpp's table (launch.cu instantiates each row for nn and nt, dp,
+// persistent and streamk).
+template <int kRow>
+struct TilingOfRow {
+  static constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  static_assert(t.kernel == tilings::Kernel::kMmaPipelined && t.cluster == 1, "a row of 04");
+  using type = Tiling<t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, t.min_ctas_per_sm>;
+};
+template <int kRow>
+using TilingOf = typename TilingOfRow<kRow>::type;
 
 using schedule::TileCoord;
 
@@ -468,10 +382,8 @@ struct Cta {
           const int chunk = warp_n0 / 8 + j;
           const __nv_bfloat162 pair =
               __floats2bfloat162_rn(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + r * T::BN * 2 +
-                                                          (chunk ^ (r & 7)) * 16 + lane % 4 * 4),
-                       "r"(*reinterpret_cast<const uint32_t*>(&pair))
-                       : "memory");
+          st_shared_b32(staging + r * T::BN * 2 + staged_chunk(r, chunk) + lane % 4 * 4,
+                        *reinterpret_cast<const uint32_t*>(&pair));
         }
       }
     __syncthreads();
@@ -482,11 +394,7 @@ struct Cta {
       const int r = q / kChunks, chunk = q % kChunks;
       const int row = tile.m0 + r, col = tile.n0 + chunk * 8;
       if (row >= args.m || col >= args.n) continue;
-      uint4 v;
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "r"(staging + r * T::BN * 2 + (chunk ^ (r & 7)) * 16)
-                   : "memory");
+      const uint4 v = ld_shared_v4(staging + r * T::BN * 2 + staged_chunk(r, chunk));
       store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
     }
   }
@@ -537,6 +445,26 @@ struct Cta {
             acc[r][j][2] += p.z;
             acc[r][j][3] += p.w;
           }
+  }
+
+  // Stream-K, a contributor: a lower CTA computed the tile's first K-blocks. This is the first
+  // segment of this CTA's range, so the CTA's one slot is free: publish the partial, then the flag.
+  static __device__ __forceinline__ void publish(Acc& acc, float4* partials, int* flags) {
+    store_partial(partials + int64_t(blockIdx.x) * kSlotFloat4s, acc);
+    __threadfence();  // this thread's partial is visible GPU-wide ...
+    __syncthreads();  // ... and everyone's, before the flag
+    if (threadIdx.x == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+  }
+
+  // Stream-K, the owner whose range ends inside `tile`: CTAs blockIdx.x + 1, ... computed the
+  // rest, each as its first segment, published at the start of its range; this is the end of ours.
+  static __device__ __forceinline__ void collect(Acc& acc, const schedule::Plan& plan, int tile,
+                                                 const float4* partials, const int* flags) {
+    for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, tile); ++d) {
+      if (threadIdx.x == 0) schedule::wait_flag(flags + d);
+      __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
+      add_partial(partials + int64_t(d) * kSlotFloat4s, acc);
+    }
   }
 };
 
@@ -644,25 +572,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinCtasPerSm)
     }
     // The segment's end; every branch below is CTA-uniform.
     if constexpr (kGrid == Grid::kPlan) {
-      if (seg.contributor()) {
-        // A lower CTA computed the tile's first K-blocks and stores it. This is the first segment
-        // of this CTA's range, so the CTA's one slot is free: publish the partial.
-        C::store_partial(partials + int64_t(blockIdx.x) * C::kSlotFloat4s, acc);
-        __threadfence();  // this thread's partial is visible GPU-wide ...
-        __syncthreads();  // ... and everyone's, before the flag
-        if (threadIdx.x == 0) schedule::store_release_gpu(flags + blockIdx.x, 1);
+      if (seg.contributor()) {  // a lower CTA owns the tile and stores it
+        C::publish(acc, partials, flags);
         continue;
       }
-      if (seg.owner_with_fixup(plan.k_blocks)) {
-        // The owner, and its range ends inside the tile: CTAs blockIdx.x + 1, ... computed the
-        // rest, each as its first segment, published at the start of its range; this is the end
-        // of ours.
-        for (int d = int(blockIdx.x) + 1; schedule::contributes(plan, d, seg.tile); ++d) {
-          if (threadIdx.x == 0) schedule::wait_flag(flags + d);
-          __syncthreads();  // thread 0's acquire orders everyone's reads of slot d after it
-          C::add_partial(partials + int64_t(d) * C::kSlotFloat4s, acc);
-        }
-      }
+      if (seg.owner_with_fixup(plan.k_blocks)) C::collect(acc, plan, seg.tile, partials, flags);
     }
     if constexpr (kGrid == Grid::kTiles) {
       cp_async_wait<0>();  // only empty groups remain

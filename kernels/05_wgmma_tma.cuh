@@ -1,60 +1,45 @@
 // Kernel 05: Hopper. TMA loads into a multi-stage shared-memory ring completed on mbarriers,
-// wgmma by two consumer warpgroups, a producer warp, and the schedules of kernels/schedule.cuh.
+// wgmma by two consumer warpgroups, a producer warpgroup, the schedules of kernels/schedule.cuh.
 //
-//   adds over 04:    the sm_90a path. A producer thread issues TMA (cp.async.bulk.tensor) copies
-//                    of whole A and B tiles into a ring of STAGES stages; each stage has a "full"
-//                    mbarrier (the copies' bytes arrive on it) and an "empty" one (the consumers
-//                    arrive when their wgmma have read the stage). The consumers never touch
-//                    global memory on the load side and never compute addresses: wgmma reads A and
-//                    B straight from shared memory through 64-bit matrix descriptors, and runs
-//                    asynchronously (wgmma.mma_async; one K-block in flight while the previous
-//                    one's stage is released). TMA computes the addresses, handles the edges
-//                    (it zero-fills whatever lies outside M, N or K) and writes the 128-byte
-//                    swizzle that wgmma reads without bank conflicts. 04's loader, swizzle code
-//                    and ldmatrix are gone. The 128x128 tile runs as a cluster of 2 CTAs
-//                    stacked along M that share B: each loads half of B's K-block and TMA
-//                    multicasts it into both CTAs' rings (a stage is free only when the consumers
-//                    of both have released it). The epilogue goes through shared memory so that
-//                    C is written in 16-byte pieces of whole rows.
+//   adds over 04:    the sm_90a path: one producer thread issues TMA copies of whole A and B
+//                    tiles into a ring whose stages complete on mbarriers ("full": the bytes
+//                    arrived; "empty": the consumers' wgmma have read it); two consumer warpgroups
+//                    run wgmma straight from shared memory through matrix descriptors, one K-block
+//                    in flight. TMA computes the addresses, zero-fills past M, N and K and writes
+//                    the 128-byte swizzle wgmma reads; 04's loader, swizzle code and ldmatrix are
+//                    gone. 128x128 runs as a cluster of 2 CTAs stacked along M that share B: each
+//                    loads half of B's K-block and multicasts it into both rings.
 //   block tile:      BM x BN x BK = 128 x 128 x 64 and 128 x 256 x 64
-//   warp tile:       warpgroup tile 64 x BN: consumer warpgroup w computes rows 64w .. 64w + 63
-//                    with wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
-//   threads:         384 = 3 warpgroups: warpgroup 0 produces (one thread issues every TMA; the
-//                    group gives up registers with setmaxnreg.dec to 40), warpgroups 1 and 2
-//                    consume (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536)
-//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB): 192 KiB, so one CTA
-//                    per SM; the producer runs up to STAGES K-blocks
-//                    ahead, across tiles and segments, so the next tile's loads are in flight
-//                    during this tile's epilogue
-//   schedule:        one kernel for all three; kernels/schedule.cuh's plan decides, in units of
-//                    clusters (128x128: 2 CTAs, plan tiles of 256 x 128; 128x256: 1). dp: one
-//                    unit per tile (1D grid). persistent: as many units as fit at once
-//                    (cudaOccupancyMaxActiveClusters) loop over the tiles. streamk: the hybrid
-//                    (whole tiles, then the last wave's tiles in K-pieces); a unit takes its piece
-//                    from an atomic counter when its whole tiles are done (rank 0's producer takes
-//                    it and announces it to the cluster on an mbarrier), so the pieces go to the
-//                    SMs that are free first. Each CTA's partial goes to the workspace slot of its
-//                    piece, BM x BN fp32, published and collected with flags as schedule.cuh
-//                    describes (an owner of rank r collects from the rank-r CTAs of later pieces).
-//                    With the 128x128 pair an odd number of 128-row tiles leaves the last
-//                    pair's second CTA with nothing inside M: it still loads its half of B.
-//   shared memory:   dynamic: the mbarriers and the stream-K piece (256 B), the epilogue's staging buffers (16 x 128
-//                    bf16 per consumer warp, 32 KiB), then STAGES x (BM x BK + BK x BN) bf16
-//                    aligned up to 1024 B (the 128-byte swizzle repeats every 8 rows of 128 B;
-//                    1 KiB is reserved for that): 225.25 KiB of the 227 KiB a CTA may have
+//   warp tile:       warpgroup tile 64 x BN: consumer w computes rows 64w .. 64w + 63 with
+//                    wgmma.m64nBNk16 (4 per K-block); 64 or 128 fp32 accumulators a thread
+//   threads:         384 = a producer warpgroup (setmaxnreg.dec to 40) and 2 consumer warpgroups
+//                    (setmaxnreg.inc to 232: 128 x 40 + 256 x 232 = 64512 of 65536 registers)
+//   stages:          6 (128x128, 32 KiB a stage) and 4 (128x256, 48 KiB); the producer runs up to
+//                    STAGES K-blocks ahead, across tiles, so the next tile's loads overlap this
+//                    tile's epilogue
+//   schedule:        one kernel for all three, on kernels/schedule.cuh's plan in units of clusters
+//                    (128x128: plan tiles of 256 x 128). dp: a unit per tile (1D grid); persistent:
+//                    the units that fit at once (cudaOccupancyMaxActiveClusters) loop over the
+//                    tiles; streamk: whole tiles, then the last wave's tiles in K-pieces, each
+//                    unit taking its piece from an atomic counter when its whole tiles are done
+//   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
+//                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
+//                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
+//   registers:       168 a thread at compile time, no spills (ptxas -v, CUDA 13.0)
 //   requirements:    sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are
-//                    architecture-specific, the sm_90a code does not run on 10.0 or later, and the
-//                    sm_80 build compiles this kernel to nothing). bf16, nn and nt, any M, N, K
-//                    >= 1 (TMA zero-fills past the edges; C stores are bounds-checked). TMA needs
-//                    16-byte aligned rows and base addresses: lda, ldb and the offsets of A and B
-//                    multiples of 8 elements, as 04. Any ldc. tiles x batch < 2^31.
-//   registers:       168 a thread at compile time (384 threads, one CTA per SM); 128x256 spills 4 B
-//                    (ptxas -v, CUDA 13.0), outside the K-loop
+//                    architecture-specific; the sm_80 build compiles this kernel to nothing).
+//                    bf16, nn and nt, any M, N, K >= 1; lda, ldb and A's and B's offsets
+//                    multiples of 8 elements (TMA: 16-byte aligned rows), as 04; any ldc;
+//                    tiles x batch < 2^31
 //   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, 1980 MHz, tests/data/h200-2026-11-21-ladder): 128x256 persistent 767.9 of 787.9 TFLOP/s =
-//   97.5 % (nn), 769.7 of 786.0 = 97.9 % (nt); streamk 96.5 %, dp 95 %; 128x128 persistent 88 %
-//   (90.4-91.5 % in the same day's runs before the piece hand-out), dp 83 %. Power-capped runs
-//   (~1500-1700 MHz) gave 96.7-97.7 % for 128x256 persistent.
+//   run, tests/data/h200-2026-11-21-ladder): 128x256 persistent 97.5 % (nn), 97.9 % (nt);
+//   streamk 96.5 %, dp 95 %; 128x128 persistent 88 %, dp 83 %
+//
+// Stream-K in 05: the consumers publish and collect partials as schedule.cuh describes, in the
+// workspace slot of their piece (pieces are per cluster: an owner of rank r collects from the
+// rank-r CTAs of later pieces). Rank 0's producer takes the piece and announces it to the cluster
+// on an mbarrier. With the 128x128 pair an odd number of 128-row tiles leaves the last pair's
+// second CTA with nothing inside M: it still loads its half of B.
 //
 // Shared-memory layouts (PTX ISA, "Matrix Descriptor" and the canonical layouts of wgmma), all
 // with the 128-byte swizzle: a swizzle atom is 8 rows of 128 B (64 bf16), 1024 B, in which the
@@ -74,8 +59,8 @@
 //     48 KiB takes ~0.4 us at ~120 B/clk per SM: 4 stages hide ~3 us of latency, plenty.
 //   - Registers: a 64 x 256 warpgroup tile is 128 fp32 a thread; 232 leaves ~100 for descriptors,
 //     addresses and the epilogue, without spills.
-//   - The epilogue writes C straight from the accumulator fragments (bf16 pairs, 16 B per row per
-//     quad of lanes): ~2 % of a 4096-deep tile's time, overlapped with the producer's next loads.
+//   - The epilogue (staged through shared memory, Consumer::store) is a few % of a 4096-deep
+//     tile's time, overlapped with the producer's next loads.
 #pragma once
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -90,9 +75,9 @@
 
 #include "common/check.hpp"
 #include "common/error.hpp"
-#include "kernels/01_naive.cuh"
-#include "kernels/epilogue.cuh"
+#include "kernels/common.cuh"
 #include "kernels/schedule.cuh"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::wgmma_tma {
 
@@ -111,22 +96,29 @@ struct Tiling {
   // CTAs per cluster, stacked along M: they compute the tiles (m, n) and (m + 1, n), so they need
   // the same B; each loads 1 / CLUSTER of it and multicasts it to all.
   static constexpr int CLUSTER = CLUSTER_;
+  // The same numbers as a row of kernels/tilings.hpp, whose formulas the registry shares:
+  // consumer warpgroups of 64 x BN.
+  static constexpr tilings::Tiling kRow{tilings::Kernel::kWgmmaTma, BM, BN, BK, 64, BN, STAGES,
+                                        CLUSTER, 1};
   static constexpr int kBRowsPerCta = BN / CLUSTER;  // nt's B^T rows a CTA loads
   static constexpr int kBBoxesPerCta = BN / 64 / CLUSTER;  // nn's {64 n, 64 k} boxes a CTA loads
-  static constexpr int kConsumers = 2;                   // warpgroups, 64 rows of C each
-  static constexpr int kThreads = (1 + kConsumers) * 128;  // + the producer warpgroup
+  static constexpr int kConsumers = tilings::wgmma_consumers(kRow);  // warpgroups, 64 rows each
+  static constexpr int kThreads = tilings::threads(kRow);  // + the producer warpgroup
   static constexpr int kConsumerThreads = kConsumers * 128;
   static constexpr int kAccumulators = BN / 2;  // fp32 a consumer thread: 64 x BN / 128
   static constexpr int kABytes = BM * BK * 2;
   static constexpr int kBBytes = BK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kBarrierBytes = 256;  // full[STAGES] and empty[STAGES], 8 B each
+  // Dynamic shared memory: the barriers (full[STAGES], empty[STAGES], 8 B each, and the stream-K
+  // piece), the staging buffers, then the ring, aligned up to 1024 B.
+  static constexpr int kBarrierBytes = tilings::kWgmmaBarrierBytes;
   // The epilogue's staging buffer of each consumer warp: 16 rows x 128 columns of C in bf16.
-  static constexpr int kStagingBytes = 16 * 128 * 2;
+  static constexpr int kStagingBytes = tilings::kWgmmaStagingBytes;
   static constexpr int kEpilogueBytes = kConsumers * 4 * kStagingBytes;
-  // The barriers at the start of dynamic shared memory, the staging buffers, then the ring,
-  // aligned up to 1024 B.
-  static constexpr int kSmemBytes = kBarrierBytes + kEpilogueBytes + 1024 + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = tilings::dynamic_smem_bytes(kRow);
+  static_assert(kThreads == (1 + kConsumers) * 128, "consumer warpgroups and a producer");
+  static_assert(kSmemBytes == kBarrierBytes + kEpilogueBytes + 1024 + STAGES * kStageBytes,
+                "barriers, staging, 1 KiB to align the ring, the ring");
   static_assert(BK * 2 == 128, "BK must be 64: one 128-byte swizzle row of bf16 per TMA box row");
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
@@ -137,227 +129,17 @@ struct Tiling {
   static_assert(kSmemBytes <= 227 * 1024, "Hopper gives a CTA at most 227 KiB of shared memory");
 };
 
-// Measured on an H200 at 4096^3 nn (persistent, share of cuBLAS in the same run): 128x128 gains
-// from the pair (88.2 % against 84.3 % alone), 128x256 does not (89.0 % against 90.3 %).
-using Tile128x128 = Tiling<128, 6, 2>;
-using Tile128x256 = Tiling<256, 4, 1>;
-
-// ---- PTX wrappers (sm_90a) ---------------------------------------------------------------------
-
-__device__ __forceinline__ uint32_t smem_address(const void* p) {
-  return uint32_t(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-// Makes the initialised barriers visible to the async proxy (TMA) and the other threads.
-__device__ __forceinline__ void mbarrier_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-// The producer's arrival on a "full" barrier, announcing the bytes its TMA copies will deliver.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-// Spins until the barrier's phase of parity `parity` has completed. A fresh barrier is in phase
-// 0, so waiting for parity 1 returns at once: the producer's first pass over the ring waits for
-// parity 1 on the "empty" barriers and finds every stage free.
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, int parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (done == 0);
-}
-
-// The same wait with cluster-scope acquire: what a peer CTA wrote before its release arrive on
-// this barrier (st.shared::cluster) is visible afterwards.
-__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, int parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (done == 0);
-}
-
-// One TMA copy of the box at coordinates (c0, c1, c2) (innermost first) of `map` into shared
-// memory at `dst`; its bytes complete a transaction on barrier `bar`. Parts of the box outside the
-// tensor arrive as zeros and count in full.
-__device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
-                                            int c0, int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-      : "memory");
-}
-
-// The same box, written at the same offset into the shared memory of every CTA of the cluster in
-// `cta_mask`, completing bytes on each one's barrier at `bar`'s offset.
-__device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtensorMap* map,
-                                                      uint32_t bar, int c0, int c1, int c2,
-                                                      uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
-      : "memory");
-}
-
-// Arrives on the barrier at `bar`'s offset in the shared memory of cluster CTA `rank`.
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, int rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
-}
-
-// Writes `value` to the 4 bytes at `address`'s offset in cluster CTA `rank`'s shared memory and
-// then arrives (release, cluster scope) on the barrier at `bar`'s offset there.
-__device__ __forceinline__ void store_and_arrive_cluster(uint32_t address, int value, uint32_t bar,
-                                                         int rank) {
-  uint32_t remote_address, remote_bar;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote_address) : "r"(address), "r"(rank));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote_bar) : "r"(bar), "r"(rank));
-  asm volatile("st.shared::cluster.u32 [%0], %1;\n" ::"r"(remote_address), "r"(value) : "memory");
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar)
-               : "memory");
-}
-
-// Every thread of every CTA of the cluster (not .aligned: the producer warp arrives diverged).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
-// Hands registers back (producer) or takes them (consumers); the whole warpgroup executes it.
-template <int kRegisters>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
-}
-template <int kRegisters>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
-}
-
-// The consumers' own barrier (named barrier 1, 256 threads): the producer never joins it.
-template <int kThreads>
-__device__ __forceinline__ void consumer_sync() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(kThreads) : "memory");
-}
-
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-// Waits until at most kPending of this warpgroup's committed wgmma groups are in flight.
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-}
-
-// Keeps the compiler from moving reads or writes of the accumulators across this point (the
-// wgmma that write them run asynchronously until wgmma_wait).
-template <int N>
-__device__ __forceinline__ void fence_accumulators(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// A wgmma matrix descriptor for the 128-byte swizzle: start address, leading and stride byte
-// offsets (each >> 4, 14 bits), swizzle mode 1 (128 B) in bits 62-63.
-__device__ __forceinline__ uint64_t matrix_descriptor(uint32_t address, uint32_t leading_bytes,
-                                                      uint32_t stride_bytes) {
-  return uint64_t((address & 0x3FFFF) >> 4) | uint64_t(leading_bytes >> 4) << 16 |
-         uint64_t(stride_bytes >> 4) << 32 | uint64_t(1) << 62;
-}
-
-// The wgmma wrappers below are generated (every accumulator is an operand): one m64nNk16 step,
-// d = A @ B + (scale_d ? d : 0), A and B from shared memory through descriptors; kTransB = 1 when
-// B is MN-major (nn's B, rows of k).
-// d (+)= A @ B for one m64n128k16 step: 64 fp32 accumulators a thread.
-template <int kTransB>
-__device__ __forceinline__ void wgmma_m64n128(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
-                                              int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-      "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-}
-
-// d (+)= A @ B for one m64n256k16 step: 128 fp32 accumulators a thread.
-template <int kTransB>
-__device__ __forceinline__ void wgmma_m64n256(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
-                                              int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-        "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-        "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
-        "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
-        "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
-        "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
-        "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
-        "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
-        "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
-        "+f"(d[126]), "+f"(d[127])
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-}
-
+// Row kRow of kernels/tilings.hpp's table (launch.cu instantiates each row for nn and nt).
+template <int kRow>
+struct TilingOfRow {
+  static constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  static_assert(t.kernel == tilings::Kernel::kWgmmaTma && t.bm == 128 && t.bk == 64 &&
+                    t.wm == 64 && t.wn == t.bn && t.min_ctas_per_sm == 1,
+                "05 has BM = 128, BK = 64, consumer warpgroups of 64 x BN, one CTA per SM");
+  using type = Tiling<t.bn, t.stages, t.cluster>;
+};
+template <int kRow>
+using TilingOf = typename TilingOfRow<kRow>::type;
 
 // ---- The kernel --------------------------------------------------------------------------------
 
@@ -370,6 +152,160 @@ template <class T>
 constexpr int64_t streamk_workspace_bytes(int ctas) {
   return int64_t(ctas) * (kSlotBytes<T> + 4) + 4;  // + the piece counter
 }
+
+// The CTA's dynamic shared memory (Tiling: barriers, staging buffers, the ring) and its barriers.
+template <class T>
+struct SharedStorage {
+  uint64_t* full;   // full[s]: the producer's arrive.expect_tx, completed by stage s's TMA bytes
+  uint64_t* empty;  // empty[s]: every consumer warp of the cluster is done reading stage s
+  // Stream-K: the piece this CTA (its cluster) got, and the barrier it is announced on.
+  uint64_t* piece_ready;
+  int* piece_slot;
+  uint32_t staging;  // the consumer warps' epilogue buffers
+  uint32_t ring;     // STAGES x (A, B), aligned up to 1024 B for the 128-byte swizzle
+
+  __device__ __forceinline__ explicit SharedStorage(unsigned char* smem)
+      : full(reinterpret_cast<uint64_t*>(smem)),
+        empty(full + T::STAGES),
+        piece_ready(empty + T::STAGES),
+        piece_slot(reinterpret_cast<int*>(piece_ready + 1)),
+        staging(smem_address(smem) + T::kBarrierBytes),
+        ring((smem_address(smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u) {}
+
+  // One thread, before any other uses them.
+  __device__ __forceinline__ void init_barriers() const {
+#pragma unroll
+    for (int s = 0; s < T::STAGES; ++s) {
+      mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
+      // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
+      mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
+    }
+    mbarrier_init(smem_address(piece_ready), 1);  // rank 0's producer, once
+    mbarrier_init_fence();
+  }
+
+  // The piece rank 0's producer took, for everyone else of the cluster.
+  __device__ __forceinline__ int announced_piece() const {
+    mbarrier_wait_cluster(smem_address(piece_ready), 0);
+    return *reinterpret_cast<volatile int*>(piece_slot);
+  }
+};
+
+// A position in the ring: the stage, and the parity of the phase its barriers are in.
+template <class T>
+struct RingPosition {
+  int stage = 0, phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == T::STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+// The segments a CTA computes: its whole tiles first; then, once they are done, the stream-K
+// piece that its cluster takes from the counter (flags[ctas]), so that the pieces go to the SMs
+// that finish their whole tiles first, as the hardware gives dp's last wave to the SMs that are
+// free first (schedule.cuh: fixed pieces landed on SMs that had been slow). The producer and the
+// consumers each walk them.
+class Segments {
+ public:
+  __device__ __forceinline__ Segments(const schedule::Plan& plan, int cluster)
+      : cursor_(schedule::Cursor::whole_tiles(plan, cluster)), piece_taken_(plan.sk_ctas == 0) {}
+
+  // The next segment, taking the piece when the whole tiles are done. `take` returns the piece.
+  template <class Take>
+  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s,
+                                       Take take) {
+    if (cursor_.next(plan, s)) return true;
+    if (piece_taken_) return false;
+    piece_taken_ = true;
+    piece_ = take();
+    cursor_ = schedule::Cursor::piece(plan, piece_);
+    return cursor_.next(plan, s);
+  }
+
+  __device__ __forceinline__ int piece() const { return piece_; }
+
+ private:
+  schedule::Cursor cursor_;
+  bool piece_taken_;
+  int piece_ = 0;
+};
+
+// The plan's tile is the cluster's (CLUSTER x BM) x BN; CTA `rank`'s rows start rank x BM down.
+template <class T>
+__device__ __forceinline__ schedule::TileCoord tile_of(const schedule::Plan& plan,
+                                                       const schedule::Segment& s, int rank) {
+  schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(s.tile);
+  tile.m0 += rank * T::BM;
+  return tile;
+}
+
+// Warpgroup 0: one thread issues every TMA copy, up to STAGES K-blocks ahead of the consumers,
+// across tiles and segments, so the next tile's loads are in flight during this tile's epilogue.
+template <class T, bool kBTransposed>
+struct Producer {
+  // K-block kb of `tile` into the stage whose A starts at `a`, completing bytes on barrier `bar`:
+  // this CTA's rows of A, and its share of B, multicast into every CTA of the cluster.
+  static __device__ __forceinline__ void load_k_block(const CUtensorMap& map_a,
+                                                      const CUtensorMap& map_b, uint32_t bar,
+                                                      uint32_t a, const schedule::TileCoord& tile,
+                                                      int kb, int rank) {
+    const uint32_t b = a + T::kABytes;
+    tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
+    constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
+    if constexpr (kBTransposed) {
+      const int row = rank * T::kBRowsPerCta;
+      if constexpr (T::CLUSTER > 1)
+        tma_load_3d_multicast(b + row * 128, &map_b, bar, kb * T::BK, tile.n0 + row, tile.batch,
+                              kAll);
+      else
+        tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
+    } else {
+#pragma unroll
+      for (int i = 0; i < T::kBBoxesPerCta; ++i) {
+        const int j = rank * T::kBBoxesPerCta + i;  // box j: columns n0 + 64 j
+        if constexpr (T::CLUSTER > 1)
+          tma_load_3d_multicast(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK,
+                                tile.batch, kAll);
+        else
+          tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK, tile.batch);
+      }
+    }
+  }
+
+  // Rank 0 takes the cluster's stream-K piece from the counter and announces it to every CTA of
+  // the cluster; the other ranks' producers learn it from the barrier, like the consumers.
+  static __device__ __forceinline__ int take_piece(const schedule::Plan& plan, int* flags,
+                                                   const SharedStorage<T>& smem, int rank) {
+    if (rank != 0) return smem.announced_piece();
+    const int p = atomicAdd(flags + plan.ctas * T::CLUSTER, 1);
+#pragma unroll
+    for (int r = 0; r < T::CLUSTER; ++r)
+      store_and_arrive_cluster(smem_address(smem.piece_slot), p, smem_address(smem.piece_ready), r);
+    return p;
+  }
+
+  static __device__ __forceinline__ void run(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                             const schedule::Plan& plan, int* flags,
+                                             const SharedStorage<T>& smem, Segments& segments,
+                                             int rank) {
+    RingPosition<T> ring;
+    schedule::Segment segment;
+    while (segments.next(plan, segment, [&]() { return take_piece(plan, flags, smem, rank); })) {
+      const schedule::TileCoord tile = tile_of<T>(plan, segment, rank);
+      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+        // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
+        mbarrier_wait(smem_address(&smem.empty[ring.stage]), ring.phase ^ 1);
+        const uint32_t bar = smem_address(&smem.full[ring.stage]);
+        mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
+        load_k_block(map_a, map_b, bar, smem.ring + ring.stage * T::kStageBytes, tile, kb, rank);
+        ring.advance();
+      }
+    }
+  }
+};
 
 template <class T, bool kBTransposed>
 struct Consumer {
@@ -421,21 +357,15 @@ struct Consumer {
           const int r = lane / 4 + half * 8;
           const __nv_bfloat162 pair =
               __floats2bfloat162_rn(acc[4 * f + 2 * half], acc[4 * f + 2 * half + 1]);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + r * 256 + ((j ^ (r & 7)) * 16) +
-                                                          lane % 4 * 4),
-                       "r"(*reinterpret_cast<const uint32_t*>(&pair))
-                       : "memory");
+          st_shared_b32(staging + r * 256 + staged_chunk(r, j) + lane % 4 * 4,
+                        *reinterpret_cast<const uint32_t*>(&pair));
         }
       }
       __syncwarp();
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const int r = 2 * i + lane / 16, chunk = lane % 16;
-        uint4 v;
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "r"(staging + r * 256 + ((chunk ^ (r & 7)) * 16))
-                     : "memory");
+        const uint4 v = ld_shared_v4(staging + r * 256 + staged_chunk(r, chunk));
         const int row = row0 + r, col = tile.n0 + part * 128 + chunk * 8;
         if (row >= args.m || col >= args.n) continue;
         store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
@@ -478,6 +408,63 @@ struct Consumer {
       }
     }
   }
+
+  // The stage's wgmma are done: free it in every CTA of the cluster (each CTA's producer
+  // multicasts into this one's copy too). One arrival per warp.
+  static __device__ __forceinline__ void release(const SharedStorage<T>& smem, int s) {
+    if (threadIdx.x % 32 != 0) return;
+    if constexpr (T::CLUSTER > 1) {
+#pragma unroll
+      for (int r = 0; r < T::CLUSTER; ++r) mbarrier_arrive_cluster(smem_address(&smem.empty[s]), r);
+    } else {
+      mbarrier_arrive(smem_address(&smem.empty[s]));
+    }
+  }
+
+  // acc = the segment's K-blocks, each read once its TMA bytes have landed. One K-block's wgmma
+  // stay in flight while the stage before it is released.
+  static __device__ __forceinline__ void mainloop(Acc& acc, const schedule::Segment& segment,
+                                                  const SharedStorage<T>& smem,
+                                                  RingPosition<T>& ring, int warpgroup) {
+    int previous = -1;  // the stage whose wgmma may still be reading it
+    for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+      mbarrier_wait(smem_address(&smem.full[ring.stage]), ring.phase);
+      wgmma_fence();
+      mma_k_block(acc, smem.ring + ring.stage * T::kStageBytes, warpgroup, kb == segment.kb_begin);
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
+      if (previous >= 0) release(smem, previous);
+      previous = ring.stage;
+      ring.advance();
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    release(smem, previous);
+  }
+
+  // Consumer warpgroup `warpgroup` (0 or 1): per segment the mainloop, then the epilogue: a
+  // stream-K contributor publishes its partial; an owner first adds the others' partials; whole
+  // tiles and owners store C.
+  static __device__ __forceinline__ void run(const GemmArgs& args, const schedule::Plan& plan,
+                                             float4* partials, int* flags,
+                                             const SharedStorage<T>& smem, Segments& segments,
+                                             int rank, int warpgroup) {
+    const int consumer_thread = int(threadIdx.x) - 128;
+    Acc acc;
+    RingPosition<T> ring;
+    schedule::Segment segment;
+    while (segments.next(plan, segment, [&]() { return smem.announced_piece(); })) {
+      mainloop(acc, segment, smem, ring, warpgroup);
+      if (segment.contributor()) {
+        publish(acc, partials, flags, segments.piece() * T::CLUSTER + rank, consumer_thread);
+        continue;
+      }
+      if (segment.owner_with_fixup(plan.k_blocks))
+        collect(acc, plan, segment.tile, segments.piece(), rank, partials, flags, consumer_thread);
+      store(args, acc, tile_of<T>(plan, segment, rank), warpgroup,
+            smem.staging + (consumer_thread / 32) * T::kStagingBytes);
+    }
+  }
 };
 
 // map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN /
@@ -490,155 +477,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
          GemmArgs args, schedule::Plan plan, float4* partials, int* flags) {
 #if SHAPESCOPE_SM90A
   extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
-  uint64_t* full = reinterpret_cast<uint64_t*>(wgmma_tma_smem);
-  uint64_t* empty = full + T::STAGES;
-  // Stream-K: the piece this CTA (its cluster) got, and the barrier it is announced on.
-  uint64_t* piece_ready = empty + T::STAGES;
-  int* piece_slot = reinterpret_cast<int*>(piece_ready + 1);
-  const uint32_t staging = smem_address(wgmma_tma_smem) + T::kBarrierBytes;
-  const uint32_t ring =
-      (smem_address(wgmma_tma_smem) + T::kBarrierBytes + T::kEpilogueBytes + 1023) & ~1023u;
+  const SharedStorage<T> smem(wgmma_tma_smem);
   const int warpgroup = int(threadIdx.x) / 128;
   const int cluster = int(blockIdx.x) / T::CLUSTER, rank = int(blockIdx.x) % T::CLUSTER;
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < T::STAGES; ++s) {
-      mbarrier_init(smem_address(&full[s]), 1);  // the producer's arrive.expect_tx (+ bytes)
-      // Every consumer warp of every CTA in the cluster: each stage is written by all of them.
-      mbarrier_init(smem_address(&empty[s]), T::CLUSTER * T::kConsumers * 4);
-    }
-    mbarrier_init(smem_address(piece_ready), 1);  // rank 0's producer, once
-    mbarrier_init_fence();
-  }
+  if (threadIdx.x == 0) smem.init_barriers();
   // The peers' barriers must be initialised before anyone multicasts into them or arrives there.
   if constexpr (T::CLUSTER > 1)
     cluster_sync();
   else
     __syncthreads();
 
-  // Whole tiles first; then, once they are done, the stream-K piece that this cluster takes from
-  // the counter (flags[ctas]): the pieces go to the SMs that finish their whole tiles first, as
-  // the hardware gives dp's last wave to the SMs that are free first. With a static piece per
-  // CTA, the pieces (and persistent's extra tiles) landed on SMs that had been slower with their
-  // first tile: at 2112^2 x 8448 persistent took 176-191 us against dp's 163-166.
-  schedule::Cursor cursor = schedule::Cursor::whole_tiles(plan, cluster);
-  bool piece_taken = plan.sk_ctas == 0;
-  int piece = 0;
-  // The next segment, taking the piece when the whole tiles are done. `take` returns the piece.
-  auto next_segment = [&](schedule::Segment& s, auto take) {
-    if (cursor.next(plan, s)) return true;
-    if (piece_taken) return false;
-    piece_taken = true;
-    piece = take();
-    cursor = schedule::Cursor::piece(plan, piece);
-    return cursor.next(plan, s);
-  };
-  // Everyone but rank 0's producer learns the piece from the barrier.
-  auto announced_piece = [&]() {
-    mbarrier_wait_cluster(smem_address(piece_ready), 0);
-    return *reinterpret_cast<volatile int*>(piece_slot);
-  };
-  schedule::Segment segment;
-  // The plan's tile is the cluster's (CLUSTER x BM) x BN; this CTA's rows start rank x BM down.
-  auto tile_of = [&](const schedule::Segment& s) {
-    schedule::TileCoord tile = plan.coord<T::BM * T::CLUSTER, T::BN>(s.tile);
-    tile.m0 += rank * T::BM;
-    return tile;
-  };
+  Segments segments(plan, cluster);
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) {
-      int stage = 0, phase = 0;
-      auto take = [&]() {
-        if (rank != 0) return announced_piece();
-        const int p = atomicAdd(flags + plan.ctas * T::CLUSTER, 1);
-#pragma unroll
-        for (int r = 0; r < T::CLUSTER; ++r)
-          store_and_arrive_cluster(smem_address(piece_slot), p, smem_address(piece_ready), r);
-        return p;
-      };
-      while (next_segment(segment, take)) {
-        const schedule::TileCoord tile = tile_of(segment);
-        for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-          // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
-          mbarrier_wait(smem_address(&empty[stage]), phase ^ 1);
-          const uint32_t bar = smem_address(&full[stage]);
-          mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
-          const uint32_t a = ring + stage * T::kStageBytes, b = a + T::kABytes;
-          tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
-          constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
-          if constexpr (kBTransposed) {
-            const int row = rank * T::kBRowsPerCta;
-            if constexpr (T::CLUSTER > 1)
-              tma_load_3d_multicast(b + row * 128, &map_b, bar, kb * T::BK, tile.n0 + row,
-                                    tile.batch, kAll);
-            else
-              tma_load_3d(b, &map_b, bar, kb * T::BK, tile.n0, tile.batch);
-          } else {
-#pragma unroll
-            for (int i = 0; i < T::kBBoxesPerCta; ++i) {
-              const int j = rank * T::kBBoxesPerCta + i;  // box j: columns n0 + 64 j
-              if constexpr (T::CLUSTER > 1)
-                tma_load_3d_multicast(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64,
-                                      kb * T::BK, tile.batch, kAll);
-              else
-                tma_load_3d(b + j * 64 * 128, &map_b, bar, tile.n0 + j * 64, kb * T::BK,
-                            tile.batch);
-            }
-          }
-          if (++stage == T::STAGES) {
-            stage = 0;
-            phase ^= 1;
-          }
-        }
-      }
-    }
+    if (threadIdx.x == 0)
+      Producer<T, kBTransposed>::run(map_a, map_b, plan, flags, smem, segments, rank);
   } else {
     setmaxnreg_inc<232>();
-    using C = Consumer<T, kBTransposed>;
-    const int consumer_thread = int(threadIdx.x) - 128, consumer = warpgroup - 1;
-    const bool warp_leader = threadIdx.x % 32 == 0;
-    typename C::Acc acc;
-    int stage = 0, phase = 0;
-    // The stage's wgmma are done: free it in every CTA of the cluster (each CTA's producer
-    // multicasts into this one's copy too).
-    auto release = [&](int s) {
-      if (!warp_leader) return;
-      if constexpr (T::CLUSTER > 1) {
-#pragma unroll
-        for (int r = 0; r < T::CLUSTER; ++r) mbarrier_arrive_cluster(smem_address(&empty[s]), r);
-      } else {
-        mbarrier_arrive(smem_address(&empty[s]));
-      }
-    };
-    while (next_segment(segment, announced_piece)) {
-      int previous = -1;  // the stage whose wgmma may still be reading it
-      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-        mbarrier_wait(smem_address(&full[stage]), phase);
-        wgmma_fence();
-        C::mma_k_block(acc, ring + stage * T::kStageBytes, consumer, kb == segment.kb_begin);
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous K-block's wgmma are done: its stage can be refilled
-        if (previous >= 0) release(previous);
-        previous = stage;
-        if (++stage == T::STAGES) {
-          stage = 0;
-          phase ^= 1;
-        }
-      }
-      wgmma_wait<0>();
-      fence_accumulators(acc);
-      release(previous);
-
-      if (segment.contributor()) {
-        C::publish(acc, partials, flags, piece * T::CLUSTER + rank, consumer_thread);
-        continue;
-      }
-      if (segment.owner_with_fixup(plan.k_blocks))
-        C::collect(acc, plan, segment.tile, piece, rank, partials, flags, consumer_thread);
-      C::store(args, acc, tile_of(segment), consumer,
-               staging + (consumer_thread / 32) * T::kStagingBytes);
-    }
+    Consumer<T, kBTransposed>::run(args, plan, partials, flags, smem, segments, rank,
+                                   warpgroup - 1);
   }
   // No CTA leaves while a peer may still arrive on its barriers.
   if constexpr (T::CLUSTER > 1) cluster_sync();

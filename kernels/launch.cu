@@ -1,9 +1,11 @@
-// The CUDA side of kernels/registry.hpp: one table row per registered variant, holding the nn and
-// nt instantiations of its kernel. Only what the registry lists is instantiated (compile time).
+// The CUDA side of kernels/registry.hpp: each row of kernels/tilings.hpp's table instantiates its
+// kernel (nn and nt, every schedule it runs), so that what is compiled is what the registry lists.
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "common/check.hpp"
 #include "common/error.hpp"
@@ -13,6 +15,7 @@
 #include "kernels/04_mma_pipelined.cuh"
 #include "kernels/05_wgmma_tma.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels {
 namespace {
@@ -24,14 +27,12 @@ using WorkspaceLauncher = void (*)(const GemmArgs& args, int batch, cudaStream_t
                                    void* workspace, int64_t workspace_bytes);
 using WorkspaceSize = int64_t (*)(const GemmArgs& args, int batch);
 
+// A variant's launchers and kernels, nn and nt.
 struct Entry {
-  const char* kernel;
-  int bm, bn;
-  Schedule schedule;
-  Launcher launch_nn, launch_nt;
-  const void* kernel_nn;  // for cudaFuncGetAttributes
-  const void* kernel_nt;
-  int64_t dynamic_smem_bytes;  // what the launchers request
+  Launcher launch_nn = nullptr, launch_nt = nullptr;
+  const void* kernel_nn = nullptr;  // for cudaFuncGetAttributes
+  const void* kernel_nt = nullptr;
+  int64_t dynamic_smem_bytes = 0;  // what the launchers request
   // Set instead of launch_nn and launch_nt by kernels that need a workspace.
   WorkspaceLauncher workspace_launch_nn = nullptr, workspace_launch_nt = nullptr;
   WorkspaceSize workspace_nn = nullptr, workspace_nt = nullptr;
@@ -42,35 +43,31 @@ const void* address(Kernel* kernel) {
   return reinterpret_cast<const void*>(kernel);
 }
 
-namespace rb = register_blocked;
-namespace mp = mma_pipelined;
+// A row's entries by Schedule (dp, persistent, streamk); empty where the kernel lacks a schedule.
+using RowEntries = std::array<Entry, 3>;
 
-constexpr Schedule kDp = Schedule::kDataParallel;
-
-// 04_mma_pipelined's row for tiling T and schedule dp or persistent: nn and nt.
-template <class T, schedule::Kind kKind>
-Entry mma_pipelined_entry() {
-  constexpr mp::Grid kGrid = mp::kGridOf<kKind>;
-  return {"04_mma_pipelined",
-          T::BM,
-          T::BN,
-          kKind,
-          mp::launch<T, false, kKind>,
-          mp::launch<T, true, kKind>,
-          address(mp::gemm<T, false, kGrid>),
-          address(mp::gemm<T, true, kGrid>),
-          T::kSmemBytes};
+// 01, 02 and 03: data-parallel only, no dynamic shared memory.
+template <class KernelFn>
+RowEntries dp_only(Launcher launch_nn, Launcher launch_nt, KernelFn* kernel_nn,
+                   KernelFn* kernel_nt) {
+  return {Entry{launch_nn, launch_nt, address(kernel_nn), address(kernel_nt)}};
 }
 
-// 04_mma_pipelined's stream-K row for tiling T: nn and nt, with a workspace. The kernel is
+namespace mp = mma_pipelined;
+
+// 04_mma_pipelined's dp or persistent entry for tiling T: nn and nt.
+template <class T, Schedule kSchedule>
+Entry mma_pipelined_entry() {
+  constexpr mp::Grid kGrid = mp::kGridOf<kSchedule>;
+  return {mp::launch<T, false, kSchedule>, mp::launch<T, true, kSchedule>,
+          address(mp::gemm<T, false, kGrid>), address(mp::gemm<T, true, kGrid>), T::kSmemBytes};
+}
+
+// 04_mma_pipelined's stream-K entry for tiling T: nn and nt, with a workspace. The kernel is
 // persistent's; the plan differs.
 template <class T>
 Entry mma_pipelined_streamk_entry() {
-  return {"04_mma_pipelined",
-          T::BM,
-          T::BN,
-          Schedule::kStreamK,
-          nullptr,
+  return {nullptr,
           nullptr,
           address(mp::gemm<T, false, mp::Grid::kPlan>),
           address(mp::gemm<T, true, mp::Grid::kPlan>),
@@ -83,17 +80,10 @@ Entry mma_pipelined_streamk_entry() {
 
 namespace wt = wgmma_tma;
 
-// 05_wgmma_tma's row for tiling T and a schedule: one kernel per layout serves all three.
+// 05_wgmma_tma's entry for tiling T and a schedule: one kernel per layout serves all three.
 template <class T, Schedule kSchedule>
 Entry wgmma_tma_entry() {
-  Entry e{"05_wgmma_tma",
-          T::BM,
-          T::BN,
-          kSchedule,
-          nullptr,
-          nullptr,
-          address(wt::gemm<T, false>),
-          address(wt::gemm<T, true>),
+  Entry e{nullptr, nullptr, address(wt::gemm<T, false>), address(wt::gemm<T, true>),
           T::kSmemBytes};
   if constexpr (kSchedule == Schedule::kStreamK) {
     e.workspace_launch_nn = wt::launch_streamk<T, false>;
@@ -107,44 +97,54 @@ Entry wgmma_tma_entry() {
   return e;
 }
 
-// Must list exactly the variants of registry.cpp; the GPU test launches every registered variant,
-// so a missing row fails there.
-const Entry kEntries[] = {
-    {"01_naive", naive::kBM, naive::kBN, kDp, naive::launch<false>, naive::launch<true>,
-     address(naive::gemm<false>), address(naive::gemm<true>), 0},
-    {"02_smem_tiled", smem_tiled::kBM, smem_tiled::kBN, kDp, smem_tiled::launch<false>,
-     smem_tiled::launch<true>, address(smem_tiled::gemm<false>), address(smem_tiled::gemm<true>),
-     0},
-    {"03_register_blocked", 128, 128, kDp, rb::launch<128, 128, 16, 8, 8, false>,
-     rb::launch<128, 128, 16, 8, 8, true>, address(rb::gemm<128, 128, 16, 8, 8, false>),
-     address(rb::gemm<128, 128, 16, 8, 8, true>), 0},
-    {"03_register_blocked", 64, 64, kDp, rb::launch<64, 64, 16, 4, 4, false>,
-     rb::launch<64, 64, 16, 4, 4, true>, address(rb::gemm<64, 64, 16, 4, 4, false>),
-     address(rb::gemm<64, 64, 16, 4, 4, true>), 0},
-    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kDataParallel>(),
-    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kDataParallel>(),
-    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kDataParallel>(),
-    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kDataParallel>(),
-    mma_pipelined_entry<mp::Tile64x64, schedule::Kind::kPersistent>(),
-    mma_pipelined_entry<mp::Tile128x128, schedule::Kind::kPersistent>(),
-    mma_pipelined_entry<mp::Tile128x256, schedule::Kind::kPersistent>(),
-    mma_pipelined_entry<mp::Tile256x128, schedule::Kind::kPersistent>(),
-    mma_pipelined_streamk_entry<mp::Tile64x64>(),
-    mma_pipelined_streamk_entry<mp::Tile128x128>(),
-    mma_pipelined_streamk_entry<mp::Tile128x256>(),
-    mma_pipelined_streamk_entry<mp::Tile256x128>(),
-    wgmma_tma_entry<wt::Tile128x128, kDp>(),
-    wgmma_tma_entry<wt::Tile128x256, kDp>(),
-    wgmma_tma_entry<wt::Tile128x128, Schedule::kPersistent>(),
-    wgmma_tma_entry<wt::Tile128x256, Schedule::kPersistent>(),
-    wgmma_tma_entry<wt::Tile128x128, Schedule::kStreamK>(),
-    wgmma_tma_entry<wt::Tile128x256, Schedule::kStreamK>(),
-};
+// The entries of row kRow of tilings::kTilings: its kernel instantiated with the row's numbers.
+template <int kRow>
+RowEntries row_entries() {
+  using tilings::Kernel;
+  constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  constexpr Schedule kDp = Schedule::kDataParallel, kPersistent = Schedule::kPersistent;
+  if constexpr (t.kernel == Kernel::kNaive) {
+    return dp_only(naive::launch<false>, naive::launch<true>, naive::gemm<false>,
+                   naive::gemm<true>);
+  } else if constexpr (t.kernel == Kernel::kSmemTiled) {
+    return dp_only(smem_tiled::launch<false>, smem_tiled::launch<true>, smem_tiled::gemm<false>,
+                   smem_tiled::gemm<true>);
+  } else if constexpr (t.kernel == Kernel::kRegisterBlocked) {
+    namespace rb = register_blocked;
+    return dp_only(rb::launch<t.bm, t.bn, t.bk, t.wm, t.wn, false>,
+                   rb::launch<t.bm, t.bn, t.bk, t.wm, t.wn, true>,
+                   rb::gemm<t.bm, t.bn, t.bk, t.wm, t.wn, false>,
+                   rb::gemm<t.bm, t.bn, t.bk, t.wm, t.wn, true>);
+  } else if constexpr (t.kernel == Kernel::kMmaPipelined) {
+    using T = mp::TilingOf<kRow>;
+    return {mma_pipelined_entry<T, kDp>(), mma_pipelined_entry<T, kPersistent>(),
+            mma_pipelined_streamk_entry<T>()};
+  } else {
+    static_assert(t.kernel == Kernel::kWgmmaTma, "a kernel of the table without launchers");
+    using T = wt::TilingOf<kRow>;
+    return {wgmma_tma_entry<T, kDp>(), wgmma_tma_entry<T, kPersistent>(),
+            wgmma_tma_entry<T, Schedule::kStreamK>()};
+  }
+}
 
+template <int... kRows>
+std::array<RowEntries, sizeof...(kRows)> make_entries(std::integer_sequence<int, kRows...>) {
+  return {row_entries<kRows>()...};
+}
+
+// Every row of the table, instantiated (and nothing else).
+const std::array<RowEntries, tilings::kRows> kEntries =
+    make_entries(std::make_integer_sequence<int, tilings::kRows>());
+
+// The entry of a variant of registry(), found by its row of the table.
 const Entry& entry_for(const Variant& v) {
-  for (const Entry& e : kEntries)
-    if (v.kernel == e.kernel && v.bm == e.bm && v.bn == e.bn && v.schedule == e.schedule)
+  if (v.tiling >= 0 && v.tiling < tilings::kRows) {
+    const tilings::Tiling& t = tilings::kTilings[v.tiling];
+    const Entry& e = kEntries[size_t(v.tiling)][size_t(v.schedule)];
+    if (v.kernel == tilings::kernel_name(t.kernel) && v.bm == t.bm && v.bn == t.bn &&
+        e.kernel_nn != nullptr)
       return e;
+  }
   throw Error(ExitCode::kInternal, "internal error: no kernel compiled for variant " + v.key());
 }
 

@@ -1,6 +1,7 @@
 // The registry of kernels/NN_*.cuh: what each variant is and what it can run. Plain C++ (CPU core
-// library): the numbers here mirror the constants in the .cuh files, and the GPU test
-// (tests/gpu/test_custom_kernels.cpp) checks threads and smem_bytes against what the compiler made.
+// library): every number comes from kernels/tilings.hpp, the table the kernels are instantiated
+// from, and the GPU test (tests/gpu/test_custom_kernels.cpp) checks threads and smem_bytes against
+// what the compiler made.
 #include "kernels/registry.hpp"
 
 #include <fmt/format.h>
@@ -14,68 +15,52 @@ namespace shapescope::kernels {
 
 namespace {
 
-// The build ships sm_80 SASS (+ compute_80 PTX) and sm_90a SASS (CMakeLists.txt), so nothing in
-// it loads on a GPU older than cc 8.0, although these kernels use no Ampere-only instructions.
-constexpr int kOldestShippedSm = 80;
-// wgmma and setmaxnreg: sm_90a SASS, which runs on compute capability 9.0 and nothing newer.
-constexpr int kSm90a = 90;
-
 // CUDA caps grid y and z at 65535 CTAs; the kernels put M-tiles on y and the batch on z.
 constexpr int64_t kMaxGridYZ = 65535;
 
-constexpr int64_t smem_floats(int64_t floats) { return floats * int64_t(sizeof(float)); }
-// STAGES x (BM x BK of A + BK x BN of B) bf16.
-constexpr int64_t mma_smem_bytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages) {
-  return stages * (bm * bk + bk * bn) * 2;
-}
+constexpr Schedule kSchedules[] = {Schedule::kDataParallel, Schedule::kPersistent,
+                                   Schedule::kStreamK};
 
-std::vector<Variant> make_registry() {
-  std::vector<Variant> v;
-  // 01_naive.cuh: 16 x 16 threads, one output each; no K-blocking (bk = 1: one k at a time).
-  v.push_back({"01_naive", 16, 16, 1, Schedule::kDataParallel, 16 * 16, kOldestShippedSm, 0});
-  // 02_smem_tiled.cuh: As[32][32] + Bs[32][32 + 1] floats (Bs padded: nt stores it transposed).
-  v.push_back({"02_smem_tiled", 32, 32, 32, Schedule::kDataParallel, 32 * 32, kOldestShippedSm,
-               smem_floats(32 * 32 + 32 * (32 + 1))});
-  // 03_register_blocked.cuh: As[BK][BM + 4] + Bs[BK][BN + 4] floats; (BM/TM) x (BN/TN) threads.
-  // 128 x 128 x 16 with TM = TN = 8; 64 x 64 x 16 with TM = TN = 4.
-  v.push_back({"03_register_blocked", 128, 128, 16, Schedule::kDataParallel, (128 / 8) * (128 / 8),
-               kOldestShippedSm, smem_floats(16 * (128 + 4) + 16 * (128 + 4))});
-  v.push_back({"03_register_blocked", 64, 64, 16, Schedule::kDataParallel, (64 / 4) * (64 / 4),
-               kOldestShippedSm, smem_floats(16 * (64 + 4) + 16 * (64 + 4))});
-  // 04_mma_pipelined.cuh: 64x64 with BK = 32 and 4 stages, the others BK = 64 and 3 stages, of
-  // BM x BK + BK x BN bf16 in dynamic shared memory; warp tiles 32x32, 64x32, 64x64, 64x64 (4,
-  // 8, 8, 8 warps). cp.async and bf16 mma.sync need cc 8.0. Every tile runs dp, persistent and
-  // stream-K (kernels/schedule.cuh's hybrid). Stream-K's workspace is one BM x BN fp32 slot (+ a
-  // 4-byte flag) per CTA of its grid, at most SMs x resident CTAs per SM; on a 132-SM GPU (H100,
-  // H200), where shared memory caps those at 6, 2, 1 and 1 per SM: 12.4, 16.5, 16.5 and 16.5 MiB,
-  // within the sweep's 32 MiB workspace (launch() checks).
-  for (Schedule schedule :
-       {Schedule::kDataParallel, Schedule::kPersistent, Schedule::kStreamK}) {
-    v.push_back({"04_mma_pipelined", 64, 64, 32, schedule, 4 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(64, 64, 32, 4)});
-    v.push_back({"04_mma_pipelined", 128, 128, 64, schedule, 8 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(128, 128, 64, 3)});
-    v.push_back({"04_mma_pipelined", 128, 256, 64, schedule, 8 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(128, 256, 64, 3)});
-    v.push_back({"04_mma_pipelined", 256, 128, 64, schedule, 8 * 32, kOldestShippedSm, 0,
-                 mma_smem_bytes(256, 128, 64, 3)});
-  }
-  // 05_wgmma_tma.cuh: 3 warpgroups (a producer, two consumers); all dynamic shared memory: 256 B
-  // of mbarriers, the epilogue's staging buffers (16 x 128 bf16 per consumer warp), 1 KiB to
-  // align the ring, the ring of STAGES x (128 x 64 + 64 x BN) bf16;
-  // 128x128 with 6 stages, 128x256 with 4. One kernel serves all three schedules.
-  for (Schedule schedule : {Schedule::kDataParallel, Schedule::kPersistent, Schedule::kStreamK})
-    for (const auto& [bn, stages] : {std::pair{128, 6}, std::pair{256, 4}})
-      v.push_back({"05_wgmma_tma", 128, bn, 64, schedule, 3 * 128, kSm90a, 0,
-                   256 + 8 * 16 * 128 * 2 + 1024 + mma_smem_bytes(128, bn, 64, stages), kSm90a});
+Variant variant_of(int row, Schedule schedule) {
+  const tilings::Tiling& t = tilings::kTilings[row];
+  Variant v;
+  v.kernel = std::string(tilings::kernel_name(t.kernel));
+  v.bm = t.bm;
+  v.bn = t.bn;
+  v.bk = t.bk;
+  v.schedule = schedule;
+  v.threads = tilings::threads(t);
+  v.min_sm = tilings::min_sm(t);
+  v.smem_bytes = tilings::static_smem_bytes(t);
+  v.dynamic_smem_bytes = tilings::dynamic_smem_bytes(t);
+  v.max_sm = tilings::max_sm(t);
+  v.tiling = row;
   return v;
 }
 
+// Kernel by kernel (rows of a kernel are adjacent), schedule by schedule, row by row:
+// 04_mma_pipelined's four dp tiles, then its four persistent ones, ...
+std::vector<Variant> make_registry() {
+  std::vector<Variant> v;
+  for (int first = 0, end = 0; first < tilings::kRows; first = end) {
+    end = first;
+    while (end < tilings::kRows && tilings::kTilings[end].kernel == tilings::kTilings[first].kernel)
+      ++end;
+    for (Schedule schedule : kSchedules) {
+      if (schedule != Schedule::kDataParallel &&
+          !tilings::all_schedules(tilings::kTilings[first].kernel))
+        break;
+      for (int row = first; row < end; ++row) v.push_back(variant_of(row, schedule));
+    }
+  }
+  return v;
+}
 
 }  // namespace
 
 bool loads_16_byte_chunks(const Variant& v) {
-  return v.kernel == "04_mma_pipelined" || v.kernel == "05_wgmma_tma";
+  return v.kernel == tilings::kernel_name(tilings::Kernel::kMmaPipelined) ||
+         v.kernel == tilings::kernel_name(tilings::Kernel::kWgmmaTma);
 }
 
 std::string_view schedule_name(Schedule s) {

@@ -14,11 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/tilings.hpp"
 #include "shape/problem.hpp"
 
 namespace shapescope::kernels {
 
-enum class Schedule { kDataParallel, kPersistent, kStreamK };
+// Schedule (dp, persistent, streamk) is in kernels/tilings.hpp.
 std::string_view schedule_name(Schedule s);  // "dp", "persistent", "streamk"
 
 struct Variant {
@@ -32,6 +33,9 @@ struct Variant {
   // Newest compute capability it runs on, 0: any. Only used for architecture-specific code
   // (sm_90a: wgmma), which runs on its own architecture only: max_sm == min_sm.
   int max_sm = 0;
+  // Its row of tilings::kTilings (kernels/tilings.hpp), where the numbers above come from;
+  // launch() finds the variant's kernels by it.
+  int tiling = -1;
   // "01_naive:16x16:dp" — the PointKey algo this variant is stored under.
   std::string key() const;
 };

@@ -54,7 +54,7 @@
 #include <vector>
 
 #include "common/check.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/tilings.hpp"
 
 namespace shapescope::kernels::schedule {
 
@@ -88,7 +88,7 @@ struct Plan {
   }
 };
 
-using Kind = Schedule;  // the registry's: kDataParallel, kPersistent, kStreamK
+using Kind = Schedule;  // tilings.hpp's: kDataParallel, kPersistent, kStreamK
 
 // The plan for an M x N x K problem in `batch` matrices, BM x BN x BK tiles, `resident` CTAs that
 // fit on the GPU at once (SMs x occupancy).
