@@ -11,9 +11,10 @@
 #include "backends/custom_backend.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "model/explain.hpp"
-#include "report/annotated.hpp"
+#include "views/annotated.hpp"
 #include "report/explain_report.hpp"
 #include "report/output.hpp"
 #include "shape/plan.hpp"
@@ -41,7 +42,7 @@ std::string backend_key(const std::string& spec) { return is_custom_backend(spec
 // The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
 std::string algo_of(const std::string& spec) {
   if (is_custom_backend(spec)) return select_variants(spec).front()->key();
-  return spec == "cublaslt" ? "h0" : "default";
+  return default_algo(spec);
 }
 
 // The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).

@@ -16,9 +16,10 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "model/pad.hpp"
-#include "report/annotated.hpp"
+#include "views/annotated.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
 #include "sweep/measure.hpp"
@@ -530,7 +531,7 @@ void print_dry_run_cost(const std::vector<Analysis>& analyses, const PadOptions&
 class Measurements {
  public:
   Measurements(const PadOptions& o, const DeviceContext& device, Store& store)
-      : o_(o), device_(device), store_(store), algo_(o.backend == "cublaslt" ? "h0" : "default") {}
+      : o_(o), device_(device), store_(store), algo_(default_algo(o.backend)) {}
 
   void measure_all(const std::vector<Problem>& problems) {
     MeasureRequest request;

@@ -14,7 +14,7 @@
 #include "shape/range.hpp"
 #include "store/store.hpp"
 #include "backends/custom_backend.hpp"
-#include "report/annotated.hpp"
+#include "views/annotated.hpp"
 #include "sweep/measure.hpp"
 
 namespace shapescope {

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "kernels/registry.hpp"
 
 namespace shapescope {
 
@@ -157,7 +156,7 @@ bool library_frame_is_column_major(const std::string& backend) {
   return backend == "cublas" || backend == "cublaslt";
 }
 
-Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
+Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKernelTiling* ours) {
   const Problem& p = point.key.problem;
   Annotation a;
   a.alignment = alignment_of(p);
@@ -175,15 +174,14 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
   // The tile, in the kernel's frame: our registry for our kernels (exact), cuBLASLt's own config,
   // else what the name says.
   std::optional<std::pair<int, int>> tile;
-  const kernels::Variant* ours = point.key.backend == "custom" ? kernels::find_variant(point.key.algo) : nullptr;
   if (ours) {
     a.parsed.known = true;
     a.parsed.family = "shapescope";
     a.parsed.tile_m = ours->bm;
     a.parsed.tile_n = ours->bn;
     a.parsed.tile_k = ours->bk;
-    a.parsed.schedule = std::string(kernels::schedule_name(ours->schedule));
-    a.parsed.core = ours->key();
+    a.parsed.schedule = ours->schedule;
+    a.parsed.core = ours->key;
     tile = std::make_pair(ours->bm, ours->bn);
   }
   if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);

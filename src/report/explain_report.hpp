@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/explain.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

@@ -10,7 +10,7 @@
 
 #include "model/annotate.hpp"
 #include "model/annotation_fields.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "model/alignment.hpp"
 #include "report/output.hpp"
 
@@ -597,10 +598,10 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
   };
   std::vector<Spec> specs;
   for (const auto& [backend, algo] : pairs) {
-    const bool is_default = algo == (backend == "cublaslt" ? "h0" : "default");
+    const bool is_default = algo == default_algo(backend);
     if (each_algo || is_default) {
       std::string title = fmt::format("{} {}", backend, algo);
-      if (backend == "cublaslt" && algo == "h0") title += " (the heuristic's pick)";
+      if (backend == to_string(BackendKind::kCublasLt) && is_default) title += " (the heuristic's pick)";
       specs.push_back({title, backend, algo});
     }
   }
@@ -641,7 +642,7 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
       const Annotation& a = s.annotations[*chosen];
       std::vector<std::string> tip = point_tooltip(s.points[*chosen], a);
       if (a.regret && !a.best_algo.empty()) {
-        const std::string pick = spec.backend == "cublaslt" ? "h0" : "default";
+        const std::string pick = default_algo(spec.backend);
         std::string line;
         if (spec.algo.empty()) {
           // The heuristic's own regret, from its point at this size.
@@ -658,7 +659,7 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
         }
         tip.insert(tip.begin() + 1, line);
       }
-      if (spec.algo.empty() && s.points[*chosen].key.algo != (spec.backend == "cublaslt" ? "h0" : "default")) ++wins;
+      if (spec.algo.empty() && s.points[*chosen].key.algo != default_algo(spec.backend)) ++wins;
       b.rows.push_back(fmt::format("{} {:.6g} {}", x, tflops_of(a), tooltip_field(tip)));
       sum += tflops_of(a);
       best_tflops = std::max(best_tflops, tflops_of(a));

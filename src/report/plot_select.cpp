@@ -11,7 +11,8 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "report/annotated.hpp"
+#include "core/backend_kind.hpp"
+#include "views/annotated.hpp"
 #include "report/output.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
@@ -53,9 +54,6 @@ std::string quoted_list(const std::set<std::string>& values) {
   for (const std::string& v : values) quoted.push_back("'" + v + "'");
   return fmt::format("{}", fmt::join(quoted, ", "));
 }
-
-// The algorithm a backend runs when nobody chooses: cuBLAS's own, cuBLASLt's heuristic's first.
-std::string default_algo(const std::string& backend) { return backend == "cublaslt" ? "h0" : "default"; }
 
 int64_t dim_value(const Problem& p, int dim) { return dim == 0 ? p.m : dim == 1 ? p.n : p.k; }
 
@@ -152,8 +150,8 @@ std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const Pl
   for (const auto& [backend, algo] : pairs) names.insert(backend + " " + algo);
   std::optional<std::pair<std::string, std::string>> chosen;
   if (f.algo.empty()) {
-    if (f.backend.empty() && pairs.count({"cublas", "default"})) {
-      chosen = std::make_pair(std::string("cublas"), std::string("default"));
+    if (f.backend.empty() && pairs.count({"cublas", default_algo("cublas")})) {
+      chosen = std::make_pair(std::string("cublas"), default_algo("cublas"));
     } else if (backends.size() == 1 && pairs.count({*backends.begin(), default_algo(*backends.begin())})) {
       chosen = std::make_pair(*backends.begin(), default_algo(*backends.begin()));
     }

@@ -402,7 +402,6 @@ Store::Store(const std::string& path, Access access)
                        kSchemaVersion, kApplication)
                .c_str(),
            "cannot create the schema");
-      create_annotations_table();
       transaction->commit();
     }
 
@@ -572,18 +571,18 @@ std::vector<StoredPoint> Store::load_all() const {
   return points;
 }
 
-// The annotations table is derived data: its columns come from annotation_fields(), and it is
-// rebuilt (emptied) when the model's version changes, so that no stale annotation survives an
-// upgrade. Runs inside the constructor's transaction.
-void Store::create_annotations_table() {
+// The annotations table is derived data: its columns come from the model's field list (passed in
+// as `table`), and it is rebuilt (emptied) when the model's version changes, so that no stale
+// annotation survives an upgrade. Runs inside save_annotations's transaction.
+void Store::create_annotations_table(const DerivedTable& table) {
   std::string stored_version;
   {
     Statement meta(db_, path_, "SELECT value FROM meta WHERE key = 'model_version'");
     if (meta.step()) stored_version = meta.text(0);
   }
-  if (stored_version == std::to_string(kModelVersion)) return;
+  if (stored_version == std::to_string(table.version)) return;
   std::string columns;
-  for (const AnnotationField& field : annotation_fields(Annotation{})) columns += fmt::format(", {}", field.name);
+  for (const std::string& name : table.columns) columns += fmt::format(", {}", name);
   exec(db_, path_, "DROP TABLE IF EXISTS annotations", "cannot create the schema");
   exec(db_, path_,
        fmt::format("CREATE TABLE annotations (point_id INTEGER PRIMARY KEY REFERENCES points(id) "
@@ -592,25 +591,26 @@ void Store::create_annotations_table() {
            .c_str(),
        "cannot create the schema");
   exec(db_, path_,
-       fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", kModelVersion).c_str(),
+       fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", table.version).c_str(),
        "cannot create the schema");
 }
 
-void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations) {
+void Store::save_annotations(const DerivedTable& table,
+                             const std::vector<std::pair<int64_t, std::vector<NamedValue>>>& annotations) {
   if (read_only_) fail(path_, "opened read-only: cannot save annotations");
   if (annotations.empty()) return;
-  const size_t count = annotation_fields(Annotation{}).size();
+  const size_t count = table.columns.size();
   std::string names = "point_id", marks = "?";
-  for (const AnnotationField& field : annotation_fields(Annotation{})) {
-    names += fmt::format(", {}", field.name);
+  for (const std::string& name : table.columns) {
+    names += fmt::format(", {}", name);
     marks += ", ?";
   }
   Transaction transaction(db_, path_);
+  create_annotations_table(table);
   Statement insert(db_, path_, fmt::format("INSERT OR REPLACE INTO annotations ({}) VALUES ({})", names, marks));
-  for (const auto& [id, annotation] : annotations) {
+  for (const auto& [id, fields] : annotations) {
     insert.reset();
     insert.bind(1, id);
-    const std::vector<AnnotationField> fields = annotation_fields(annotation);
     for (size_t i = 0; i < count; ++i) {
       const int index = int(i) + 2;
       std::visit(

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "model/annotation_fields.hpp"
-#include "store/records.hpp"
+#include "core/fields.hpp"
+#include "core/records.hpp"
 
 struct sqlite3;
 
@@ -44,15 +44,18 @@ class Store {
   std::vector<StoredPoint> load_all() const;
 
   // Writes the annotations of these points (replacing older ones) in one transaction: a derived
-  // copy for SQL users; views recompute them from the facts. Not available read-only.
-  void save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations);
+  // copy for SQL users; views recompute them from the facts. Each row's fields are in the order of
+  // `table.columns`. The table is (re)created first when missing or of another version: the store
+  // knows the model only through this description. Not available read-only.
+  void save_annotations(const DerivedTable& table,
+                        const std::vector<std::pair<int64_t, std::vector<NamedValue>>>& annotations);
 
   void save_calibration(const DeviceContext& device, const Calibration& calibration);
   // The newest calibration of each kind for this GPU (by UUID).
   std::vector<Calibration> load_calibration(const DeviceContext& device) const;
 
  private:
-  void create_annotations_table();
+  void create_annotations_table(const DerivedTable& table);
 
   std::string path_;
   sqlite3* db_ = nullptr;

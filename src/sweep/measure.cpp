@@ -12,9 +12,10 @@
 #include "common/check.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
-#include "report/annotated.hpp"
+#include "views/annotated.hpp"
 #include "sweep/verify.hpp"
 #include "timing/device_kernels.hpp"
 #include "trace/kernel_trace.hpp"
@@ -112,7 +113,7 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
   const std::string backend = key.backend == "custom" ? "custom:" + key.algo : key.backend;
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
                                 p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
-  if (key.backend == "cublaslt" && key.algo != "h0")
+  if (key.backend == to_string(BackendKind::kCublasLt) && key.algo != default_algo(key.backend))
     cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
   if (p.batch > 1) cmd += fmt::format(" --batch {}", p.batch);
   Problem natural = p;
@@ -226,7 +227,7 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
       const Problem& p = request.problems[e.problem];
       if (!reference) reference = make_backend("cublas", buffers, 1);
       std::string why;
-      std::vector<PreparedCall> ref = reference->prepare(p, {"default"}, why);
+      std::vector<PreparedCall> ref = reference->prepare(p, {default_algo("cublas")}, why);
       std::optional<std::string> failed =
           ref.empty() ? std::optional<std::string>("cannot verify: cuBLAS cannot run it (" + why + ")")
                       : verify_against(*e.call, *ref.front().call, p, buffers);
@@ -318,9 +319,10 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     if (auto point = store.load(id)) outcome.points.push_back(std::move(*point));
   }
   outcome.annotations = annotate_points(store, outcome.points);
-  std::vector<std::pair<int64_t, Annotation>> rows;
-  for (size_t i = 0; i < outcome.points.size(); ++i) rows.emplace_back(outcome.points[i].id, outcome.annotations[i]);
-  store.save_annotations(rows);
+  std::vector<std::pair<int64_t, std::vector<NamedValue>>> rows;
+  for (size_t i = 0; i < outcome.points.size(); ++i)
+    rows.emplace_back(outcome.points[i].id, annotation_fields(outcome.annotations[i]));
+  store.save_annotations(annotation_table(), rows);
   outcome.wall_s = seconds_since(started);
   progress.finish();
   return outcome;

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "device/context.hpp"
+#include "core/device_context.hpp"
 #include "model/annotate.hpp"
 #include "report/output.hpp"
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 #include "store/store.hpp"
 #include "timing/engine.hpp"
 
