@@ -7,12 +7,14 @@
 # commands used to write to the stores they read), so committed files are never touched and the
 # paths in the output are the same from run to run.
 set -u
-bin=$(realpath "$1")
 out=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=/tmp/shapescope-compare-work
 rm -rf "$work" "$out"
 mkdir -p "$work/db" "$work/plots" "$out/cmd" "$out/files"
+# One fixed path for the binary too: --help prints it.
+cp "$1" "$work/shapescope"
+bin=$work/shapescope
 data=$root/tests/data
 cp "$data/h200-2026-11-21-explain/explain.db" "$work/db/explain.db"
 cp "$data/h200-2026-11-21-explain/gallery.db" "$work/db/gallery.db"

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <string>
+
+#include "core/problem.hpp"
 
 namespace shapescope {
 
@@ -16,6 +19,10 @@ void register_plot(CLI::App& app);
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
 struct ShapeOptions;
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
+// --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
+void check_samples(int samples);
+// cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
+void check_fp8_backend(DType dtype, const std::string& backend);
 
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;

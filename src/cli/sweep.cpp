@@ -15,7 +15,8 @@
 #include "store/store.hpp"
 #include "backends/custom_backend.hpp"
 #include "views/annotated.hpp"
-#include "sweep/measure.hpp"
+#include "measure/measure.hpp"
+#include "report/output.hpp"
 
 namespace shapescope {
 namespace {
@@ -74,8 +75,7 @@ std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std:
 }
 
 void validate(const SweepOptions& o) {
-  if (o.samples < 1 || o.samples > 100000)
-    throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", o.samples));
+  check_samples(o.samples);
   if (!(o.max_noise_pct > 0 && o.max_noise_pct <= 100))
     throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", o.max_noise_pct));
   if (o.max_rounds < 0 || o.max_rounds > 100)
@@ -184,11 +184,11 @@ void run_sweep(const SweepOptions& o) {
   request.measure.seed = o.seed;
 
   Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
-  const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
+  const MeasureOutcome outcome = measure(request, device, store, progress.callback(), &g_interrupted);
+  const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
   const std::vector<StoredPoint>& points = outcome.points;
-  const std::vector<Annotation>& annotations = outcome.annotations;
   size_t noisy = 0, throttled = 0;
   for (const StoredPoint& p : points) {
     noisy += p.result.timing.noisy;
@@ -223,16 +223,6 @@ void run_sweep(const SweepOptions& o) {
 }
 
 }  // namespace
-
-void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
-  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
-  cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
-  cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
-  cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
-  cmd->add_option("--ldb", shape.ldb, "explicit leading dimension of B (elements)");
-  cmd->add_option("--ldc", shape.ldc, "explicit leading dimension of C (elements)");
-  cmd->add_option("--offset", shape.offset, "base-pointer offset of A and B in elements (the x[..., 1:] case)");
-}
 
 void register_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "model/alignment.hpp"
+#include "timing/stats.hpp"
 #include "report/output.hpp"
 
 namespace shapescope {
@@ -109,8 +110,7 @@ PeakLine peak_line(const Selection& s) {
   }
   PeakLine line;
   if (values.empty()) return line;
-  std::nth_element(values.begin(), values.begin() + long(values.size() / 2), values.end());
-  line.value = values[values.size() / 2];
+  line.value = middle_value(values);
   const std::string dtype(to_string(s.context.dtype));
   if (any->measured) {
     const bool scaled = any->source.find("scaled") != std::string::npos;
@@ -743,8 +743,7 @@ Plot roofline_plot(const Selection& s) {
                                   "--calibrate on it, or name a store that holds its calibration",
                                   s.context.gpu_name, to_string(s.context.dtype), "peak"));
   }
-  std::nth_element(bandwidths.begin(), bandwidths.begin() + long(bandwidths.size() / 2), bandwidths.end());
-  const double bandwidth = bandwidths[bandwidths.size() / 2];
+  const double bandwidth = middle_value(bandwidths);
   const std::string bw_label =
       bw->measured ? fmt::format("measured bandwidth {:.0f} GB/s (info --calibrate: device copy)", bandwidth)
                    : fmt::format("vendor bandwidth {:.0f} GB/s (datasheet; not calibrated)", bandwidth);

@@ -5,6 +5,7 @@
 
 #include "core/backend_kind.hpp"
 #include "kernels/registry.hpp"
+#include "model/annotation_fields.hpp"
 
 namespace shapescope {
 
@@ -30,6 +31,14 @@ std::vector<Annotation> annotate_points(const Store& store, const std::vector<St
     annotations.push_back(annotate(point, found->second, ours ? &*ours : nullptr));
   }
   add_regret(points, annotations);
+  return annotations;
+}
+
+std::vector<Annotation> annotate_and_save(Store& store, const std::vector<StoredPoint>& points) {
+  std::vector<Annotation> annotations = annotate_points(store, points);
+  std::vector<std::pair<int64_t, std::vector<NamedValue>>> rows;
+  for (size_t i = 0; i < points.size(); ++i) rows.emplace_back(points[i].id, annotation_fields(annotations[i]));
+  store.save_annotations(annotation_table(), rows);
   return annotations;
 }
 

@@ -14,4 +14,8 @@ std::optional<OwnKernelTiling> own_kernel_tiling(const PointKey& key);
 
 std::vector<Annotation> annotate_points(const Store& store, const std::vector<StoredPoint>& points);
 
+// annotate_points, and the annotations written to the store: a derived copy for SQL users (views
+// recompute them). Every command that measures calls this on measure()'s points.
+std::vector<Annotation> annotate_and_save(Store& store, const std::vector<StoredPoint>& points);
+
 }  // namespace shapescope

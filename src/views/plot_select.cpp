@@ -1,4 +1,4 @@
-#include "report/plot_select.hpp"
+#include "views/plot_select.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,7 +13,6 @@
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "views/annotated.hpp"
-#include "report/output.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
 
