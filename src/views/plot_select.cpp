@@ -227,23 +227,12 @@ std::string PlotContext::title() const {
                      kernel.empty() ? "" : fmt::format("\nonly the points whose kernel matches '{}'", kernel));
 }
 
-Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
-                        Algos algos, const std::string& command, const Store& calibrations) {
-  // Values first, each against its own grammar, so that a typo is named rather than "no point".
-  std::optional<DType> dtype;
-  if (!f.dtype.empty()) {
-    dtype = parse_dtype(f.dtype);
-    if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", f.dtype));
-  }
-  std::optional<Layout> layout;
-  if (!f.layout.empty()) {
-    layout = parse_layout(f.layout);
-    if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", f.layout));
-  }
-  if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
-  if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
-  const ShapeFilter shapes(f);
+namespace {
 
+// Each named value (--backend, --algo, --gpu, --cublas) must occur in the store: a typo is named
+// with what the store holds, rather than reported as "no point". Fills the wanted backends and algos.
+void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilter& f, const std::string& db_path,
+                         std::set<std::string>& backends, std::set<std::string>& algo_names) {
   std::set<std::string> stored_backends, stored_algos, stored_gpus, stored_cublas;
   for (const StoredPoint& p : stored) {
     stored_backends.insert(p.key.backend);
@@ -251,7 +240,6 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
     stored_gpus.insert(p.device.gpu_name);
     stored_cublas.insert(p.device.cublas);
   }
-  std::set<std::string> backends, algo_names;
   if (!f.backend.empty()) {
     for (const std::string& b : split_list(f.backend, "--backend")) {
       if (!stored_backends.count(b))
@@ -278,6 +266,52 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
       std::none_of(stored_cublas.begin(), stored_cublas.end(), [&](const std::string& v) { return v.rfind(f.cublas, 0) == 0; }))
     throw usage_error(fmt::format("--cublas: '{}' matches no cuBLAS version in '{}' (it holds {})", f.cublas, db_path,
                                   stored_cublas.empty() ? "none" : quoted_list(stored_cublas)));
+}
+
+// One picture, one GPU and one library: a mix must be chosen from, never averaged.
+void refuse_mixes(const std::vector<StoredPoint>& points) {
+  std::set<std::string> gpus, cublas, dtypes, layouts;
+  for (const StoredPoint& p : points) {
+    gpus.insert(p.device.gpu_name);
+    cublas.insert(p.device.cublas);
+    dtypes.insert(std::string(to_string(p.key.problem.dtype)));
+    layouts.insert(std::string(to_string(p.key.problem.layout)));
+  }
+  if (gpus.size() > 1)
+    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. --gpu '{}')", quoted_list(gpus),
+                                  *gpus.begin()));
+  if (cublas.size() > 1)
+    throw usage_error(fmt::format("--cublas: the selection mixes cuBLAS versions {}; choose one (e.g. --cublas {})",
+                                  quoted_list(cublas), *cublas.begin()));
+  if (dtypes.size() > 1)
+    throw usage_error(fmt::format("--dtype: the selection mixes {}; choose one (e.g. --dtype {})", quoted_list(dtypes),
+                                  *dtypes.begin()));
+  if (layouts.size() > 1)
+    throw usage_error(fmt::format("--layout: the selection mixes {}; choose one (e.g. --layout {})",
+                                  quoted_list(layouts), *layouts.begin()));
+}
+
+}  // namespace
+
+Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
+                        Algos algos, const std::string& command, const Store& calibrations) {
+  // Values first, each against its own grammar, so that a typo is named rather than "no point".
+  std::optional<DType> dtype;
+  if (!f.dtype.empty()) {
+    dtype = parse_dtype(f.dtype);
+    if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", f.dtype));
+  }
+  std::optional<Layout> layout;
+  if (!f.layout.empty()) {
+    layout = parse_layout(f.layout);
+    if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", f.layout));
+  }
+  if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
+  if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
+  const ShapeFilter shapes(f);
+
+  std::set<std::string> backends, algo_names;
+  check_against_store(stored, f, db_path, backends, algo_names);
 
   std::vector<StoredPoint> points;
   for (const StoredPoint& p : stored) {
@@ -299,26 +333,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   };
   if (points.empty()) throw refuse_empty();
 
-  // One picture, one GPU and one library: a mix must be chosen from, never averaged.
-  std::set<std::string> gpus, cublas, dtypes, layouts;
-  for (const StoredPoint& p : points) {
-    gpus.insert(p.device.gpu_name);
-    cublas.insert(p.device.cublas);
-    dtypes.insert(std::string(to_string(p.key.problem.dtype)));
-    layouts.insert(std::string(to_string(p.key.problem.layout)));
-  }
-  if (gpus.size() > 1)
-    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. --gpu '{}')", quoted_list(gpus),
-                                  *gpus.begin()));
-  if (cublas.size() > 1)
-    throw usage_error(fmt::format("--cublas: the selection mixes cuBLAS versions {}; choose one (e.g. --cublas {})",
-                                  quoted_list(cublas), *cublas.begin()));
-  if (dtypes.size() > 1)
-    throw usage_error(fmt::format("--dtype: the selection mixes {}; choose one (e.g. --dtype {})", quoted_list(dtypes),
-                                  *dtypes.begin()));
-  if (layouts.size() > 1)
-    throw usage_error(fmt::format("--layout: the selection mixes {}; choose one (e.g. --layout {})",
-                                  quoted_list(layouts), *layouts.begin()));
+  refuse_mixes(points);
 
   Selection s;
   points = newest_of_each_key(std::move(points));
