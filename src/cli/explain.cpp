@@ -10,6 +10,7 @@
 #include "backends/custom_backend.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "report/explain_report.hpp"
 #include "report/output.hpp"
@@ -37,17 +38,18 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
 void run_explain(const ExplainOptions& o) {
   const auto shape = parse_shape(o.request.shape);
   if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", o.request.shape));
-  if (o.request.backend != "cublas" && o.request.backend != "cublaslt" && !is_custom_backend(o.request.backend))
+  const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
+  if (!kind)
     throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
                                   o.request.backend));
-  if (is_custom_backend(o.request.backend)) {
+  if (kind == BackendKind::kCustom) {
     const auto variants = select_variants(o.request.backend);
     if (variants.size() != 1)
       throw usage_error(fmt::format("--backend: '{}' selects {} variants; explain needs one (e.g. custom:{})", o.request.backend,
                                     variants.size(), variants.front()->key()));
   }
   if (o.request.lt_algos < 1 || o.request.lt_algos > 64) throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.request.lt_algos));
-  if (o.request.lt_algos > 1 && o.request.backend != "cublaslt")
+  if (o.request.lt_algos > 1 && kind != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.request.lt_algos));
   check_samples(o.request.samples);
   const GpuProfile* profile = nullptr;

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "report/output.hpp"
 #include "report/pad_report.hpp"
@@ -105,7 +106,8 @@ void run_pad(const PadOptions& o) {
   if (o.tp < 1 || o.tp > kMaxTp) throw usage_error(fmt::format("--tp: {} must be between 1 and {}", o.tp, kMaxTp));
   const std::optional<DType> dtype = parse_dtype(o.dtype);
   if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", o.dtype));
-  if (o.backend != "cublas" && o.backend != "cublaslt")
+  const std::optional<BackendKind> kind = parse_backend_kind(o.backend);
+  if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--backend: '{}' is not a backend pad can use (cublas, cublaslt)", o.backend));
   if (*dtype == DType::kFp8 && o.train)
     throw usage_error("--dtype: 'fp8' runs only as nt GEMMs (the forward); --train also needs nn and tn");

@@ -109,7 +109,8 @@ MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext
 std::string rerun_command(const PointKey& key, int lt_algos) {
   const Problem& p = key.problem;
   // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
-  const std::string backend = key.backend == "custom" ? "custom:" + key.algo : key.backend;
+  const std::string backend =
+      key.backend == to_string(BackendKind::kCustom) ? key.backend + ":" + key.algo : key.backend;
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
                                 p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
   if (key.backend == to_string(BackendKind::kCublasLt) && key.algo != default_algo(key.backend))

@@ -1,5 +1,7 @@
 #include "model/annotate.hpp"
 
+#include "core/backend_kind.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -153,7 +155,8 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
 }
 
 bool library_frame_is_column_major(const std::string& backend) {
-  return backend == "cublas" || backend == "cublaslt";
+  const std::optional<BackendKind> kind = parse_backend_kind(backend);
+  return kind == BackendKind::kCublas || kind == BackendKind::kCublasLt;
 }
 
 Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKernelTiling* ours) {
@@ -269,7 +272,7 @@ void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>&
   std::map<GroupKey, std::vector<size_t>> groups;
   for (size_t i = 0; i < points.size() && i < annotations.size(); ++i) {
     const StoredPoint& point = points[i];
-    if (point.key.backend != "cublaslt" || !(point.result.timing.median_us > 0)) continue;
+    if (point.key.backend != to_string(BackendKind::kCublasLt) || !(point.result.timing.median_us > 0)) continue;
     const Problem& p = point.key.problem;
     const std::string problem_key =
         fmt::format("{} {} {} ld {} {} {} off {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),

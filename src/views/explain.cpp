@@ -18,7 +18,9 @@ namespace shapescope {
 namespace {
 
 // The store's backend for a --backend value: our kernels are all "custom".
-std::string backend_key(const std::string& spec) { return is_custom_backend(spec) ? "custom" : spec; }
+std::string backend_key(const std::string& spec) {
+  return is_custom_backend(spec) ? std::string(to_string(BackendKind::kCustom)) : spec;
+}
 // The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
 std::string algo_of(const std::string& spec) {
   if (is_custom_backend(spec)) return select_variants(spec).front()->key();
@@ -247,7 +249,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   request.problems.clear();
   for (const Candidate& c : candidates) request.problems.push_back(c.problem);
   const MeasureOutcome rest = measure(
-      request, device, store, progress_for(request.problems.size() * size_t(o.backend == "cublaslt" ? o.lt_algos : 1)),
+      request, device, store, progress_for(request.problems.size() *
+                   size_t(parse_backend_kind(o.backend) == BackendKind::kCublasLt ? o.lt_algos : 1)),
       interrupted);
   annotate_and_save(store, rest.points);
   if (rest.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");

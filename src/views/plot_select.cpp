@@ -149,8 +149,9 @@ std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const Pl
   for (const auto& [backend, algo] : pairs) names.insert(backend + " " + algo);
   std::optional<std::pair<std::string, std::string>> chosen;
   if (f.algo.empty()) {
-    if (f.backend.empty() && pairs.count({"cublas", default_algo("cublas")})) {
-      chosen = std::make_pair(std::string("cublas"), default_algo("cublas"));
+    const std::string cublas(to_string(BackendKind::kCublas));
+    if (f.backend.empty() && pairs.count({cublas, default_algo(cublas)})) {
+      chosen = std::make_pair(cublas, default_algo(cublas));
     } else if (backends.size() == 1 && pairs.count({*backends.begin(), default_algo(*backends.begin())})) {
       chosen = std::make_pair(*backends.begin(), default_algo(*backends.begin()));
     }
