@@ -1,12 +1,51 @@
 // The option groups and checks that several commands share, written once.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <sstream>
+
+#include "backends/custom_backend.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "shape/plan.hpp"
 
 namespace shapescope {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) items.push_back(item);
+  if (!text.empty() && text.back() == ',') items.push_back("");
+  return items;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_backends(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& item : split_list(text)) {
+    if (auto why = backend_name_error(item)) throw usage_error(*why);
+    if (std::find(out.begin(), out.end(), item) != out.end())
+      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
+    out.push_back(item);
+  }
+  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
+  return out;
+}
+
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
+  size_t points = 0;
+  for (const auto& b : backends) {
+    size_t per_problem = 1;
+    if (parse_backend_kind(b) == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
+    if (is_custom_backend(b)) per_problem = select_variants(b).size();
+    points += problems * per_problem;
+  }
+  return points;
+}
 
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
   cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -13,7 +12,6 @@
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
-#include "backends/custom_backend.hpp"
 #include "views/annotated.hpp"
 #include "measure/measure.hpp"
 #include "report/output.hpp"
@@ -40,27 +38,6 @@ struct SweepOptions {
   uint64_t seed = 0x5eed;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) items.push_back(item);
-  if (!text.empty() && text.back() == ',') items.push_back("");
-  return items;
-}
-
-std::vector<std::string> parse_backends(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto& item : split_list(text)) {
-    if (auto why = backend_name_error(item)) throw usage_error(*why);
-    if (std::find(out.begin(), out.end(), item) != out.end())
-      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
-    out.push_back(item);
-  }
-  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
-  return out;
-}
-
 // "--shard 2/8": the second of eight interleaved parts of the plan, for a job array.
 std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
   if (shard.empty()) return problems;
@@ -86,19 +63,6 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", o.warmup_ms));
   if (!parse_format(o.format))
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
-}
-
-// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
-// one per selected variant of our kernels.
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
-  size_t points = 0;
-  for (const auto& b : backends) {
-    size_t per_problem = 1;
-    if (b == "cublaslt") per_problem = size_t(lt_algos);
-    if (is_custom_backend(b)) per_problem = select_variants(b).size();
-    points += problems * per_problem;
-  }
-  return points;
 }
 
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
