@@ -793,7 +793,10 @@ Plot roofline_plot(const Selection& s) {
   return plot;
 }
 
-Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::string& title) {
+namespace {
+
+// Refuses a tile grid that cannot be drawn: unknown, or too many tiles to see.
+void check_drawable(const Problem& problem, const Annotation& a) {
   if (a.grid.tiles <= 0 || a.waves.slots <= 0 || a.waves_over != "tiles") {
     throw usage_error(fmt::format("SHAPE: the tile grid or the slots of {} are unknown ({}); draw the model with --gpu "
                                   "PROFILE --tile BMxBN",
@@ -806,29 +809,13 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
     throw usage_error(fmt::format("SHAPE: {} has {} x {} tiles of {}x{}, more than {} to draw", problem.shape_string(),
                                   g.tiles_m, g.tiles_n, g.tile_m, g.tile_n, kMaxTiles));
   }
-  Plot plot;
-  Figure& f = plot.figure;
-  f.kind = "tilegrid";
-  f.width = 1000;
-  f.height = 800;
-  const Waves& w = a.waves;
-  std::string grid = fmt::format("{} x {}", g.tiles_m, g.tiles_n);
-  if (g.batch > 1) grid += fmt::format(" x batch {}", g.batch);
-  if (g.splits > 1) grid += fmt::format(" x {} slices", g.splits);
-  f.set_text("TITLE", fmt::format("{} {} {}: tile {}x{} -> {} = {} tiles on {} slots = {:.2f} waves -> {} round{}, wave "
-                                  "efficiency {}\n{}",
-                                  problem.shape_string(), to_string(problem.dtype), to_string(problem.layout), g.tile_m,
-                                  g.tile_n, grid, g.tiles, w.slots, w.waves, w.rounds, w.rounds == 1 ? "" : "s",
-                                  pct(w.efficiency), title));
+}
 
+// One row per output tile of C (the first matrix of the batch), in rasterization order, with its
+// wave; counts the partial tiles.
+void add_tile_rows(DataBlock& tiles, const Problem& problem, const TileGrid& g, const Waves& w, int64_t& partial) {
   const int64_t per_matrix = g.tiles_m * g.tiles_n;
   const int64_t slices = g.splits;
-  DataBlock tiles, slots;
-  tiles.title = "the output tiles of C (the first matrix of the batch), in rasterization order";
-  tiles.columns = "x  y  x_low  x_high  y_low  y_high  wave  tooltip";
-  slots.title = "the GPU's slots in the last wave (wave 0: idle)";
-  slots.columns = tiles.columns;
-  int64_t partial = 0;
   for (int64_t tm = 0; tm < g.tiles_m; ++tm) {
     for (int64_t tn = 0; tn < g.tiles_n; ++tn) {
       // Work item order: tiles along N first (the library's column-major m), then M, then slices.
@@ -852,6 +839,52 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
                                        col0, col0 + g.tile_n, row0, row0 + g.tile_m, wave, tooltip_field(tip)));
     }
   }
+}
+
+// A colour per wave while they can be told apart, else a gradient.
+std::string wave_palette(int64_t rounds) {
+  std::string palette = "set palette defined (";
+  if (rounds <= int64_t(kCategoryColors.size())) {
+    for (int64_t r = 1; r <= rounds; ++r) {
+      palette += fmt::format("{}{} '{}', {} '{}'", r > 1 ? ", " : "", r - 0.5, kCategoryColors[size_t(r - 1)], r + 0.5,
+                             kCategoryColors[size_t(r - 1)]);
+    }
+  } else {
+    palette += fmt::format("0.5 '#440154', {} '#21908d', {} '#fde725'", (rounds + 1) / 2.0, rounds + 0.5);
+  }
+  palette += ")";
+  return palette;
+}
+
+}  // namespace
+
+Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::string& title) {
+  check_drawable(problem, a);
+  const TileGrid& g = a.grid;
+  Plot plot;
+  Figure& f = plot.figure;
+  f.kind = "tilegrid";
+  f.width = 1000;
+  f.height = 800;
+  const Waves& w = a.waves;
+  std::string grid = fmt::format("{} x {}", g.tiles_m, g.tiles_n);
+  if (g.batch > 1) grid += fmt::format(" x batch {}", g.batch);
+  if (g.splits > 1) grid += fmt::format(" x {} slices", g.splits);
+  f.set_text("TITLE", fmt::format("{} {} {}: tile {}x{} -> {} = {} tiles on {} slots = {:.2f} waves -> {} round{}, wave "
+                                  "efficiency {}\n{}",
+                                  problem.shape_string(), to_string(problem.dtype), to_string(problem.layout), g.tile_m,
+                                  g.tile_n, grid, g.tiles, w.slots, w.waves, w.rounds, w.rounds == 1 ? "" : "s",
+                                  pct(w.efficiency), title));
+
+  const int64_t per_matrix = g.tiles_m * g.tiles_n;
+  const int64_t slices = g.splits;
+  DataBlock tiles, slots;
+  tiles.title = "the output tiles of C (the first matrix of the batch), in rasterization order";
+  tiles.columns = "x  y  x_low  x_high  y_low  y_high  wave  tooltip";
+  slots.title = "the GPU's slots in the last wave (wave 0: idle)";
+  slots.columns = tiles.columns;
+  int64_t partial = 0;
+  add_tile_rows(tiles, problem, g, w, partial);
   // The last wave on the GPU's slots, in a strip below C: a slot is a place for one CTA (an SM, or
   // a share of one), not a part of the matrix, so the strip has its own small cells.
   const int64_t last_items = g.tiles - (w.rounds - 1) * w.slots;
@@ -895,18 +928,7 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
                                         idle_slots));
   f.set_number("YMAX", strip_top + double(strip_rows) * cell_h);
   f.set_number("XMAX", grid_n);
-  // A colour per wave while they can be told apart, else a gradient.
-  std::string palette = "set palette defined (";
-  if (w.rounds <= int64_t(kCategoryColors.size())) {
-    for (int64_t r = 1; r <= w.rounds; ++r) {
-      palette += fmt::format("{}{} '{}', {} '{}'", r > 1 ? ", " : "", r - 0.5, kCategoryColors[size_t(r - 1)], r + 0.5,
-                             kCategoryColors[size_t(r - 1)]);
-    }
-  } else {
-    palette += fmt::format("0.5 '#440154', {} '#21908d', {} '#fde725'", (w.rounds + 1) / 2.0, w.rounds + 0.5);
-  }
-  palette += ")";
-  f.set_text("PALETTE", palette);
+  f.set_text("PALETTE", wave_palette(w.rounds));
   std::string tile_text = fmt::format("{} tiles ({} x {}{})", g.tiles, g.tiles_m, g.tiles_n,
                                       slices > 1 ? fmt::format(" x {} slices", slices) : "");
   plot.summary.push_back(fmt::format("{}: {}, {} partial; {} slots -> {} wave{}, {} idle slot{} in the last", problem.shape_string(),
