@@ -10,7 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
-#include "device/context.hpp"
+#include "core/device_context.hpp"
 
 namespace shapescope {
 

@@ -6,12 +6,18 @@
 #include "backends/cublaslt_backend.hpp"
 #include "backends/custom_backend.hpp"
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 
 namespace shapescope {
 
-std::vector<std::string> backend_names() { return {"cublas", "cublaslt", "custom"}; }
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom})
+    names.emplace_back(to_string(kind));
+  return names;
+}
 
-bool is_custom_backend(const std::string& name) { return name == "custom" || name.rfind("custom:", 0) == 0; }
+bool is_custom_backend(const std::string& name) { return parse_backend_kind(name) == BackendKind::kCustom; }
 
 std::optional<std::string> backend_name_error(const std::string& name) {
   if (name == "cublas" || name == "cublaslt") return std::nullopt;
@@ -28,9 +34,12 @@ std::optional<std::string> backend_name_error(const std::string& name) {
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos) {
-  if (name == "cublas") return std::make_unique<CublasBackend>(buffers);
-  if (name == "cublaslt") return std::make_unique<CublasLtBackend>(buffers, lt_algos);
-  if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
+  switch (parse_backend_kind(name).value_or(BackendKind::kCustom)) {
+    case BackendKind::kCublas: return std::make_unique<CublasBackend>(buffers);
+    case BackendKind::kCublasLt: return std::make_unique<CublasLtBackend>(buffers, lt_algos);
+    case BackendKind::kCustom:
+      if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
+  }
   throw usage_error(*backend_name_error(name));
 }
 

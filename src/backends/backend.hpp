@@ -16,9 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "device/context.hpp"
-#include "shape/problem.hpp"
-#include "store/records.hpp"
+#include "core/backend_kind.hpp"
+#include "core/device_context.hpp"
+#include "core/problem.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

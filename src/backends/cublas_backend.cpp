@@ -69,7 +69,7 @@ std::vector<PreparedCall> CublasBackend::prepare(const Problem& problem,
   ensure_handle();
   std::vector<PreparedCall> calls;
   for (const auto& key : wanted)
-    if (key == "default")
+    if (key == default_algo(BackendKind::kCublas))
       calls.push_back({key, std::make_unique<CublasCall>(handle_, problem, buffers_)});
   return calls;
 }

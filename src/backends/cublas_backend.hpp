@@ -12,7 +12,7 @@ class CublasBackend : public Backend {
   explicit CublasBackend(const DeviceBuffers& buffers);
   ~CublasBackend() override;
   std::string name() const override { return "cublas"; }
-  std::vector<std::string> algo_keys() const override { return {"default"}; }
+  std::vector<std::string> algo_keys() const override { return {std::string(default_algo(BackendKind::kCublas))}; }
   std::optional<std::string> unsupported(const Problem& problem,
                                          const DeviceContext& device) const override;
   std::vector<PreparedCall> prepare(const Problem& problem, const std::vector<std::string>& wanted,

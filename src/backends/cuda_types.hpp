@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "device/context.hpp"
-#include "shape/problem.hpp"
+#include "core/device_context.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

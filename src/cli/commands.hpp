@@ -3,6 +3,11 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
 
 namespace shapescope {
 
@@ -16,6 +21,15 @@ void register_plot(CLI::App& app);
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
 struct ShapeOptions;
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
+// "--backend cublas,cublaslt,custom:..." as a list; Error(kUsage) for an unknown or repeated item.
+std::vector<std::string> parse_backends(const std::string& text);
+// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
+// one per selected variant of our kernels.
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos);
+// --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
+void check_samples(int samples);
+// cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
+void check_fp8_backend(DType dtype, const std::string& backend);
 
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -16,9 +15,9 @@
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
-#include "backends/custom_backend.hpp"
-#include "report/annotated.hpp"
-#include "sweep/measure.hpp"
+#include "views/annotated.hpp"
+#include "measure/measure.hpp"
+#include "report/output.hpp"
 
 namespace shapescope {
 namespace {
@@ -43,27 +42,6 @@ struct SweepOptions {
   bool format_given = false;  // --format on the command line (set by the callback)
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) items.push_back(item);
-  if (!text.empty() && text.back() == ',') items.push_back("");
-  return items;
-}
-
-std::vector<std::string> parse_backends(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto& item : split_list(text)) {
-    if (auto why = backend_name_error(item)) throw usage_error(*why);
-    if (std::find(out.begin(), out.end(), item) != out.end())
-      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
-    out.push_back(item);
-  }
-  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
-  return out;
-}
-
 // "--shard 2/8": the second of eight interleaved parts of the plan, for a job array.
 std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
   if (shard.empty()) return problems;
@@ -87,8 +65,7 @@ std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std:
 }
 
 void validate(const SweepOptions& o) {
-  if (o.samples < 1 || o.samples > 100000)
-    throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", o.samples));
+  check_samples(o.samples);
   if (!(o.max_noise_pct > 0 && o.max_noise_pct <= 100))
     throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", o.max_noise_pct));
   if (o.max_rounds < 0 || o.max_rounds > 100)
@@ -107,19 +84,6 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--out: '{}' takes measured results; --dry-run prints its plan to stdout "
                                   "(redirect it to keep it)",
                                   o.out));
-}
-
-// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
-// one per selected variant of our kernels.
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
-  size_t points = 0;
-  for (const auto& b : backends) {
-    size_t per_problem = 1;
-    if (b == "cublaslt") per_problem = size_t(lt_algos);
-    if (is_custom_backend(b)) per_problem = select_variants(b).size();
-    points += problems * per_problem;
-  }
-  return points;
 }
 
 // What a plan will cost: GPU memory, points, and a rough GPU time (estimate_us, never reported as
@@ -234,11 +198,11 @@ void run_sweep(const SweepOptions& o) {
   request.measure.seed = o.seed;
 
   Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
-  const MeasureOutcome outcome = measure(request, device, store, progress, &g_interrupted);
+  const MeasureOutcome outcome = measure(request, device, store, progress.callback(), &g_interrupted);
+  const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
   const std::vector<StoredPoint>& points = outcome.points;
-  const std::vector<Annotation>& annotations = outcome.annotations;
   size_t noisy = 0, throttled = 0;
   for (const StoredPoint& p : points) {
     noisy += p.result.timing.noisy;
@@ -272,16 +236,6 @@ void run_sweep(const SweepOptions& o) {
 }
 
 }  // namespace
-
-void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
-  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
-  cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
-  cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
-  cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
-  cmd->add_option("--ldb", shape.ldb, "explicit leading dimension of B (elements)");
-  cmd->add_option("--ldc", shape.ldc, "explicit leading dimension of C (elements)");
-  cmd->add_option("--offset", shape.offset, "base-pointer offset of A and B in elements (the x[..., 1:] case)");
-}
 
 void register_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();

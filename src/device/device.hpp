@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "device/context.hpp"
+#include "core/device_context.hpp"
 
 namespace shapescope {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

@@ -1,5 +1,7 @@
 #include "model/annotate.hpp"
 
+#include "core/backend_kind.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -7,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "kernels/registry.hpp"
 
 namespace shapescope {
 
@@ -154,10 +155,115 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
 }
 
 bool library_frame_is_column_major(const std::string& backend) {
-  return backend == "cublas" || backend == "cublaslt";
+  const std::optional<BackendKind> kind = parse_backend_kind(backend);
+  return kind == BackendKind::kCublas || kind == BackendKind::kCublasLt;
 }
 
-Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
+namespace {
+
+// The tile, in the kernel's frame: our registry for our kernels (exact), cuBLASLt's own config,
+// else what the name says; a.parsed and a.tile_source say which.
+std::optional<std::pair<int, int>> tile_of(Annotation& a, const StoredPoint& point, const OwnKernelTiling* ours) {
+  std::optional<std::pair<int, int>> tile;
+  if (ours) {
+    a.parsed.known = true;
+    a.parsed.family = "shapescope";
+    a.parsed.tile_m = ours->bm;
+    a.parsed.tile_n = ours->bn;
+    a.parsed.tile_k = ours->bk;
+    a.parsed.schedule = ours->schedule;
+    a.parsed.core = ours->key;
+    tile = std::make_pair(ours->bm, ours->bn);
+  }
+  if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);
+  if (ours) {
+    a.tile_source = "kernel registry";
+  } else if (tile) {
+    a.tile_source = "cuBLASLt config";
+  } else if (a.parsed.known && a.parsed.tile_m > 0 && a.parsed.tile_n > 0) {
+    tile = std::make_pair(a.parsed.tile_m, a.parsed.tile_n);
+    a.tile_source = "kernel name";
+  }
+  return tile;
+}
+
+// Split-K: cuBLASLt says so; CUTLASS 2 kernels put the slices in grid z (batch shares it).
+// Returns whether a split-K reduction kernel ran.
+bool add_split_k(Annotation& a, const StoredPoint& point, const KernelRecord& kernel,
+                 const std::vector<KernelTile>& names) {
+  const Problem& p = point.key.problem;
+  const bool has_reduction = std::any_of(names.begin(), names.end(),
+                                         [](const KernelTile& k) { return k.family == "splitk_reduce"; });
+  if (point.result.lt && point.result.lt->splitk > 1) {
+    a.splits = point.result.lt->splitk;
+    a.split_source = "cuBLASLt config";
+  } else if (a.parsed.family == "cutlass2" && p.batch > 0 && kernel.grid_z > uint32_t(p.batch) &&
+             kernel.grid_z % uint32_t(p.batch) == 0) {
+    a.splits = kernel.grid_z / p.batch;
+    a.split_source = "launched grid (z)";
+  } else if (has_reduction || a.parsed.split_k) {
+    a.split_source = has_reduction ? "reduction kernel (slices unknown)" : "kernel name (slices unknown)";
+  }
+  return has_reduction;
+}
+
+// The tile grid in the user's frame, and the slices of a split-K kernel that does not state them.
+void add_tile_grid(Annotation& a, const StoredPoint& point, std::pair<int, int> tile, bool has_reduction) {
+  const Problem& p = point.key.problem;
+  // The library's kernels see the problem column-major (their m is the user's N). Some compute
+  // the transposed problem instead (cuBLAS's nvjet "_TNT" kernel for 4096x1x4096 nn): the launch
+  // grid tells, when it equals the tile count in one orientation only. Split-K kernels whose
+  // slice count is not stated launch tiles x slices CTAs.
+  const bool column_major = library_frame_is_column_major(point.key.backend);
+  const TileGrid native = tile_grid(p.m, p.n, p.batch, column_major ? tile.second : tile.first,
+                                    column_major ? tile.first : tile.second, a.splits);
+  const TileGrid swapped = tile_grid(p.m, p.n, p.batch, column_major ? tile.first : tile.second,
+                                     column_major ? tile.second : tile.first, a.splits);
+  const bool unknown_slices = a.splits == 1 && (a.parsed.split_k || has_reduction);
+  auto fits = [&](const TileGrid& g) {
+    if (g.tiles <= 0) return false;
+    return unknown_slices ? a.launched_ctas >= g.tiles && a.launched_ctas % g.tiles == 0 : a.launched_ctas == g.tiles;
+  };
+  a.grid = native;
+  if (!fits(native) && fits(swapped)) {
+    a.grid = swapped;
+    a.tile_source += ", orientation from the launch grid";
+  }
+  if (unknown_slices && fits(a.grid) && a.launched_ctas > a.grid.tiles) {
+    a.splits = a.launched_ctas / a.grid.tiles;
+    a.split_source = "launch grid / tiles";
+    a.grid = tile_grid(p.m, p.n, p.batch, a.grid.tile_m, a.grid.tile_n, a.splits);
+  }
+}
+
+// Slots (data-parallel, or a persistent grid's own CTAs) and the waves over tiles or CTAs.
+void add_slots_and_waves(Annotation& a, const ModelGpu& gpu, const KernelRecord& kernel) {
+  if (gpu.limits && gpu.sm_count > 0) {
+    CtaResources cta;
+    cta.threads = int(kernel.block_x * kernel.block_y * kernel.block_z);
+    cta.registers_per_thread = kernel.registers;
+    cta.smem_bytes = kernel.static_smem + kernel.dynamic_smem;
+    cta.cluster_size = a.cluster_size;
+    a.occupancy = occupancy(*gpu.limits, gpu.limits->regs_per_sm, gpu.limits->smem_per_sm, cta);
+    a.data_parallel_slots = data_parallel_slots(gpu.sm_count, a.occupancy, a.cluster_size);
+  }
+  if (a.data_parallel_slots <= 0 || a.launched_ctas <= 0) return;
+
+  const bool fits = a.launched_ctas <= a.data_parallel_slots;
+  a.persistent = fits && (persistent_family(a.parsed) || (a.grid.tiles > 0 && a.launched_ctas < a.grid.tiles));
+  const int64_t slots = a.persistent ? a.launched_ctas : a.data_parallel_slots;
+  if (a.grid.tiles > 0) {
+    a.waves = waves_of(a.grid.tiles, slots);
+    a.waves_over = "tiles";
+  } else if (!a.persistent) {
+    a.waves = waves_of(a.launched_ctas, slots);
+    a.waves_over = "CTAs";
+  }
+}
+
+}  // namespace
+
+Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKernelTiling* ours) {
   const Problem& p = point.key.problem;
   Annotation a;
   a.alignment = alignment_of(p);
@@ -172,96 +278,14 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu) {
   const KernelRecord& kernel = point.kernels[size_t(a.main_kernel)];
   a.parsed = names[size_t(a.main_kernel)];
 
-  // The tile, in the kernel's frame: our registry for our kernels (exact), cuBLASLt's own config,
-  // else what the name says.
-  std::optional<std::pair<int, int>> tile;
-  const kernels::Variant* ours = point.key.backend == "custom" ? kernels::find_variant(point.key.algo) : nullptr;
-  if (ours) {
-    a.parsed.known = true;
-    a.parsed.family = "shapescope";
-    a.parsed.tile_m = ours->bm;
-    a.parsed.tile_n = ours->bn;
-    a.parsed.tile_k = ours->bk;
-    a.parsed.schedule = std::string(kernels::schedule_name(ours->schedule));
-    a.parsed.core = ours->key();
-    tile = std::make_pair(ours->bm, ours->bn);
-  }
-  if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);
-  if (ours) {
-    a.tile_source = "kernel registry";
-  } else if (tile) {
-    a.tile_source = "cuBLASLt config";
-  } else if (a.parsed.known && a.parsed.tile_m > 0 && a.parsed.tile_n > 0) {
-    tile = std::make_pair(a.parsed.tile_m, a.parsed.tile_n);
-    a.tile_source = "kernel name";
-  }
-
+  const std::optional<std::pair<int, int>> tile = tile_of(a, point, ours);
   a.launched_ctas = int64_t(kernel.grid_x) * kernel.grid_y * kernel.grid_z;
   a.cluster_size = int(std::max(1u, kernel.cluster_x) * std::max(1u, kernel.cluster_y) *
                        std::max(1u, kernel.cluster_z));
 
-  // Split-K: cuBLASLt says so; CUTLASS 2 kernels put the slices in grid z (batch shares it).
-  const bool has_reduction = std::any_of(names.begin(), names.end(),
-                                         [](const KernelTile& k) { return k.family == "splitk_reduce"; });
-  if (point.result.lt && point.result.lt->splitk > 1) {
-    a.splits = point.result.lt->splitk;
-    a.split_source = "cuBLASLt config";
-  } else if (a.parsed.family == "cutlass2" && p.batch > 0 && kernel.grid_z > uint32_t(p.batch) &&
-             kernel.grid_z % uint32_t(p.batch) == 0) {
-    a.splits = kernel.grid_z / p.batch;
-    a.split_source = "launched grid (z)";
-  } else if (has_reduction || a.parsed.split_k) {
-    a.split_source = has_reduction ? "reduction kernel (slices unknown)" : "kernel name (slices unknown)";
-  }
-
-  if (tile) {
-    // The library's kernels see the problem column-major (their m is the user's N). Some compute
-    // the transposed problem instead (cuBLAS's nvjet "_TNT" kernel for 4096x1x4096 nn): the launch
-    // grid tells, when it equals the tile count in one orientation only. Split-K kernels whose
-    // slice count is not stated launch tiles x slices CTAs.
-    const bool column_major = library_frame_is_column_major(point.key.backend);
-    const TileGrid native = tile_grid(p.m, p.n, p.batch, column_major ? tile->second : tile->first,
-                                      column_major ? tile->first : tile->second, a.splits);
-    const TileGrid swapped = tile_grid(p.m, p.n, p.batch, column_major ? tile->first : tile->second,
-                                       column_major ? tile->second : tile->first, a.splits);
-    const bool unknown_slices = a.splits == 1 && (a.parsed.split_k || has_reduction);
-    auto fits = [&](const TileGrid& g) {
-      if (g.tiles <= 0) return false;
-      return unknown_slices ? a.launched_ctas >= g.tiles && a.launched_ctas % g.tiles == 0 : a.launched_ctas == g.tiles;
-    };
-    a.grid = native;
-    if (!fits(native) && fits(swapped)) {
-      a.grid = swapped;
-      a.tile_source += ", orientation from the launch grid";
-    }
-    if (unknown_slices && fits(a.grid) && a.launched_ctas > a.grid.tiles) {
-      a.splits = a.launched_ctas / a.grid.tiles;
-      a.split_source = "launch grid / tiles";
-      a.grid = tile_grid(p.m, p.n, p.batch, a.grid.tile_m, a.grid.tile_n, a.splits);
-    }
-  }
-
-  if (gpu.limits && gpu.sm_count > 0) {
-    CtaResources cta;
-    cta.threads = int(kernel.block_x * kernel.block_y * kernel.block_z);
-    cta.registers_per_thread = kernel.registers;
-    cta.smem_bytes = kernel.static_smem + kernel.dynamic_smem;
-    cta.cluster_size = a.cluster_size;
-    a.occupancy = occupancy(*gpu.limits, gpu.limits->regs_per_sm, gpu.limits->smem_per_sm, cta);
-    a.data_parallel_slots = data_parallel_slots(gpu.sm_count, a.occupancy, a.cluster_size);
-  }
-  if (a.data_parallel_slots <= 0 || a.launched_ctas <= 0) return a;
-
-  const bool fits = a.launched_ctas <= a.data_parallel_slots;
-  a.persistent = fits && (persistent_family(a.parsed) || (a.grid.tiles > 0 && a.launched_ctas < a.grid.tiles));
-  const int64_t slots = a.persistent ? a.launched_ctas : a.data_parallel_slots;
-  if (a.grid.tiles > 0) {
-    a.waves = waves_of(a.grid.tiles, slots);
-    a.waves_over = "tiles";
-  } else if (!a.persistent) {
-    a.waves = waves_of(a.launched_ctas, slots);
-    a.waves_over = "CTAs";
-  }
+  const bool has_reduction = add_split_k(a, point, kernel, names);
+  if (tile) add_tile_grid(a, point, *tile, has_reduction);
+  add_slots_and_waves(a, gpu, kernel);
   return a;
 }
 
@@ -271,7 +295,7 @@ void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>&
   std::map<GroupKey, std::vector<size_t>> groups;
   for (size_t i = 0; i < points.size() && i < annotations.size(); ++i) {
     const StoredPoint& point = points[i];
-    if (point.key.backend != "cublaslt" || !(point.result.timing.median_us > 0)) continue;
+    if (point.key.backend != to_string(BackendKind::kCublasLt) || !(point.result.timing.median_us > 0)) continue;
     const Problem& p = point.key.problem;
     const std::string problem_key =
         fmt::format("{} {} {} ld {} {} {} off {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),

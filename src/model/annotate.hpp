@@ -12,7 +12,7 @@
 #include "model/device_profile.hpp"
 #include "model/kernel_name.hpp"
 #include "model/tiles.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 
@@ -92,7 +92,8 @@ struct Annotation {
   std::string best_algo;
 };
 
-Annotation annotate(const StoredPoint& point, const ModelGpu& gpu);
+// `ours`: the tiling of the "custom" point's variant (nullptr for the libraries' points).
+Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKernelTiling* ours = nullptr);
 // Fills regret and best_algo over every group of points with the same device, problem and mode.
 void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>& annotations);
 

@@ -76,3 +76,14 @@ std::vector<AnnotationField> annotation_fields(const Annotation& a) {
 }
 
 }  // namespace shapescope
+
+namespace shapescope {
+
+DerivedTable annotation_table() {
+  DerivedTable table;
+  table.version = kModelVersion;
+  for (const AnnotationField& field : annotation_fields(Annotation{})) table.columns.emplace_back(field.name);
+  return table;
+}
+
+}  // namespace shapescope

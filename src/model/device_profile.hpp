@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

@@ -284,53 +284,55 @@ std::vector<Candidate> neighbours_along(const Problem& problem, Dim dim, const A
   return out;
 }
 
-Explanation explain(const std::vector<ExplainPoint>& points) {
-  if (points.empty()) return {};
-  const ExplainPoint& t = points.front();
-  if (!t.time_us) return explain_prediction(points);
+namespace {
 
-  Explanation e;
+// Memory-bound shapes are explained by bytes, not by tiles: say how close to the bandwidth they run,
+// and how much larger the free dimension can grow at no cost in time.
+Explanation explain_memory_bound(const std::vector<ExplainPoint>& points) {
+  const ExplainPoint& t = points.front();
   const Annotation& ta = t.annotation;
   const double time = *t.time_us;
-  const std::optional<size_t> best = compared_neighbour(points);
-
-  // Memory-bound shapes are explained by bytes, not by tiles: say how close to the bandwidth they run,
-  // and how much larger the free dimension can grow at no cost in time.
-  if (ta.roofline.bound == "memory" && t.tflops()) {
-    const double gbs = ta.roofline.min_bytes / time / 1e3;
-    const Peak& bw = ta.roofline.bandwidth_gbs;
-    e.verdict = fmt::format(
-        "{} is memory-bound: {:.1f} FLOP/byte is below the ridge of {:.0f}; it moves {:.1f} MiB in {} = {:.0f} GB/s, "
-        "{} of the {} bandwidth",
-        t.label, ta.roofline.intensity, ta.roofline.ridge, ta.roofline.min_bytes / (1 << 20), us(time), gbs,
-        percent(gbs / bw.value), bw.measured ? "measured" : "vendor");
-    e.effects.push_back({"memory bound", 0,
-                         fmt::format("at {} FLOP/byte the roof allows {:.1f} TFLOP/s; it reaches {:.1f} ({} of the roof)",
-                                     fmt::format("{:.1f}", ta.roofline.intensity), ta.roofline.attainable_tflops,
-                                     *t.tflops(), percent(ta.roofline.pct_roof.value_or(0)))});
-    // The largest neighbour that costs no more time: more work for free.
-    const ExplainPoint* free_growth = nullptr;
-    for (size_t i = 1; i < points.size(); ++i) {
-      const ExplainPoint& p = points[i];
-      if (!p.time_us || p.candidate.problem.flops() <= t.candidate.problem.flops()) continue;
-      if (*p.time_us <= time * (1 + kSameTime) &&
-          (!free_growth || p.candidate.problem.flops() > free_growth->candidate.problem.flops()))
-        free_growth = &p;
-    }
-    if (free_growth) {
-      e.compared_with = *free_growth;
-      const double more = free_growth->candidate.problem.flops() / t.candidate.problem.flops();
-      e.fix_text = fmt::format(
-          "{} does {} the work in {} (vs {}): the weights are read once either way, so batch up to {} {} per "
-          "GEMM",
-          free_growth->label, times(more), us(*free_growth->time_us), us(time), free_growth->candidate.value,
-          free_growth->candidate.dim == Dim::kAll ? "per side" : std::string(dim_name(free_growth->candidate.dim)));
-    } else {
-      e.fix_text = "no neighbour does more work in the same time; padding will not help a memory-bound GEMM";
-    }
-    return e;
+  Explanation e;
+  const double gbs = ta.roofline.min_bytes / time / 1e3;
+  const Peak& bw = ta.roofline.bandwidth_gbs;
+  e.verdict = fmt::format(
+      "{} is memory-bound: {:.1f} FLOP/byte is below the ridge of {:.0f}; it moves {:.1f} MiB in {} = {:.0f} GB/s, "
+      "{} of the {} bandwidth",
+      t.label, ta.roofline.intensity, ta.roofline.ridge, ta.roofline.min_bytes / (1 << 20), us(time), gbs,
+      percent(gbs / bw.value), bw.measured ? "measured" : "vendor");
+  e.effects.push_back({"memory bound", 0,
+                       fmt::format("at {} FLOP/byte the roof allows {:.1f} TFLOP/s; it reaches {:.1f} ({} of the roof)",
+                                   fmt::format("{:.1f}", ta.roofline.intensity), ta.roofline.attainable_tflops,
+                                   *t.tflops(), percent(ta.roofline.pct_roof.value_or(0)))});
+  // The largest neighbour that costs no more time: more work for free.
+  const ExplainPoint* free_growth = nullptr;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const ExplainPoint& p = points[i];
+    if (!p.time_us || p.candidate.problem.flops() <= t.candidate.problem.flops()) continue;
+    if (*p.time_us <= time * (1 + kSameTime) &&
+        (!free_growth || p.candidate.problem.flops() > free_growth->candidate.problem.flops()))
+      free_growth = &p;
   }
+  if (free_growth) {
+    e.compared_with = *free_growth;
+    const double more = free_growth->candidate.problem.flops() / t.candidate.problem.flops();
+    e.fix_text = fmt::format(
+        "{} does {} the work in {} (vs {}): the weights are read once either way, so batch up to {} {} per "
+        "GEMM",
+        free_growth->label, times(more), us(*free_growth->time_us), us(time), free_growth->candidate.value,
+        free_growth->candidate.dim == Dim::kAll ? "per side" : std::string(dim_name(free_growth->candidate.dim)));
+  } else {
+    e.fix_text = "no neighbour does more work in the same time; padding will not help a memory-bound GEMM";
+  }
+  return e;
+}
 
+// The verdict against the neighbour that runs best per FLOP, and the effects that explain the gap,
+// largest first (heuristic regret included).
+void add_verdict_and_effects(Explanation& e, const std::vector<ExplainPoint>& points, std::optional<size_t> best) {
+  const ExplainPoint& t = points.front();
+  const Annotation& ta = t.annotation;
+  const double time = *t.time_us;
   if (!best) {
     e.verdict = fmt::format("{} is fast: {:.1f} TFLOP/s{}, and no neighbour runs more than {} faster per FLOP",
                             t.label, *t.tflops(),
@@ -365,11 +367,16 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
                      [](const Effect& x, const Effect& y) { return x.cost_us > y.cost_us; });
   }
 
-  // The fix: the fastest size at or above the target (padding keeps the computation); else the
-  // fastest below (a model author can choose a smaller dimension).
-  // Padding up keeps the computation, so time decides: of the sizes within kSameTime of the fastest,
-  // the one that adds least. A smaller size changes the model, so throughput decides: the best
-  // TFLOP/s among those clearly above the target's.
+}
+
+// The fix: the fastest size at or above the target (padding keeps the computation); else the
+// fastest below (a model author can choose a smaller dimension).
+// Padding up keeps the computation, so time decides: of the sizes within kSameTime of the fastest,
+// the one that adds least. A smaller size changes the model, so throughput decides: the best
+// TFLOP/s among those clearly above the target's.
+void add_fix(Explanation& e, const std::vector<ExplainPoint>& points) {
+  const ExplainPoint& t = points.front();
+  const double time = *t.time_us;
   const int64_t own = dim_value(t.candidate.problem, Dim::kAll);
   auto larger = [&](const ExplainPoint& p) { return p.candidate.value > (p.candidate.dim == Dim::kAll ? own : dim_value(t.candidate.problem, p.candidate.dim)); };
   std::optional<double> fastest;
@@ -406,6 +413,18 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
                               down->label, down->candidate.why, *down->tflops(), *t.tflops(), -f.extra_flops * 100);
   }
   if (e.fix_text.empty()) e.fix_text = fmt::format("leave it: no neighbour is more than {} faster", percent(kSameTime));
+}
+
+}  // namespace
+
+Explanation explain(const std::vector<ExplainPoint>& points) {
+  if (points.empty()) return {};
+  const ExplainPoint& t = points.front();
+  if (!t.time_us) return explain_prediction(points);
+  if (t.annotation.roofline.bound == "memory" && t.tflops()) return explain_memory_bound(points);
+  Explanation e;
+  add_verdict_and_effects(e, points, compared_neighbour(points));
+  add_fix(e, points);
   return e;
 }
 

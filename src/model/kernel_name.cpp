@@ -551,4 +551,34 @@ std::string describe(const KernelTile& tile) {
   return out;
 }
 
+namespace {
+// Longer names are cut: a table cell, a plot label.
+constexpr size_t kMaxKernelNameChars = 72;
+}  // namespace
+
+// "void cutlass::Kernel2<cutlass_80_tensorop_..._align2>(Params)" -> "cutlass_80_tensorop_..._align2",
+// "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT" stays: the template arguments and parameter
+// lists make names hundreds of characters long, but CUTLASS's generic entry points
+// (cutlass::Kernel, Kernel2, device_kernel) carry the name that matters in their first argument.
+std::string short_kernel_name(const std::string& name) {
+  std::string_view text = name;
+  constexpr std::string_view kVoid = "void ";
+  if (text.substr(0, kVoid.size()) == kVoid) text.remove_prefix(kVoid.size());
+  size_t cut = text.find_first_of("<(");
+  if (cut != std::string_view::npos && cut > 0) {
+    const std::string_view outer = text.substr(0, cut);
+    if (text[cut] == '<' && (outer == "cutlass::Kernel" || outer == "cutlass::Kernel2" ||
+                             outer == "cutlass::device_kernel")) {
+      std::string_view inner = text.substr(cut + 1);
+      const size_t end = inner.find_first_of("<,>(");
+      if (end != std::string_view::npos && end > 0) inner = inner.substr(0, end);
+      while (!inner.empty() && inner.back() == ' ') inner.remove_suffix(1);
+      if (!inner.empty()) return std::string(inner.substr(0, kMaxKernelNameChars));
+    }
+    text = outer;
+  }
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return std::string(text.substr(0, kMaxKernelNameChars));
+}
+
 }  // namespace shapescope

@@ -53,4 +53,7 @@ KernelTile parse_kernel_name(std::string_view demangled);
 // ("split-K reduction, auxiliary, no tile"); anything else not known is "unknown".
 std::string describe(const KernelTile& tile);
 
+// "cutlass_80_tensorop_..._align2" for "void cutlass::Kernel2<cutlass_80_..._align2>(...::Params)".
+std::string short_kernel_name(const std::string& name);
+
 }  // namespace shapescope

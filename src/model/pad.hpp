@@ -20,7 +20,7 @@
 
 #include "model/annotate.hpp"
 #include "model/explain.hpp"
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/output.hpp"
+#include "report/table.hpp"
 
 namespace shapescope {
 
@@ -61,31 +62,18 @@ std::string waves_eff_cell(const Annotation& a) {
 
 // Left-aligned columns, two spaces apart, no trailing blanks.
 void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    if (widths.size() < row.size()) widths.resize(row.size(), 0);
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], widths[i]) : row[i];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  }
+  write_table(out, rows, {}, indent);
 }
 
 }  // namespace
 
-void write_explain_text(std::ostream& out, const ExplainReport& report) {
-  const Explanation& e = report.explanation;
+namespace {
+
+// The target's evidence, one row per fact: time, kernel, alignment, tile grid, launch, split-K,
+// waves, roofline, regret.
+std::vector<std::vector<std::string>> evidence_rows(const ExplainReport& report) {
   const ExplainPoint& t = report.points.front();
   const Annotation& a = t.annotation;
-  out << e.verdict << "\n";
-  out << report.source << "\n\n";
-
-  out << "evidence for " << t.label << "\n";
   std::vector<std::vector<std::string>> evidence;
   if (t.time_us) {
     evidence.push_back({"time", fmt::format("{:.2f} us (noise {:.1f} %), {:.1f} TFLOP/s{}", *t.time_us, t.noise * 100,
@@ -131,7 +119,19 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     evidence.push_back({"regret", fmt::format("{} vs cuBLASLt's best timed choice ({})", percent(*a.regret),
                                               a.best_algo)});
   }
-  write_columns(out, evidence, "  ");
+  return evidence;
+}
+
+}  // namespace
+
+void write_explain_text(std::ostream& out, const ExplainReport& report) {
+  const Explanation& e = report.explanation;
+  const ExplainPoint& t = report.points.front();
+  out << e.verdict << "\n";
+  out << report.source << "\n\n";
+
+  out << "evidence for " << t.label << "\n";
+  write_columns(out, evidence_rows(report), "  ");
 
   if (!e.effects.empty()) {
     out << "\n" << (t.time_us ? "effects, by the time they cost" : "effects (model)") << "\n";

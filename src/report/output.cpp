@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "report/table.hpp"
 
 namespace shapescope {
 
 namespace {
 
-constexpr size_t kMaxKernelNameChars = 72;
 constexpr double kRedrawIntervalS = 0.1;
 constexpr int kBarWidth = 20;
 
@@ -75,7 +75,7 @@ std::string grid_cell(const Annotation& a) {
   return cell;
 }
 
-void write_table(std::ostream& out, const std::vector<StoredPoint>& points,
+void write_points_table(std::ostream& out, const std::vector<StoredPoint>& points,
                  const std::vector<Annotation>& annotations) {
   struct Column {
     const char* header;
@@ -112,31 +112,14 @@ void write_table(std::ostream& out, const std::vector<StoredPoint>& points,
                     table_cell(kernel_cell(point))});
   }
 
-  std::vector<size_t> widths;
-  for (const Column& column : columns) widths.push_back(std::string_view(column.header).size());
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-
-  auto write_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (i > 0) line += "  ";
-      if (columns[i].right) {
-        line += fmt::format("{:>{}}", cells[i], widths[i]);
-      } else if (i + 1 < cells.size()) {
-        line += fmt::format("{:<{}}", cells[i], widths[i]);
-      } else {
-        line += cells[i];  // the last column is not padded: no trailing blanks
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  };
   std::vector<std::string> header;
-  for (const Column& column : columns) header.push_back(column.header);
-  write_row(header);
-  for (const auto& row : rows) write_row(row);
+  std::vector<bool> right;
+  for (const Column& column : columns) {
+    header.push_back(column.header);
+    right.push_back(column.right);
+  }
+  rows.insert(rows.begin(), std::move(header));
+  write_table(out, rows, right);
 }
 
 std::string csv_field(const std::string& value) {
@@ -353,31 +336,6 @@ std::string waves_cell(const Annotation& a) {
   return fmt::format("{:.2f}{}", a.waves.waves, a.persistent ? "p" : "");
 }
 
-// "void cutlass::Kernel2<cutlass_80_tensorop_..._align2>(Params)" -> "cutlass_80_tensorop_..._align2",
-// "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT" stays: the template arguments and parameter
-// lists make names hundreds of characters long, but CUTLASS's generic entry points
-// (cutlass::Kernel, Kernel2, device_kernel) carry the name that matters in their first argument.
-std::string short_kernel_name(const std::string& name) {
-  std::string_view text = name;
-  constexpr std::string_view kVoid = "void ";
-  if (text.substr(0, kVoid.size()) == kVoid) text.remove_prefix(kVoid.size());
-  size_t cut = text.find_first_of("<(");
-  if (cut != std::string_view::npos && cut > 0) {
-    const std::string_view outer = text.substr(0, cut);
-    if (text[cut] == '<' && (outer == "cutlass::Kernel" || outer == "cutlass::Kernel2" ||
-                             outer == "cutlass::device_kernel")) {
-      std::string_view inner = text.substr(cut + 1);
-      const size_t end = inner.find_first_of("<,>(");
-      if (end != std::string_view::npos && end > 0) inner = inner.substr(0, end);
-      while (!inner.empty() && inner.back() == ' ') inner.remove_suffix(1);
-      if (!inner.empty()) return std::string(inner.substr(0, kMaxKernelNameChars));
-    }
-    text = outer;
-  }
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return std::string(text.substr(0, kMaxKernelNameChars));
-}
-
 std::optional<Format> parse_format(std::string_view text) {
   if (text == "table") return Format::kTable;
   if (text == "csv") return Format::kCsv;
@@ -420,7 +378,7 @@ void write_points(std::ostream& out, Format format, const std::vector<StoredPoin
     throw Error(ExitCode::kInternal, fmt::format("write_points: {} points but {} annotations", points.size(),
                                                  annotations.size()));
   switch (format) {
-    case Format::kTable: write_table(out, points, annotations); return;
+    case Format::kTable: write_points_table(out, points, annotations); return;
     case Format::kCsv: write_csv(out, points, annotations); return;
     case Format::kJson: write_json(out, points, annotations); return;
   }
@@ -438,6 +396,16 @@ void Progress::update(double done_fraction, size_t points_done, double last_tflo
   // Redrawing on every point would flood a slow terminal in sweeps of tiny shapes.
   if (drawn_ && now - last_draw_ < kRedrawIntervalS) return;
   draw(now);
+}
+
+ProgressCallback Progress::callback() {
+  return [this](const MeasureProgress& p) {
+    if (p.finished) {
+      finish();
+    } else {
+      update(p.fraction, p.measured, p.last_tflops);
+    }
+  };
 }
 
 void Progress::finish() {

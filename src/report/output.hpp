@@ -10,7 +10,8 @@
 
 #include "model/annotate.hpp"
 #include "model/annotation_fields.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
+#include "measure/progress.hpp"
 
 namespace shapescope {
 
@@ -21,8 +22,6 @@ std::optional<Format> parse_format(std::string_view text);
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
                   const std::vector<Annotation>& annotations);
 
-// "cutlass_80_tensorop_..._align2" for "void cutlass::Kernel2<cutlass_80_..._align2>(...::Params)".
-std::string short_kernel_name(const std::string& name);
 // One point as a JSON object: its fields, its annotation's and its kernels (what --format json writes).
 std::string point_json(const StoredPoint& point, const Annotation& annotation);
 // An annotation alone as a JSON object (a prediction has no point).
@@ -43,6 +42,8 @@ class Progress {
   Progress(size_t total, bool enabled);
   void update(double done_fraction, size_t points_done, double last_tflops);
   void finish();
+  // measure()'s reports, drawn on this line.
+  ProgressCallback callback();
 
  private:
   void draw(double now);

@@ -11,7 +11,9 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "core/backend_kind.hpp"
 #include "model/alignment.hpp"
+#include "timing/stats.hpp"
 #include "report/output.hpp"
 
 namespace shapescope {
@@ -108,8 +110,7 @@ PeakLine peak_line(const Selection& s) {
   }
   PeakLine line;
   if (values.empty()) return line;
-  std::nth_element(values.begin(), values.begin() + long(values.size() / 2), values.end());
-  line.value = values[values.size() / 2];
+  line.value = middle_value(values);
   const std::string dtype(to_string(s.context.dtype));
   if (any->measured) {
     const bool scaled = any->source.find("scaled") != std::string::npos;
@@ -597,10 +598,10 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
   };
   std::vector<Spec> specs;
   for (const auto& [backend, algo] : pairs) {
-    const bool is_default = algo == (backend == "cublaslt" ? "h0" : "default");
+    const bool is_default = algo == default_algo(backend);
     if (each_algo || is_default) {
       std::string title = fmt::format("{} {}", backend, algo);
-      if (backend == "cublaslt" && algo == "h0") title += " (the heuristic's pick)";
+      if (backend == to_string(BackendKind::kCublasLt) && is_default) title += " (the heuristic's pick)";
       specs.push_back({title, backend, algo});
     }
   }
@@ -641,7 +642,7 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
       const Annotation& a = s.annotations[*chosen];
       std::vector<std::string> tip = point_tooltip(s.points[*chosen], a);
       if (a.regret && !a.best_algo.empty()) {
-        const std::string pick = spec.backend == "cublaslt" ? "h0" : "default";
+        const std::string pick = default_algo(spec.backend);
         std::string line;
         if (spec.algo.empty()) {
           // The heuristic's own regret, from its point at this size.
@@ -658,7 +659,7 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
         }
         tip.insert(tip.begin() + 1, line);
       }
-      if (spec.algo.empty() && s.points[*chosen].key.algo != (spec.backend == "cublaslt" ? "h0" : "default")) ++wins;
+      if (spec.algo.empty() && s.points[*chosen].key.algo != default_algo(spec.backend)) ++wins;
       b.rows.push_back(fmt::format("{} {:.6g} {}", x, tflops_of(a), tooltip_field(tip)));
       sum += tflops_of(a);
       best_tflops = std::max(best_tflops, tflops_of(a));
@@ -742,8 +743,7 @@ Plot roofline_plot(const Selection& s) {
                                   "--calibrate on it, or name a store that holds its calibration",
                                   s.context.gpu_name, to_string(s.context.dtype), "peak"));
   }
-  std::nth_element(bandwidths.begin(), bandwidths.begin() + long(bandwidths.size() / 2), bandwidths.end());
-  const double bandwidth = bandwidths[bandwidths.size() / 2];
+  const double bandwidth = middle_value(bandwidths);
   const std::string bw_label =
       bw->measured ? fmt::format("measured bandwidth {:.0f} GB/s (info --calibrate: device copy)", bandwidth)
                    : fmt::format("vendor bandwidth {:.0f} GB/s (datasheet; not calibrated)", bandwidth);
@@ -793,7 +793,10 @@ Plot roofline_plot(const Selection& s) {
   return plot;
 }
 
-Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::string& title) {
+namespace {
+
+// Refuses a tile grid that cannot be drawn: unknown, or too many tiles to see.
+void check_drawable(const Problem& problem, const Annotation& a) {
   if (a.grid.tiles <= 0 || a.waves.slots <= 0 || a.waves_over != "tiles") {
     throw usage_error(fmt::format("SHAPE: the tile grid or the slots of {} are unknown ({}); draw the model with --gpu "
                                   "PROFILE --tile BMxBN",
@@ -806,29 +809,13 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
     throw usage_error(fmt::format("SHAPE: {} has {} x {} tiles of {}x{}, more than {} to draw", problem.shape_string(),
                                   g.tiles_m, g.tiles_n, g.tile_m, g.tile_n, kMaxTiles));
   }
-  Plot plot;
-  Figure& f = plot.figure;
-  f.kind = "tilegrid";
-  f.width = 1000;
-  f.height = 800;
-  const Waves& w = a.waves;
-  std::string grid = fmt::format("{} x {}", g.tiles_m, g.tiles_n);
-  if (g.batch > 1) grid += fmt::format(" x batch {}", g.batch);
-  if (g.splits > 1) grid += fmt::format(" x {} slices", g.splits);
-  f.set_text("TITLE", fmt::format("{} {} {}: tile {}x{} -> {} = {} tiles on {} slots = {:.2f} waves -> {} round{}, wave "
-                                  "efficiency {}\n{}",
-                                  problem.shape_string(), to_string(problem.dtype), to_string(problem.layout), g.tile_m,
-                                  g.tile_n, grid, g.tiles, w.slots, w.waves, w.rounds, w.rounds == 1 ? "" : "s",
-                                  pct(w.efficiency), title));
+}
 
+// One row per output tile of C (the first matrix of the batch), in rasterization order, with its
+// wave; counts the partial tiles.
+void add_tile_rows(DataBlock& tiles, const Problem& problem, const TileGrid& g, const Waves& w, int64_t& partial) {
   const int64_t per_matrix = g.tiles_m * g.tiles_n;
   const int64_t slices = g.splits;
-  DataBlock tiles, slots;
-  tiles.title = "the output tiles of C (the first matrix of the batch), in rasterization order";
-  tiles.columns = "x  y  x_low  x_high  y_low  y_high  wave  tooltip";
-  slots.title = "the GPU's slots in the last wave (wave 0: idle)";
-  slots.columns = tiles.columns;
-  int64_t partial = 0;
   for (int64_t tm = 0; tm < g.tiles_m; ++tm) {
     for (int64_t tn = 0; tn < g.tiles_n; ++tn) {
       // Work item order: tiles along N first (the library's column-major m), then M, then slices.
@@ -852,6 +839,52 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
                                        col0, col0 + g.tile_n, row0, row0 + g.tile_m, wave, tooltip_field(tip)));
     }
   }
+}
+
+// A colour per wave while they can be told apart, else a gradient.
+std::string wave_palette(int64_t rounds) {
+  std::string palette = "set palette defined (";
+  if (rounds <= int64_t(kCategoryColors.size())) {
+    for (int64_t r = 1; r <= rounds; ++r) {
+      palette += fmt::format("{}{} '{}', {} '{}'", r > 1 ? ", " : "", r - 0.5, kCategoryColors[size_t(r - 1)], r + 0.5,
+                             kCategoryColors[size_t(r - 1)]);
+    }
+  } else {
+    palette += fmt::format("0.5 '#440154', {} '#21908d', {} '#fde725'", (rounds + 1) / 2.0, rounds + 0.5);
+  }
+  palette += ")";
+  return palette;
+}
+
+}  // namespace
+
+Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::string& title) {
+  check_drawable(problem, a);
+  const TileGrid& g = a.grid;
+  Plot plot;
+  Figure& f = plot.figure;
+  f.kind = "tilegrid";
+  f.width = 1000;
+  f.height = 800;
+  const Waves& w = a.waves;
+  std::string grid = fmt::format("{} x {}", g.tiles_m, g.tiles_n);
+  if (g.batch > 1) grid += fmt::format(" x batch {}", g.batch);
+  if (g.splits > 1) grid += fmt::format(" x {} slices", g.splits);
+  f.set_text("TITLE", fmt::format("{} {} {}: tile {}x{} -> {} = {} tiles on {} slots = {:.2f} waves -> {} round{}, wave "
+                                  "efficiency {}\n{}",
+                                  problem.shape_string(), to_string(problem.dtype), to_string(problem.layout), g.tile_m,
+                                  g.tile_n, grid, g.tiles, w.slots, w.waves, w.rounds, w.rounds == 1 ? "" : "s",
+                                  pct(w.efficiency), title));
+
+  const int64_t per_matrix = g.tiles_m * g.tiles_n;
+  const int64_t slices = g.splits;
+  DataBlock tiles, slots;
+  tiles.title = "the output tiles of C (the first matrix of the batch), in rasterization order";
+  tiles.columns = "x  y  x_low  x_high  y_low  y_high  wave  tooltip";
+  slots.title = "the GPU's slots in the last wave (wave 0: idle)";
+  slots.columns = tiles.columns;
+  int64_t partial = 0;
+  add_tile_rows(tiles, problem, g, w, partial);
   // The last wave on the GPU's slots, in a strip below C: a slot is a place for one CTA (an SM, or
   // a share of one), not a part of the matrix, so the strip has its own small cells.
   const int64_t last_items = g.tiles - (w.rounds - 1) * w.slots;
@@ -895,18 +928,7 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
                                         idle_slots));
   f.set_number("YMAX", strip_top + double(strip_rows) * cell_h);
   f.set_number("XMAX", grid_n);
-  // A colour per wave while they can be told apart, else a gradient.
-  std::string palette = "set palette defined (";
-  if (w.rounds <= int64_t(kCategoryColors.size())) {
-    for (int64_t r = 1; r <= w.rounds; ++r) {
-      palette += fmt::format("{}{} '{}', {} '{}'", r > 1 ? ", " : "", r - 0.5, kCategoryColors[size_t(r - 1)], r + 0.5,
-                             kCategoryColors[size_t(r - 1)]);
-    }
-  } else {
-    palette += fmt::format("0.5 '#440154', {} '#21908d', {} '#fde725'", (w.rounds + 1) / 2.0, w.rounds + 0.5);
-  }
-  palette += ")";
-  f.set_text("PALETTE", palette);
+  f.set_text("PALETTE", wave_palette(w.rounds));
   std::string tile_text = fmt::format("{} tiles ({} x {}{})", g.tiles, g.tiles_m, g.tiles_n,
                                       slices > 1 ? fmt::format(" x {} slices", slices) : "");
   plot.summary.push_back(fmt::format("{}: {}, {} partial; {} slots -> {} wave{}, {} idle slot{} in the last", problem.shape_string(),

@@ -8,7 +8,7 @@
 
 #include "model/annotate.hpp"
 #include "report/plot_gnuplot.hpp"
-#include "report/plot_select.hpp"
+#include "views/plot_select.hpp"
 
 namespace shapescope {
 

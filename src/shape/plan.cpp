@@ -77,28 +77,8 @@ std::string size_culprits(const ShapeOptions& options, const Problem& problem) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-}  // namespace
-
-std::vector<Problem> plan_problems(const ShapeOptions& options) {
-  const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
-  int leader = -1;
-  for (int d = 0; d < 3; ++d) {
-    if (!dim_texts[d]->empty()) {
-      leader = d;
-      break;
-    }
-  }
-  if (leader < 0) throw usage_error("no size given: use --m, --n or --k (e.g. --n 1..4096)");
-
-  // A dimension not given has no list of its own: it takes the leader's value at each point.
-  std::array<std::vector<int64_t>, 3> dims;
-  std::array<bool, 3> given{};
-  for (int d = 0; d < 3; ++d) {
-    given[d] = !dim_texts[d]->empty();
-    dims[d] = given[d] ? parse_range(*dim_texts[d], kDimOptions[d]) : std::vector<int64_t>{0};
-  }
-  std::vector<int64_t> batches = parse_range(options.batch, "--batch");
-
+// The options besides the sizes, each against its own rule; returns the dtype and layout.
+std::pair<DType, Layout> checked_options(const ShapeOptions& options) {
   std::optional<DType> dtype = parse_dtype(options.dtype);
   if (!dtype) {
     throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)",
@@ -136,6 +116,12 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
     throw usage_error(fmt::format("--offset: {} must be >= 0", options.offset));
   }
 
+  return {*dtype, *layout};
+}
+
+// Refuses a plan of more than kMaxPoints points, naming the options that multiply up to it.
+double checked_point_count(const std::array<std::vector<int64_t>, 3>& dims, const std::array<bool, 3>& given,
+                           const std::vector<int64_t>& batches) {
   // Counted in double: a few long lists multiplied together overflow int64.
   double points = double(batches.size());
   std::string culprits;
@@ -158,6 +144,72 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
         culprits, count_string(points), factors, kMaxPoints));
   }
 
+  return points;
+}
+
+// One problem of the plan: its leading dimensions and offsets from the options; refused when its
+// operands could not fit in any GPU's memory.
+Problem make_problem(const ShapeOptions& options, int64_t m, int64_t n, int64_t k, int64_t batch, DType dtype,
+                     Layout layout) {
+  Problem problem;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.batch = batch;
+  problem.dtype = dtype;
+  problem.layout = layout;
+  problem.lda =
+      leading_dim(options.lda, problem.a_cols(), options.ld_pad, "lda", "A", problem);
+  problem.ldb =
+      leading_dim(options.ldb, problem.b_cols(), options.ld_pad, "ldb", "B", problem);
+  problem.ldc = leading_dim(options.ldc, problem.n, options.ld_pad, "ldc", "C", problem);
+  problem.off_a = options.offset;
+  problem.off_b = options.offset;
+  problem.off_c = 0;
+
+  // Checked in double before Problem::bytes() is ever called, since in int64 it could
+  // overflow for sizes that each pass on their own.
+  double in_elements =
+      double(problem.off_a) + double(problem.batch) * double(problem.a_rows()) *
+                                  double(problem.lda) +
+      double(problem.off_b) +
+      double(problem.batch) * double(problem.b_rows()) * double(problem.ldb);
+  double out_elements = double(problem.batch) * double(problem.m) * double(problem.ldc);
+  double bytes = in_elements * input_bytes(problem.dtype) +
+                 out_elements * output_bytes(problem.dtype);
+  if (bytes > kMaxBytes) {
+    throw usage_error(fmt::format(
+        "{}: {} would need {:.2g} bytes of GPU memory, more than any GPU has",
+        size_culprits(options, problem), problem.shape_string(), bytes));
+  }
+  return problem;
+}
+
+}  // namespace
+
+std::vector<Problem> plan_problems(const ShapeOptions& options) {
+  const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
+  int leader = -1;
+  for (int d = 0; d < 3; ++d) {
+    if (!dim_texts[d]->empty()) {
+      leader = d;
+      break;
+    }
+  }
+  if (leader < 0) throw usage_error("no size given: use --m, --n or --k (e.g. --n 1..4096)");
+
+  // A dimension not given has no list of its own: it takes the leader's value at each point.
+  std::array<std::vector<int64_t>, 3> dims;
+  std::array<bool, 3> given{};
+  for (int d = 0; d < 3; ++d) {
+    given[d] = !dim_texts[d]->empty();
+    dims[d] = given[d] ? parse_range(*dim_texts[d], kDimOptions[d]) : std::vector<int64_t>{0};
+  }
+  std::vector<int64_t> batches = parse_range(options.batch, "--batch");
+
+  const auto [dtype, layout] = checked_options(options);
+  const double points = checked_point_count(dims, given, batches);
+
   std::vector<Problem> problems;
   problems.reserve(static_cast<size_t>(points));
   std::array<int64_t, 3> value{};
@@ -169,38 +221,7 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
           for (int d = 0; d < 3; ++d) {
             if (!given[d]) value[d] = value[leader];
           }
-          Problem problem;
-          problem.m = value[0];
-          problem.n = value[1];
-          problem.k = value[2];
-          problem.batch = batch;
-          problem.dtype = *dtype;
-          problem.layout = *layout;
-          problem.lda =
-              leading_dim(options.lda, problem.a_cols(), options.ld_pad, "lda", "A", problem);
-          problem.ldb =
-              leading_dim(options.ldb, problem.b_cols(), options.ld_pad, "ldb", "B", problem);
-          problem.ldc = leading_dim(options.ldc, problem.n, options.ld_pad, "ldc", "C", problem);
-          problem.off_a = options.offset;
-          problem.off_b = options.offset;
-          problem.off_c = 0;
-
-          // Checked in double before Problem::bytes() is ever called, since in int64 it could
-          // overflow for sizes that each pass on their own.
-          double in_elements =
-              double(problem.off_a) + double(problem.batch) * double(problem.a_rows()) *
-                                          double(problem.lda) +
-              double(problem.off_b) +
-              double(problem.batch) * double(problem.b_rows()) * double(problem.ldb);
-          double out_elements = double(problem.batch) * double(problem.m) * double(problem.ldc);
-          double bytes = in_elements * input_bytes(problem.dtype) +
-                         out_elements * output_bytes(problem.dtype);
-          if (bytes > kMaxBytes) {
-            throw usage_error(fmt::format(
-                "{}: {} would need {:.2g} bytes of GPU memory, more than any GPU has",
-                size_culprits(options, problem), problem.shape_string(), bytes));
-          }
-          problems.push_back(problem);
+          problems.push_back(make_problem(options, value[0], value[1], value[2], batch, dtype, layout));
         }
       }
     }

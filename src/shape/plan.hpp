@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

@@ -8,10 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -32,29 +35,8 @@ constexpr const char* kKeyColumns[] = {
     "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
     "off_c",    "mode"};
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS points (
-  id INTEGER PRIMARY KEY,
-  gpu_name TEXT NOT NULL, gpu_uuid TEXT NOT NULL, sm_count INTEGER NOT NULL, cc TEXT NOT NULL,
-  driver TEXT NOT NULL, cuda_runtime TEXT NOT NULL, cublas TEXT NOT NULL, cublaslt TEXT NOT NULL,
-  backend TEXT NOT NULL, algo TEXT NOT NULL, dtype TEXT NOT NULL, layout TEXT NOT NULL,
-  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, batch INTEGER NOT NULL,
-  lda INTEGER NOT NULL, ldb INTEGER NOT NULL, ldc INTEGER NOT NULL,
-  off_a INTEGER NOT NULL, off_b INTEGER NOT NULL, off_c INTEGER NOT NULL,
-  mode TEXT NOT NULL CHECK (mode IN ('cold', 'hot')),
-  median_us REAL NOT NULL, min_us REAL NOT NULL, max_us REAL NOT NULL,
-  q1_us REAL NOT NULL, q3_us REAL NOT NULL, samples INTEGER NOT NULL,
-  noise REAL NOT NULL, noisy INTEGER NOT NULL, sm_clock_mhz REAL,
-  throttle_reasons INTEGER NOT NULL, throttled INTEGER NOT NULL,
-  lt_algo_id INTEGER, lt_tile_id INTEGER, lt_tile TEXT, lt_stages_id INTEGER, lt_stages TEXT,
-  lt_splitk INTEGER, lt_reduction_scheme INTEGER, lt_reduction TEXT, lt_swizzle INTEGER,
-  lt_custom_option INTEGER, lt_cluster_shape_id INTEGER, lt_cluster TEXT, lt_inner_shape_id INTEGER,
-  lt_waves_count REAL, lt_workspace_bytes INTEGER,
-  measured_at TEXT NOT NULL, command TEXT NOT NULL, annotated INTEGER NOT NULL DEFAULT 0,
-  UNIQUE (gpu_uuid, driver, cuda_runtime, cublas, cublaslt, backend, algo, dtype, layout,
-          m, n, k, batch, lda, ldb, ldc, off_a, off_b, off_c, mode)
-);
+constexpr const char* kMetaTable = "\nCREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n";
+constexpr const char* kOtherTables = R"sql(
 CREATE TABLE IF NOT EXISTS kernels (
   point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
   seq INTEGER NOT NULL, name TEXT NOT NULL,
@@ -72,15 +54,109 @@ CREATE TABLE IF NOT EXISTS calibration (
 );
 )sql";
 
-// Every point column in the order read_point() expects them.
-constexpr const char* kPointColumns =
-    "id, gpu_name, gpu_uuid, sm_count, cc, driver, cuda_runtime, cublas, cublaslt, "
-    "backend, algo, dtype, layout, m, n, k, batch, lda, ldb, ldc, off_a, off_b, off_c, mode, "
-    "median_us, min_us, max_us, q1_us, q3_us, samples, noise, noisy, sm_clock_mhz, "
-    "throttle_reasons, throttled, "
-    "lt_algo_id, lt_tile_id, lt_tile, lt_stages_id, lt_stages, lt_splitk, lt_reduction_scheme, "
-    "lt_reduction, lt_swizzle, lt_custom_option, lt_cluster_shape_id, lt_cluster, lt_inner_shape_id, "
-    "lt_waves_count, lt_workspace_bytes, measured_at, command, annotated";
+// Every column of the points table in table order, which is also the order read_point() reads
+// them in: the CREATE TABLE (with kKeyColumns as its UNIQUE constraint), the SELECT list and the
+// INSERT column list are all made from this one list.
+struct Column {
+  const char* name;
+  const char* type;
+};
+constexpr Column kPointTable[] = {
+    {"id", "INTEGER PRIMARY KEY"},
+    {"gpu_name", "TEXT NOT NULL"},
+    {"gpu_uuid", "TEXT NOT NULL"},
+    {"sm_count", "INTEGER NOT NULL"},
+    {"cc", "TEXT NOT NULL"},
+    {"driver", "TEXT NOT NULL"},
+    {"cuda_runtime", "TEXT NOT NULL"},
+    {"cublas", "TEXT NOT NULL"},
+    {"cublaslt", "TEXT NOT NULL"},
+    {"backend", "TEXT NOT NULL"},
+    {"algo", "TEXT NOT NULL"},
+    {"dtype", "TEXT NOT NULL"},
+    {"layout", "TEXT NOT NULL"},
+    {"m", "INTEGER NOT NULL"},
+    {"n", "INTEGER NOT NULL"},
+    {"k", "INTEGER NOT NULL"},
+    {"batch", "INTEGER NOT NULL"},
+    {"lda", "INTEGER NOT NULL"},
+    {"ldb", "INTEGER NOT NULL"},
+    {"ldc", "INTEGER NOT NULL"},
+    {"off_a", "INTEGER NOT NULL"},
+    {"off_b", "INTEGER NOT NULL"},
+    {"off_c", "INTEGER NOT NULL"},
+    {"mode", "TEXT NOT NULL CHECK (mode IN ('cold', 'hot'))"},
+    {"median_us", "REAL NOT NULL"},
+    {"min_us", "REAL NOT NULL"},
+    {"max_us", "REAL NOT NULL"},
+    {"q1_us", "REAL NOT NULL"},
+    {"q3_us", "REAL NOT NULL"},
+    {"samples", "INTEGER NOT NULL"},
+    {"noise", "REAL NOT NULL"},
+    {"noisy", "INTEGER NOT NULL"},
+    {"sm_clock_mhz", "REAL"},
+    {"throttle_reasons", "INTEGER NOT NULL"},
+    {"throttled", "INTEGER NOT NULL"},
+    {"lt_algo_id", "INTEGER"},
+    {"lt_tile_id", "INTEGER"},
+    {"lt_tile", "TEXT"},
+    {"lt_stages_id", "INTEGER"},
+    {"lt_stages", "TEXT"},
+    {"lt_splitk", "INTEGER"},
+    {"lt_reduction_scheme", "INTEGER"},
+    {"lt_reduction", "TEXT"},
+    {"lt_swizzle", "INTEGER"},
+    {"lt_custom_option", "INTEGER"},
+    {"lt_cluster_shape_id", "INTEGER"},
+    {"lt_cluster", "TEXT"},
+    {"lt_inner_shape_id", "INTEGER"},
+    {"lt_waves_count", "REAL"},
+    {"lt_workspace_bytes", "INTEGER"},
+    {"measured_at", "TEXT NOT NULL"},
+    {"command", "TEXT NOT NULL"},
+    {"annotated", "INTEGER NOT NULL DEFAULT 0"},
+};
+
+std::string point_table_sql() {
+  std::string sql = "CREATE TABLE IF NOT EXISTS points (\n";
+  for (const Column& column : kPointTable) sql += fmt::format("  {} {},\n", column.name, column.type);
+  std::string unique;
+  for (const char* column : kKeyColumns) unique += fmt::format("{}{}", unique.empty() ? "" : ", ", column);
+  return sql + fmt::format("  UNIQUE ({})\n);\n", unique);
+}
+
+std::string point_columns() {
+  std::string list;
+  for (const Column& column : kPointTable) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
+  return list;
+}
+
+// The columns save_point() binds, in its order: the device columns outside the key (gpu_name,
+// sm_count, cc), the key (bind_key()), then every column after the key, as in the table.
+std::vector<std::string> insert_columns() {
+  auto is_key = [](const char* name) {
+    return std::any_of(std::begin(kKeyColumns), std::end(kKeyColumns),
+                       [&](const char* key) { return std::string_view(key) == name; });
+  };
+  const std::string_view last_key = kKeyColumns[std::size(kKeyColumns) - 1];
+  std::vector<std::string> before, after;
+  bool past_key = false;
+  for (const Column& column : kPointTable) {
+    if (std::string_view(column.name) == "id" || is_key(column.name)) {
+      past_key = past_key || column.name == last_key;
+      continue;
+    }
+    (past_key ? after : before).push_back(column.name);
+  }
+  before.insert(before.end(), std::begin(kKeyColumns), std::end(kKeyColumns));
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+// The schema as the constructor runs it: meta first, then the points table, then the others.
+const std::string kSchemaText = std::string(kMetaTable) + point_table_sql() + kOtherTables;
+const char* const kSchema = kSchemaText.c_str();
+const std::string kPointColumns = point_columns();
 
 constexpr const char* kKernelColumns =
     "point_id, seq, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
@@ -469,12 +545,7 @@ void Store::open_connection(bool writable) const {
                        kSchemaVersion, kApplication)
                .c_str(),
            "cannot create the schema");
-      const bool annotations_rebuilt = create_annotations_table();
       transaction->commit();
-      if (!tables.empty() && annotations_rebuilt)
-        fmt::print(stderr, "store '{}': {} the annotations table for model version {} (derived data)\n", path_,
-                   std::find(tables.begin(), tables.end(), "annotations") == tables.end() ? "added" : "rebuilt",
-                   kModelVersion);
     }
 
     // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
@@ -531,17 +602,11 @@ int64_t Store::save_point(const DeviceContext& device, const PointKey& key, cons
     bind_key(remove, 1, device, key);
     remove.run();
   }
-  std::string columns = "gpu_name, sm_count, cc";
-  for (const char* column : kKeyColumns) columns += fmt::format(", {}", column);
-  columns +=
-      ", median_us, min_us, max_us, q1_us, q3_us, samples, noise, noisy, sm_clock_mhz, throttle_reasons, "
-      "throttled, lt_algo_id, lt_tile_id, lt_tile, lt_stages_id, lt_stages, lt_splitk, lt_reduction_scheme, "
-      "lt_reduction, lt_swizzle, lt_custom_option, lt_cluster_shape_id, lt_cluster, lt_inner_shape_id, "
-      "lt_waves_count, lt_workspace_bytes, measured_at, command, annotated";
-  // gpu_name, sm_count, cc; the key columns; timing; lt_*; measured_at, command, annotated.
-  constexpr int kColumnCount = 3 + 20 + 11 + 15 + 3;
-  std::string placeholders = "?";
-  for (int i = 1; i < kColumnCount; ++i) placeholders += ", ?";
+  std::string columns, placeholders;
+  for (const std::string& column : insert_columns()) {
+    columns += fmt::format("{}{}", columns.empty() ? "" : ", ", column);
+    placeholders += placeholders.empty() ? "?" : ", ?";
+  }
   Statement insert(db_, path_, fmt::format("INSERT INTO points ({}) VALUES ({})", columns, placeholders));
   int i = 1;
   insert.bind(i++, device.gpu_name);
@@ -663,18 +728,19 @@ std::vector<StoredPoint> Store::load_all() const {
   return points;
 }
 
-// The annotations table is derived data: its columns come from annotation_fields(), and it is
-// rebuilt (emptied) when the model's version changes, so that no stale annotation survives an
-// upgrade. Runs inside the constructor's transaction.
-bool Store::create_annotations_table() const {
+// The annotations table is derived data: its columns come from the model's field list (passed in
+// as `table`), and it is rebuilt (emptied) when the model's version changes, so that no stale
+// annotation survives an upgrade. Runs inside save_annotations's transaction. Returns the model
+// version of the table it replaced, when there was one of another version.
+std::optional<std::string> Store::create_annotations_table(const DerivedTable& table) {
   std::string stored_version;
   {
     Statement meta(db_, path_, "SELECT value FROM meta WHERE key = 'model_version'");
     if (meta.step()) stored_version = meta.text(0);
   }
-  if (stored_version == std::to_string(kModelVersion)) return false;
+  if (stored_version == std::to_string(table.version)) return std::nullopt;
   std::string columns;
-  for (const AnnotationField& field : annotation_fields(Annotation{})) columns += fmt::format(", {}", field.name);
+  for (const std::string& name : table.columns) columns += fmt::format(", {}", name);
   exec(db_, path_, "DROP TABLE IF EXISTS annotations", "cannot create the schema");
   exec(db_, path_,
        fmt::format("CREATE TABLE annotations (point_id INTEGER PRIMARY KEY REFERENCES points(id) "
@@ -683,27 +749,29 @@ bool Store::create_annotations_table() const {
            .c_str(),
        "cannot create the schema");
   exec(db_, path_,
-       fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", kModelVersion).c_str(),
+       fmt::format("INSERT OR REPLACE INTO meta (key, value) VALUES ('model_version', '{}')", table.version).c_str(),
        "cannot create the schema");
-  return true;
+  if (stored_version.empty()) return std::nullopt;
+  return stored_version;
 }
 
-void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations) {
+void Store::save_annotations(const DerivedTable& table,
+                             const std::vector<std::pair<int64_t, std::vector<NamedValue>>>& annotations) {
   if (read_only_) fail(path_, "opened read-only: cannot save annotations");
   if (annotations.empty()) return;
   open_for_writing();
-  const size_t count = annotation_fields(Annotation{}).size();
+  const size_t count = table.columns.size();
   std::string names = "point_id", marks = "?";
-  for (const AnnotationField& field : annotation_fields(Annotation{})) {
-    names += fmt::format(", {}", field.name);
+  for (const std::string& name : table.columns) {
+    names += fmt::format(", {}", name);
     marks += ", ?";
   }
   Transaction transaction(db_, path_);
+  const std::optional<std::string> replaced = create_annotations_table(table);
   Statement insert(db_, path_, fmt::format("INSERT OR REPLACE INTO annotations ({}) VALUES ({})", names, marks));
-  for (const auto& [id, annotation] : annotations) {
+  for (const auto& [id, fields] : annotations) {
     insert.reset();
     insert.bind(1, id);
-    const std::vector<AnnotationField> fields = annotation_fields(annotation);
     for (size_t i = 0; i < count; ++i) {
       const int index = int(i) + 2;
       std::visit(
@@ -720,6 +788,10 @@ void Store::save_annotations(const std::vector<std::pair<int64_t, Annotation>>& 
     insert.run();
   }
   transaction.commit();
+  if (replaced) {
+    fmt::print(stderr, "store '{}': rebuilt the annotations table for model version {} (it held version {}; derived data)\n",
+               path_, table.version, *replaced);
+  }
 }
 
 void Store::save_calibration(const DeviceContext& device, const Calibration& calibration) {

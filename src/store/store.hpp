@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "model/annotation_fields.hpp"
-#include "store/records.hpp"
+#include "core/fields.hpp"
+#include "core/records.hpp"
 
 struct sqlite3;
 
@@ -49,8 +49,11 @@ class Store {
   std::vector<StoredPoint> load_all() const;
 
   // Writes the annotations of these points (replacing older ones) in one transaction: a derived
-  // copy for SQL users; views recompute them from the facts. Not available read-only.
-  void save_annotations(const std::vector<std::pair<int64_t, Annotation>>& annotations);
+  // copy for SQL users; views recompute them from the facts. Each row's fields are in the order of
+  // `table.columns`. The table is (re)created first when missing or of another version: the store
+  // knows the model only through this description. Not available read-only.
+  void save_annotations(const DerivedTable& table,
+                        const std::vector<std::pair<int64_t, std::vector<NamedValue>>>& annotations);
 
   void save_calibration(const DeviceContext& device, const Calibration& calibration);
 
@@ -65,7 +68,8 @@ class Store {
   // (another Store or process created it); null while there is still no file.
   sqlite3* reader() const;
   // Returns whether the table was (re)made: it is rebuilt when the model's version changes.
-  bool create_annotations_table() const;
+  // Returns the model version of the annotations table it replaced, if any (see store.cpp).
+  std::optional<std::string> create_annotations_table(const DerivedTable& table);
 
   std::string path_;
   mutable sqlite3* db_ = nullptr;  // null until the file exists (see reader())

@@ -3,8 +3,8 @@
 #include <atomic>
 #include <vector>
 
-#include "device/context.hpp"
-#include "store/records.hpp"
+#include "core/device_context.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

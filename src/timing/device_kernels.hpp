@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 

@@ -23,7 +23,7 @@
 
 #include "backends/backend.hpp"
 #include "device/nvml.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
 #include "timing/stats.hpp"
 
 namespace shapescope {

@@ -35,4 +35,10 @@ SampleStats summarize(std::vector<double> samples) {
   return stats;
 }
 
+double middle_value(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + long(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
 }  // namespace shapescope

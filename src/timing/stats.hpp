@@ -14,4 +14,9 @@ struct SampleStats {
 // Empty input gives all zeros.
 SampleStats summarize(std::vector<double> samples);
 
+// The middle order statistic, the upper one of the two for an even count (no interpolation): the
+// median the flush time, the plotted peak lines and pad's clock summary have always shown.
+// Empty input gives 0.
+double middle_value(std::vector<double> values);
+
 }  // namespace shapescope

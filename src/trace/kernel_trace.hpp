@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "store/records.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

@@ -12,7 +12,7 @@
 #include "backends/cuda_types.hpp"
 #include "common/error.hpp"
 #include "device/device.hpp"
-#include "sweep/measure.hpp"
+#include "measure/measure.hpp"
 #include "backends/custom_backend.hpp"
 #include "cli_util.hpp"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "model/annotate.hpp"
-#include "report/annotated.hpp"
+#include "views/annotated.hpp"
 #include "store/store.hpp"
 
 namespace shapescope {

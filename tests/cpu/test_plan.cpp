@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 #include "shape/plan.hpp"
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 namespace {

@@ -16,7 +16,7 @@
 #include "model/device_profile.hpp"
 #include "report/plot_figures.hpp"
 #include "report/plot_gnuplot.hpp"
-#include "report/plot_select.hpp"
+#include "views/plot_select.hpp"
 #include "store/store.hpp"
 
 namespace shapescope {

@@ -6,7 +6,7 @@
 #include "backends/backend.hpp"
 #include "common/check.hpp"
 #include "gpu_test_util.hpp"
-#include "sweep/verify.hpp"
+#include "measure/verify.hpp"
 #include "timing/device_kernels.hpp"
 
 namespace shapescope {

@@ -1,4 +1,4 @@
-#include "sweep/verify.hpp"
+#include "measure/verify.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,4 +1,4 @@
-#include "shape/problem.hpp"
+#include "core/problem.hpp"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/annotate.hpp"
-#include "store/records.hpp"
+#include "core/records.hpp"
 
 namespace shapescope {
 

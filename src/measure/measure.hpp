@@ -1,17 +1,17 @@
-// Measuring a list of problems end to end: what the store already has is reused, the rest is timed
+// Measuring a list of problems end to end, in named steps (measure.cpp): check, plan against the
+// store, prepare, verify, time, trace, save. What the store already has is reused, the rest is timed
 // by the engine, every point's launched kernels are recorded in a separate CUPTI pass, and each
-// point is written to the store in its own transaction as soon as it is final.
-// `sweep` calls this; so will `explain` and `pad`, for the neighbours and candidates they measure.
+// point is written to the store in its own transaction as soon as it is final. It returns facts;
+// the caller decides what to derive (annotations) and show. `sweep`, `explain` and `pad` call it.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "device/context.hpp"
-#include "model/annotate.hpp"
-#include "report/output.hpp"
-#include "shape/problem.hpp"
+#include "core/device_context.hpp"
+#include "core/problem.hpp"
+#include "measure/progress.hpp"
 #include "store/store.hpp"
 #include "timing/engine.hpp"
 
@@ -28,7 +28,6 @@ struct MeasureRequest {
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
   std::vector<StoredPoint> points;      // those points as stored (same order)
-  std::vector<Annotation> annotations;  // and their annotations, as written to the store
   size_t measured = 0, reused = 0, annotated = 0;
   std::vector<std::string> skipped;  // "cublas 4096x4096x4096 fp8: why", one per skipped point
   bool interrupted = false;
@@ -56,7 +55,8 @@ std::string rerun_command(const PointKey& key, int lt_algos);
 
 // Throws Error(kOutOfMemory) before allocating when the request does not fit in free memory,
 // Error(kNoGpu) when the GPU cannot run a dtype; kInternal for CUDA/cuBLAS/CUPTI failures.
+// `progress` (may be empty) hears of every timed point and, last, of the end.
 MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& device, Store& store,
-                       Progress& progress, const std::atomic<bool>* interrupted);
+                       const ProgressCallback& progress, const std::atomic<bool>* interrupted);
 
 }  // namespace shapescope

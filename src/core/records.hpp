@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "device/context.hpp"
-#include "shape/problem.hpp"
+#include "core/device_context.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
 
@@ -54,6 +54,15 @@ struct KernelRecord {
   int registers = 0;
   int64_t static_smem = 0, dynamic_smem = 0;
   double duration_us = 0;
+};
+
+// One of our own kernels' tiling, as kernels/registry.hpp describes the variant: a "custom" point's
+// algo is the variant's key, and the model takes its tile from here rather than from a kernel name.
+// The views look it up, so that the model (pure C++) does not include the kernel registry.
+struct OwnKernelTiling {
+  int bm = 0, bn = 0, bk = 0;
+  std::string schedule;  // "dp", "persistent", "streamk"
+  std::string key;       // "04_mma_pipelined:128x128:dp"
 };
 
 struct PointResult {

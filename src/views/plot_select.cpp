@@ -1,4 +1,4 @@
-#include "report/plot_select.hpp"
+#include "views/plot_select.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "report/annotated.hpp"
-#include "report/output.hpp"
+#include "core/backend_kind.hpp"
+#include "views/annotated.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
 
@@ -53,9 +53,6 @@ std::string quoted_list(const std::set<std::string>& values) {
   for (const std::string& v : values) quoted.push_back("'" + v + "'");
   return fmt::format("{}", fmt::join(quoted, ", "));
 }
-
-// The algorithm a backend runs when nobody chooses: cuBLAS's own, cuBLASLt's heuristic's first.
-std::string default_algo(const std::string& backend) { return backend == "cublaslt" ? "h0" : "default"; }
 
 int64_t dim_value(const Problem& p, int dim) { return dim == 0 ? p.m : dim == 1 ? p.n : p.k; }
 
@@ -152,8 +149,9 @@ std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const Pl
   for (const auto& [backend, algo] : pairs) names.insert(backend + " " + algo);
   std::optional<std::pair<std::string, std::string>> chosen;
   if (f.algo.empty()) {
-    if (f.backend.empty() && pairs.count({"cublas", "default"})) {
-      chosen = std::make_pair(std::string("cublas"), std::string("default"));
+    const std::string cublas(to_string(BackendKind::kCublas));
+    if (f.backend.empty() && pairs.count({cublas, default_algo(cublas)})) {
+      chosen = std::make_pair(cublas, default_algo(cublas));
     } else if (backends.size() == 1 && pairs.count({*backends.begin(), default_algo(*backends.begin())})) {
       chosen = std::make_pair(*backends.begin(), default_algo(*backends.begin()));
     }
@@ -230,23 +228,12 @@ std::string PlotContext::title() const {
                      kernel.empty() ? "" : fmt::format("\nonly the points whose kernel matches '{}'", kernel));
 }
 
-Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
-                        Algos algos, const std::string& command, const Store& calibrations) {
-  // Values first, each against its own grammar, so that a typo is named rather than "no point".
-  std::optional<DType> dtype;
-  if (!f.dtype.empty()) {
-    dtype = parse_dtype(f.dtype);
-    if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", f.dtype));
-  }
-  std::optional<Layout> layout;
-  if (!f.layout.empty()) {
-    layout = parse_layout(f.layout);
-    if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", f.layout));
-  }
-  if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
-  if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
-  const ShapeFilter shapes(f);
+namespace {
 
+// Each named value (--backend, --algo, --gpu, --cublas) must occur in the store: a typo is named
+// with what the store holds, rather than reported as "no point". Fills the wanted backends and algos.
+void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilter& f, const std::string& db_path,
+                         std::set<std::string>& backends, std::set<std::string>& algo_names) {
   std::set<std::string> stored_backends, stored_algos, stored_gpus, stored_cublas;
   for (const StoredPoint& p : stored) {
     stored_backends.insert(p.key.backend);
@@ -254,7 +241,6 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
     stored_gpus.insert(p.device.gpu_name);
     stored_cublas.insert(p.device.cublas);
   }
-  std::set<std::string> backends, algo_names;
   if (!f.backend.empty()) {
     for (const std::string& b : split_list(f.backend, "--backend")) {
       if (!stored_backends.count(b))
@@ -281,6 +267,52 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
       std::none_of(stored_cublas.begin(), stored_cublas.end(), [&](const std::string& v) { return v.rfind(f.cublas, 0) == 0; }))
     throw usage_error(fmt::format("--cublas: '{}' matches no cuBLAS version in '{}' (it holds {})", f.cublas, db_path,
                                   stored_cublas.empty() ? "none" : quoted_list(stored_cublas)));
+}
+
+// One picture, one GPU and one library: a mix must be chosen from, never averaged.
+void refuse_mixes(const std::vector<StoredPoint>& points) {
+  std::set<std::string> gpus, cublas, dtypes, layouts;
+  for (const StoredPoint& p : points) {
+    gpus.insert(p.device.gpu_name);
+    cublas.insert(p.device.cublas);
+    dtypes.insert(std::string(to_string(p.key.problem.dtype)));
+    layouts.insert(std::string(to_string(p.key.problem.layout)));
+  }
+  if (gpus.size() > 1)
+    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. --gpu '{}')", quoted_list(gpus),
+                                  *gpus.begin()));
+  if (cublas.size() > 1)
+    throw usage_error(fmt::format("--cublas: the selection mixes cuBLAS versions {}; choose one (e.g. --cublas {})",
+                                  quoted_list(cublas), *cublas.begin()));
+  if (dtypes.size() > 1)
+    throw usage_error(fmt::format("--dtype: the selection mixes {}; choose one (e.g. --dtype {})", quoted_list(dtypes),
+                                  *dtypes.begin()));
+  if (layouts.size() > 1)
+    throw usage_error(fmt::format("--layout: the selection mixes {}; choose one (e.g. --layout {})",
+                                  quoted_list(layouts), *layouts.begin()));
+}
+
+}  // namespace
+
+Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
+                        Algos algos, const std::string& command, const Store& calibrations) {
+  // Values first, each against its own grammar, so that a typo is named rather than "no point".
+  std::optional<DType> dtype;
+  if (!f.dtype.empty()) {
+    dtype = parse_dtype(f.dtype);
+    if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", f.dtype));
+  }
+  std::optional<Layout> layout;
+  if (!f.layout.empty()) {
+    layout = parse_layout(f.layout);
+    if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", f.layout));
+  }
+  if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
+  if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
+  const ShapeFilter shapes(f);
+
+  std::set<std::string> backends, algo_names;
+  check_against_store(stored, f, db_path, backends, algo_names);
 
   std::vector<StoredPoint> points;
   for (const StoredPoint& p : stored) {
@@ -302,26 +334,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   };
   if (points.empty()) throw refuse_empty();
 
-  // One picture, one GPU and one library: a mix must be chosen from, never averaged.
-  std::set<std::string> gpus, cublas, dtypes, layouts;
-  for (const StoredPoint& p : points) {
-    gpus.insert(p.device.gpu_name);
-    cublas.insert(p.device.cublas);
-    dtypes.insert(std::string(to_string(p.key.problem.dtype)));
-    layouts.insert(std::string(to_string(p.key.problem.layout)));
-  }
-  if (gpus.size() > 1)
-    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. --gpu '{}')", quoted_list(gpus),
-                                  *gpus.begin()));
-  if (cublas.size() > 1)
-    throw usage_error(fmt::format("--cublas: the selection mixes cuBLAS versions {}; choose one (e.g. --cublas {})",
-                                  quoted_list(cublas), *cublas.begin()));
-  if (dtypes.size() > 1)
-    throw usage_error(fmt::format("--dtype: the selection mixes {}; choose one (e.g. --dtype {})", quoted_list(dtypes),
-                                  *dtypes.begin()));
-  if (layouts.size() > 1)
-    throw usage_error(fmt::format("--layout: the selection mixes {}; choose one (e.g. --layout {})",
-                                  quoted_list(layouts), *layouts.begin()));
+  refuse_mixes(points);
 
   Selection s;
   points = newest_of_each_key(std::move(points));

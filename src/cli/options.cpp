@@ -1,0 +1,90 @@
+// The option groups and checks that several commands share, written once.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include "backends/custom_backend.hpp"
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "shape/plan.hpp"
+
+namespace shapescope {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) items.push_back(item);
+  if (!text.empty() && text.back() == ',') items.push_back("");
+  return items;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_backends(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& item : split_list(text)) {
+    if (auto why = backend_name_error(item)) throw usage_error(*why);
+    if (std::find(out.begin(), out.end(), item) != out.end())
+      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
+    out.push_back(item);
+  }
+  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
+  return out;
+}
+
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
+  size_t points = 0;
+  for (const auto& b : backends) {
+    size_t per_problem = 1;
+    if (parse_backend_kind(b) == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
+    if (is_custom_backend(b)) per_problem = select_variants(b).size();
+    points += problems * per_problem;
+  }
+  return points;
+}
+
+void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
+  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
+  cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
+  cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
+  cmd->add_option("--ldb", shape.ldb, "explicit leading dimension of B (elements)");
+  cmd->add_option("--ldc", shape.ldc, "explicit leading dimension of C (elements)");
+  cmd->add_option("--offset", shape.offset, "base-pointer offset of A and B in elements (the x[..., 1:] case)");
+}
+
+void check_samples(int samples) {
+  if (samples < 1 || samples > 100000)
+    throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", samples));
+}
+
+void check_fp8_backend(DType dtype, const std::string& backend) {
+  if (dtype == DType::kFp8 && backend == to_string(BackendKind::kCublas))
+    throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");
+}
+
+void check_db_option(const std::string& db) {
+  if (db.empty()) throw usage_error("--db: '' is empty (a store file, e.g. shapescope.db)");
+}
+
+void add_device_option(CLI::App* cmd, int& device) {
+  // Taken as text so that "-1" or "x" gets a message of ours rather than CLI11's range dump.
+  cmd->add_option_function<std::string>(
+      "--device",
+      [&device](const std::string& text) {
+        int value = -1;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < 0)
+          throw usage_error(fmt::format("--device: '{}' is not a CUDA device ordinal (0, 1, ...)", text));
+        device = value;
+      },
+      "CUDA device ordinal")
+      ->default_str(std::to_string(device));
+}
+
+}  // namespace shapescope

@@ -1,0 +1,65 @@
+// One matrix multiplication to measure: C[M,N] = A[M,K] @ B[K,N] (row-major, as in PyTorch),
+// with its dtype, layout, leading dimensions and pointer offsets. Pure C++, no CUDA.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shapescope {
+
+enum class DType { kBf16, kFp16, kFp32, kTf32, kFp8 };
+
+// nn: A is M x K, B is K x N (torch.mm(a, b)); nt: B is stored N x K (x @ W.t());
+// tn: A is stored K x M; tt: both stored transposed.
+enum class Layout { kNN, kNT, kTN, kTT };
+
+std::string_view to_string(DType dtype);
+std::string_view to_string(Layout layout);
+std::optional<DType> parse_dtype(std::string_view text);
+std::optional<Layout> parse_layout(std::string_view text);
+
+// Bytes of one element of A and B (fp8: 1, bf16/fp16: 2, fp32/tf32: 4).
+int input_bytes(DType dtype);
+// Bytes of one element of C (fp8 GEMMs write bf16).
+int output_bytes(DType dtype);
+
+struct Problem {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  DType dtype = DType::kBf16;
+  Layout layout = Layout::kNN;
+  int64_t lda = 0, ldb = 0, ldc = 0;       // leading dimensions, in elements
+  int64_t off_a = 0, off_b = 0, off_c = 0;  // base-pointer offsets, in elements
+
+  bool a_transposed() const { return layout == Layout::kTN || layout == Layout::kTT; }  // A stored K x M
+  bool b_transposed() const { return layout == Layout::kNT || layout == Layout::kTT; }  // B stored N x K
+
+  // Rows and columns of each operand as stored (row-major), before the leading-dimension padding.
+  int64_t a_rows() const { return a_transposed() ? k : m; }
+  int64_t a_cols() const { return a_transposed() ? m : k; }
+  int64_t b_rows() const { return b_transposed() ? n : k; }
+  int64_t b_cols() const { return b_transposed() ? k : n; }
+
+  // Elements between consecutive matrices of a batch (strided batched GEMM).
+  int64_t stride_a() const { return a_rows() * lda; }
+  int64_t stride_b() const { return b_rows() * ldb; }
+  int64_t stride_c() const { return m * ldc; }
+
+  // Elements each operand's buffer must hold, the offset included.
+  int64_t a_span() const { return off_a + batch * stride_a(); }
+  int64_t b_span() const { return off_b + batch * stride_b(); }
+  int64_t c_span() const { return off_c + batch * stride_c(); }
+  // Device bytes of the three operands.
+  int64_t bytes() const {
+    return (a_span() + b_span()) * input_bytes(dtype) + c_span() * output_bytes(dtype);
+  }
+
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+  // "4096x4096x4096" (with "x8" batch suffix when batch > 1).
+  std::string shape_string() const;
+
+  bool operator==(const Problem& other) const;
+};
+
+}  // namespace shapescope

@@ -1,0 +1,433 @@
+#include "report/pad_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "measure/measure.hpp"
+#include "report/table.hpp"
+
+namespace shapescope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kLeftOut =
+    "the attention core (QK^T, softmax, PV), which runs as a fused FlashAttention kernel, not as cuBLAS GEMMs; "
+    "and everything else that is not a GEMM";
+constexpr std::string_view kCopyNote =
+    "tokens copy: each GEMM's activation input (and, training, each output gradient) copied into a zero-padded "
+    "buffer at run time; an upper bound: padding the batch when loading data copies nothing, but every other op "
+    "then runs on the padded tokens too";
+
+// Why a choice has no candidate. `probe` is the measured annotation of its probe GEMM, nullopt
+// before measuring.
+std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe) {
+  if (c.gemm_size() % 256 != 0) return "no larger size the model allows";
+  std::string why;
+  if (!probe) {
+    why = fmt::format("the {} of {} that fills its last wave is looked for after measuring it", dim_name(c.probe_dim),
+                      c.probe_name);
+  } else if (probe->grid.tiles <= 0 || probe->waves.slots <= 0) {
+    why = fmt::format("the tile or the slots of {}'s kernel are unknown, so no size that fills its last wave is known",
+                      c.probe_name);
+  } else if (probe->waves.efficiency >= kFilledWave) {
+    why = fmt::format("{}'s last wave is already {:.0f} % full", c.probe_name, probe->waves.efficiency * 100);
+  } else {
+    why = fmt::format("no {} of {} within +25 % that keeps its alignment fills its last wave", dim_name(c.probe_dim),
+                      c.probe_name);
+  }
+  return fmt::format("{} is a multiple of 256, so no multiple above is proposed; {}", c.gemm_size(), why);
+}
+
+// Why choice i has no candidate ("" when it has some).
+std::string note_of(const PadAnalysis& a, size_t i) {
+  return a.candidates[i].empty() ? no_candidate_note(a.choices[i], a.probes[i]) : "";
+}
+
+// The pad tables: text columns left, numbers right (report/table.hpp).
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out, const std::set<size_t>& left) const {
+    std::vector<bool> right(rows_.front().size(), true);
+    for (size_t i : left) right[i] = false;
+    write_table(out, rows_, right);
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string si(double value) {
+  const double a = std::abs(value);
+  if (a >= 1e9) return fmt::format("{:+.2f} G", value / 1e9);
+  if (a >= 1e6) return fmt::format("{:+.2f} M", value / 1e6);
+  if (a >= 1e3) return fmt::format("{:+.1f} k", value / 1e3);
+  return fmt::format("{:+.0f}", value);
+}
+
+// Two decimals, three below 0.1 % (a vocabulary padded by a few rows adds thousandths of a percent).
+std::string pct(double fraction) {
+  const double p = fraction * 100;
+  return std::abs(p) < 0.1 && p != 0 ? fmt::format("{:+.3f} %", p) : fmt::format("{:+.2f} %", p);
+}
+
+std::string time_text(double us) {
+  if (us >= 1e4) return fmt::format("{:.2f} ms", us / 1e3);
+  return fmt::format("{:.1f} us", us);
+}
+
+std::string mib(double bytes) { return fmt::format("{:.1f}", bytes / (1 << 20)); }
+
+std::string model_line(const ModelConfig& c) {
+  if (c.family == Family::kGpt2)
+    return fmt::format("vocab_size {}, n_embd {}, n_inner {}{}, n_head {} (head_dim {}), n_layer {}{}", c.vocab,
+                       c.hidden, c.intermediate, c.intermediate_derived ? " (null: 4 x n_embd)" : "", c.heads,
+                       c.head_dim, c.layers, c.tied_embeddings ? ", tied embeddings" : "");
+  return fmt::format(
+      "vocab_size {}, hidden_size {}, intermediate_size {}, num_attention_heads {} x head_dim {}{}, "
+      "num_key_value_heads {}, num_hidden_layers {}{}",
+      c.vocab, c.hidden, c.intermediate, c.heads, c.head_dim, c.head_dim_derived ? " (hidden / heads)" : "",
+      c.kv_heads, c.layers, c.tied_embeddings ? ", tied embeddings" : "");
+}
+
+std::string family_text(const ModelConfig& c) {
+  const std::string layers = c.family == Family::kGpt2 ? "gpt2 layout (fused c_attn, c_fc/c_proj MLP)"
+                                                       : "llama layout (q/k/v/o_proj, gate/up/down_proj MLP)";
+  return c.model_type.empty() ? layers + ", guessed from its keys (no model_type)" : layers;
+}
+
+void print_model(std::ostream& out, const ModelConfig& c, const PadRequest& o) {
+  out << fmt::format("model {}: {}{}\n", c.name, c.description.empty() ? "" : c.description + ", ", family_text(c));
+  if (!c.source.empty()) out << "  values from " << c.source << "\n";
+  out << "  " << model_line(c) << "\n";
+  if (c.family == Family::kGpt2) {
+    out << "  n_head moves with n_embd (head_dim kept)\n";
+  } else if (c.head_dim_derived) {
+    out << fmt::format("  candidates keep head_dim {}: a config that changes hidden_size or num_attention_heads must "
+                       "then set head_dim\n",
+                       c.head_dim);
+  }
+  out << fmt::format("GEMMs per rank: {}, {}, tp {}, backend {}\n",
+                     o.train ? "training (per Linear: fwd nt, dgrad nn, wgrad tn)" : "forward only (nt)", o.dtype_name, o.tp,
+                     o.backend);
+  out << "left out: " << kLeftOut << "\n";
+}
+
+void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time_of,
+                 bool measured) {
+  std::vector<std::string> header = {"linear", "pass", "layout", "M", "N", "K", "count", "GFLOP/step"};
+  if (measured) {
+    header.push_back("median [us]");
+    header.push_back("noise [%]");
+    header.push_back("share [%]");
+  }
+  Table table(header);
+  int64_t calls = 0;
+  for (const StepGemm& g : a.gemms) {
+    calls += g.count;
+    std::vector<std::string> row = {g.linear,
+                                    std::string(pass_name(g.pass)),
+                                    std::string(to_string(g.problem.layout)),
+                                    std::to_string(g.problem.m),
+                                    std::to_string(g.problem.n),
+                                    std::to_string(g.problem.k),
+                                    std::to_string(g.count),
+                                    fmt::format("{:.1f}", double(g.count) * g.problem.flops() / 1e9)};
+    if (measured) {
+      const std::optional<GemmTime> t = time_of(g.problem);
+      row.push_back(t ? fmt::format("{:.2f}", t->median_us) : "-");
+      row.push_back(t ? fmt::format("{:.1f}", t->noise * 100) : "-");
+      row.push_back(t && a.before ? fmt::format("{:.1f}", double(g.count) * t->median_us / a.before->us * 100) : "-");
+    }
+    table.add(std::move(row));
+  }
+  out << fmt::format("\nstep of {} tokens: {} GEMMs, {} calls, {:.2f} TFLOP per rank{}\n", a.step.tokens,
+                     a.gemms.size(), calls, step_flops(a.gemms) / 1e12,
+                     a.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", time_text(a.before->us),
+                                            a.before->noise * 100)
+                              : "");
+  table.print(out, {0, 1, 2});
+}
+
+std::string copy_cell(const Evaluation& e) {
+  if (e.candidate.choice != Choice::kTokens) return "-";
+  if (e.copy_us) return fmt::format("{} ({:.1f} us)", mib(e.copy_bytes), *e.copy_us);
+  return mib(e.copy_bytes);
+}
+
+void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
+  const double params = weight_parameters(config);
+  const double flops = step_flops(a.gemms);
+  std::vector<std::string> header = {"dimension", "now", "new", "GEMM size", "touched", "extra params", "extra FLOPs",
+                                     "copy [MiB]"};
+  if (measured) {
+    for (const char* h : {"before [us]", "after [us]", "saving [us]", "saving [%]", "noise [%]"}) header.push_back(h);
+  }
+  header.push_back("why");
+  Table table(header);
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < a.choices.size(); ++i) {
+    const ChoiceInfo& c = a.choices[i];
+    if (!note_of(a, i).empty()) notes.push_back(fmt::format("{} {}: {}", c.name, c.value, note_of(a, i)));
+    for (size_t j = 0; j < a.candidates[i].size(); ++j) {
+      const PadCandidate& p = a.candidates[i][j];
+      const Evaluation e = measured ? a.evaluations[i][j]
+                                    : evaluate(config, a.step, a.gemms, std::nullopt, p, std::nullopt, 0);
+      std::vector<std::string> row = {c.name,
+                                      std::to_string(c.value),
+                                      std::to_string(p.value),
+                                      std::to_string(p.gemm_size),
+                                      std::to_string(e.touched),
+                                      fmt::format("{} ({})", si(e.extra_params), pct(e.extra_params / params)),
+                                      pct(e.extra_flops / flops),
+                                      copy_cell(e)};
+      if (measured) {
+        row.push_back(a.before ? fmt::format("{:.1f}", a.before->us) : "-");
+        row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
+        row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
+        row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
+        row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
+      }
+      row.push_back(p.why);
+      table.add(std::move(row));
+    }
+  }
+  out << fmt::format("\ncandidates for {} tokens: each changes one dimension and keeps the others; {}\n", a.step.tokens,
+                     measured ? "saving = GEMM time per step before - after (- the tokens copy)"
+                              : "the GEMMs each one touches are measured before and after");
+  table.print(out, {0, header.size() - 1});
+  for (const std::string& n : notes) out << "  " << n << "\n";
+  const bool tokens = std::any_of(a.candidates.begin(), a.candidates.end(), [](const auto& list) {
+    return !list.empty() && list.front().choice == Choice::kTokens;
+  });
+  if (tokens) out << "  " << kCopyNote << "\n";
+}
+
+std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a, size_t i) {
+  const ChoiceInfo& c = a.choices[i];
+  const std::vector<Evaluation>& ev = a.evaluations[i];
+  const std::string head = fmt::format("{} {}", c.name, c.value);
+  if (ev.empty()) return fmt::format("{}: leave it ({})", head, note_of(a, i));
+  const Evaluation* most = nullptr;  // the largest saving, significant or not
+  for (const Evaluation& e : ev)
+    if (e.saving_us && (!most || *e.saving_us > *most->saving_us)) most = &e;
+  if (!most) return fmt::format("{}: unknown: its candidates' GEMMs are not measured (see the skipped lines)", head);
+  if (!a.best[i]) {
+    double floor = kMinGain;
+    for (const Evaluation& e : ev) floor = std::max(floor, e.threshold);
+    return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
+                       "noise, at least {:.0f} %); the most, {} ({}), {}",
+                       head, floor * 100, kMinGain * 100, most->candidate.value, most->candidate.why,
+                       *most->saving_us >= 0 ? "saves " + pct(*most->saving_us / most->before_us).substr(1)
+                                             : "costs " + pct(-*most->saving_us / most->before_us).substr(1));
+  }
+  const Evaluation& e = ev[*a.best[i]];
+  std::string text =
+      fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
+                  e.candidate.value, e.candidate.why, time_text(e.before_us), time_text(e.after->us),
+                  pct(-*e.saving_us / e.before_us), si(e.extra_params), pct(e.extra_params / weight_parameters(config)),
+                  pct(e.extra_flops / step_flops(a.gemms)));
+  if (e.candidate.choice == Choice::kTokens) {
+    text += e.copy_us ? fmt::format("; the saving counts a run-time copy of {} MiB per step ({:.1f} us at the "
+                                    "calibrated bandwidth)",
+                                    mib(e.copy_bytes), *e.copy_us)
+                      : fmt::format("; plus a run-time copy of {} MiB per step whose time is unknown (no calibrated "
+                                    "bandwidth in the store: shapescope info --calibrate)",
+                                    mib(e.copy_bytes));
+  }
+  return text;
+}
+
+// --- JSON ---
+
+Json model_json(const ModelConfig& c) {
+  Json j;
+  j["name"] = c.name;
+  j["description"] = c.description;
+  j["source"] = c.source;
+  j["model_type"] = c.model_type;
+  j["layout"] = c.family == Family::kGpt2 ? "gpt2" : "llama";
+  j["vocab_size"] = c.vocab;
+  j["hidden_size"] = c.hidden;
+  j["intermediate_size"] = c.intermediate;
+  j["num_attention_heads"] = c.heads;
+  j["num_key_value_heads"] = c.kv_heads;
+  j["head_dim"] = c.head_dim;
+  j["num_hidden_layers"] = c.layers;
+  j["tied_embeddings"] = c.tied_embeddings;
+  j["weight_parameters"] = std::llround(weight_parameters(c));
+  return j;
+}
+
+Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTimeOf& time_of,
+                   bool measured) {
+  Json j;
+  j["tokens"] = a.step.tokens;
+  j["tflop_per_step"] = step_flops(a.gemms) / 1e12;
+  j["gemm_time_us"] = a.before ? Json(a.before->us) : Json(nullptr);
+  j["noise"] = a.before ? Json(a.before->noise) : Json(nullptr);
+  Json gemms = Json::array();
+  for (const StepGemm& g : a.gemms) {
+    Json x;
+    x["linear"] = g.linear;
+    x["pass"] = pass_name(g.pass);
+    x["layout"] = to_string(g.problem.layout);
+    x["m"] = g.problem.m;
+    x["n"] = g.problem.n;
+    x["k"] = g.problem.k;
+    x["count"] = g.count;
+    x["gflop"] = double(g.count) * g.problem.flops() / 1e9;
+    if (measured) {
+      const std::optional<GemmTime> t = time_of(g.problem);
+      x["median_us"] = t ? Json(t->median_us) : Json(nullptr);
+      x["noise"] = t ? Json(t->noise) : Json(nullptr);
+    }
+    gemms.push_back(std::move(x));
+  }
+  j["gemms"] = std::move(gemms);
+  const double params = weight_parameters(config);
+  const double flops = step_flops(a.gemms);
+  Json dims = Json::array();
+  for (size_t i = 0; i < a.choices.size(); ++i) {
+    const ChoiceInfo& c = a.choices[i];
+    Json d;
+    d["name"] = c.name;
+    d["value"] = c.value;
+    d["gemm_size"] = c.gemm_size();
+    d["where"] = c.where();
+    d["note"] = note_of(a, i);
+    Json cands = Json::array();
+    for (size_t k = 0; k < a.candidates[i].size(); ++k) {
+      const PadCandidate& p = a.candidates[i][k];
+      const Evaluation e = measured ? a.evaluations[i][k]
+                                    : evaluate(config, a.step, a.gemms, std::nullopt, p, std::nullopt, 0);
+      Json x;
+      x["value"] = p.value;
+      x["gemm_size"] = p.gemm_size;
+      x["why"] = p.why;
+      x["touched"] = e.touched;
+      x["extra_params"] = std::llround(e.extra_params);
+      x["extra_params_pct"] = e.extra_params / params * 100;
+      x["extra_gflop"] = e.extra_flops / 1e9;
+      x["extra_flops_pct"] = e.extra_flops / flops * 100;
+      x["copy_bytes"] = std::llround(e.copy_bytes);
+      x["copy_us"] = optional_number(e.copy_us);
+      if (measured) {
+        x["before_us"] = a.before ? Json(a.before->us) : Json(nullptr);
+        x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
+        x["saving_us"] = optional_number(e.saving_us);
+        x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
+        x["threshold_pct"] = e.threshold * 100;
+        x["significant"] = e.significant;
+      }
+      cands.push_back(std::move(x));
+    }
+    d["candidates"] = std::move(cands);
+    if (measured) {
+      Json r;
+      r["action"] = a.best[i] ? "pad" : "leave";
+      r["value"] = a.best[i] ? Json(a.candidates[i][*a.best[i]].value) : Json(c.value);
+      r["text"] = recommendation_text(config, a, i);
+      d["recommendation"] = std::move(r);
+    }
+    dims.push_back(std::move(d));
+  }
+  j["dimensions"] = std::move(dims);
+  return j;
+}
+
+// "measured on NVIDIA H200 (GPU-...), driver ..., cuBLAS ...: 27 GEMMs measured now, ...".
+std::string clock_summary(const PadMeasurement& m) {
+  const std::string clock =
+      m.median_clock_mhz ? fmt::format("SM clock {:.0f} MHz (median)", *m.median_clock_mhz) : "SM clock unknown";
+  return fmt::format("{}, {} of {} GEMMs throttled (power or thermal cap, or a clock dip)", clock, m.throttled,
+                     m.gemms);
+}
+
+double copy_gbs(const PadMeasurement& m) { return m.bandwidth.measured ? m.bandwidth.value : 0; }
+
+std::string source_text(const PadRequest& o, const PadMeasurement& m) {
+  const DeviceContext& d = m.device;
+  const double gbs = copy_gbs(m);
+  return fmt::format(
+      "measured on {} ({}), driver {}, cuBLAS {}: {} GEMMs measured now, {} from the store '{}'; {} samples, cold L2; "
+      "{}; copy bandwidth {}",
+      d.gpu_name, d.gpu_uuid, d.driver, d.cublas, m.measured, m.reused, o.db, o.samples, clock_summary(m),
+      gbs > 0 ? fmt::format("{:.0f} GB/s ({})", gbs, m.bandwidth.source) : std::string("not calibrated"));
+}
+
+Json source_json(const PadRequest& o, const PadMeasurement& m) {
+  const double gbs = copy_gbs(m);
+  Json s;
+  s["gpu"] = m.device.gpu_name;
+  s["gpu_uuid"] = m.device.gpu_uuid;
+  s["driver"] = m.device.driver;
+  s["cublas"] = m.device.cublas;
+  s["measured"] = m.measured;
+  s["reused"] = m.reused;
+  s["db"] = o.db;
+  s["samples"] = o.samples;
+  s["clocks"] = clock_summary(m);
+  s["copy_bandwidth_gbs"] = gbs > 0 ? Json(gbs) : Json(nullptr);
+  return s;
+}
+
+}  // namespace
+
+void write_pad_json(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
+  const bool measured = result.measured.has_value();
+  Json j;
+  j["mode"] = measured ? "measured" : "dry-run";
+  j["model"] = model_json(config);
+  j["train"] = o.train;
+  j["tp"] = o.tp;
+  j["dtype"] = o.dtype_name;
+  j["backend"] = o.backend;
+  j["left_out"] = kLeftOut;
+  j["copy_note"] = kCopyNote;
+  if (measured) j["source"] = source_json(o, *result.measured);
+  Json steps = Json::array();
+  for (const PadAnalysis& a : result.analyses) steps.push_back(analysis_json(config, a, result.time_of, measured));
+  j["steps"] = std::move(steps);
+  out << j.dump(2) << "\n";
+}
+
+void write_pad_text(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
+  const bool measured = result.measured.has_value();
+  print_model(out, config, o);
+  if (measured) out << source_text(o, *result.measured) << "\n";
+  for (const PadAnalysis& a : result.analyses) {
+    print_gemms(out, a, result.time_of, measured);
+    print_candidates(out, config, a, measured);
+    if (!measured) continue;
+    out << fmt::format("\nrecommendation for {} tokens (a saving counts above {:.0f} % of the step's GEMM time "
+                       "and above the measured noise)\n",
+                       a.step.tokens, kMinGain * 100);
+    for (size_t i = 0; i < a.choices.size(); ++i) out << "  " << recommendation_text(config, a, i) << "\n";
+  }
+}
+
+void write_pad_dry_run_cost(std::ostream& err, const PadRequest& o, const PadResult& result) {
+  const std::vector<Problem> base = distinct_problems(result.analyses, false);
+  const std::vector<Problem> all = distinct_problems(result.analyses, true);
+  // Cold samples flush L2 first: ~50 MiB at ~2.5 TB/s, about 20 us each.
+  constexpr double kFlushUs = 20;
+  double us = 0;
+  for (const Problem& p : all) us += (estimate_us(p) + kFlushUs) * o.samples;
+  err << fmt::format(
+      "to measure: {} distinct GEMMs ({} of the step, {} more for the candidates; sizes that fill a last wave "
+      "are added after measuring), about {:.1f} s of GPU time at {} samples each (a rough model; points in "
+      "the store are reused)\n",
+      all.size(), base.size(), all.size() - base.size(), us / 1e6, o.samples);
+}
+
+}  // namespace shapescope

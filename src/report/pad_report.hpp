@@ -1,0 +1,15 @@
+// `pad`'s report: the model, the step's GEMMs, the candidates and the recommendation per dimension,
+// as text tables or one JSON document; and a dry run's estimate of what measuring would cost.
+#pragma once
+#include <ostream>
+
+#include "views/pad.hpp"
+
+namespace shapescope {
+
+void write_pad_text(std::ostream& out, const ModelConfig& config, const PadRequest& request, const PadResult& result);
+void write_pad_json(std::ostream& out, const ModelConfig& config, const PadRequest& request, const PadResult& result);
+// On stderr in a dry run: the distinct GEMMs and a rough GPU time.
+void write_pad_dry_run_cost(std::ostream& err, const PadRequest& request, const PadResult& result);
+
+}  // namespace shapescope

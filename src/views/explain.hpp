@@ -1,0 +1,54 @@
+// `explain`'s view: one shape against its neighbours, from measurements made now, from the store
+// (no GPU here), or from the model (a GPU profile and a tile). Returns the explanation's content;
+// report/explain_report.hpp writes it.
+#pragma once
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/records.hpp"
+#include "measure/progress.hpp"
+#include "model/device_profile.hpp"
+#include "model/explain.hpp"
+#include "shape/plan.hpp"
+#include "store/store.hpp"
+
+namespace shapescope {
+
+struct ExplainRequest {
+  std::string shape;        // as the user gave it
+  ShapeOptions plan;        // dtype, layout, strides, offset, batch; m/n/k are set per candidate
+  std::string backend = "cublas";
+  int lt_algos = 1;
+  int samples = 10;
+  std::string db = "shapescope.db";
+  std::string tile;         // BMxBN for a model prediction
+};
+
+struct ExplainReport {
+  std::string shape;                 // as the user gave it
+  std::string mode;                  // "measured", "store", "model"
+  std::string source;                // one line: where the numbers come from
+  std::vector<ExplainPoint> points;  // [0] is the target
+  std::vector<std::optional<StoredPoint>> stored;  // the measured point behind each (none for predictions)
+  std::vector<std::string> missing;  // neighbours without a measurement, "1800 (multiple of 8 above): why"
+  Explanation explanation;
+};
+
+// The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).
+Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k);
+
+// No GPU here (or one named with --gpu): the store's newest measurement of the target and its
+// neighbours; else, with a profile, the model's prediction; else Error(kNoGpu) saying what to do.
+ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
+                                  const Problem& target);
+// The model's prediction for a GPU profile with the request's tile (Error(kUsage) without one).
+ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile,
+                            const Problem& target, const std::string& why_not_store);
+// With a GPU: the target measured, then its neighbours (the store supplies what it has).
+ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
+                               const DeviceContext& device, Store& store, const ProgressFor& progress_for,
+                               const std::atomic<bool>* interrupted);
+
+}  // namespace shapescope

@@ -1,0 +1,69 @@
+// `pad`'s view: a model's GEMMs per step, the padded sizes proposed for each dimension, and (unless
+// a dry run) every GEMM each candidate touches measured, reusing the store, with the step time
+// before and after. Returns the analysis; report/pad_report.hpp writes it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_context.hpp"
+#include "measure/progress.hpp"
+#include "model/pad.hpp"
+#include "store/store.hpp"
+
+namespace shapescope {
+
+struct PadRequest {
+  std::vector<int64_t> tokens;  // one analysis per count
+  bool train = false;
+  int64_t tp = 1;
+  DType dtype = DType::kBf16;
+  std::string dtype_name = "bf16";  // as the user gave it (shown)
+  std::string backend = "cublas";
+  int samples = 10;
+  std::string db;
+};
+
+// One token count: the step's GEMMs, the choices, their candidates and, once measured, the times.
+struct PadAnalysis {
+  StepOptions step;
+  std::vector<StepGemm> gemms;
+  std::vector<ChoiceInfo> choices;
+  std::vector<std::vector<PadCandidate>> candidates;  // per choice
+  std::vector<std::optional<Annotation>> probes;      // per choice: its probe GEMM's, once measured
+  std::optional<StepTime> before;
+  std::vector<std::vector<Evaluation>> evaluations;   // per choice
+  std::vector<std::optional<size_t>> best;             // per choice
+};
+
+using GemmTimeOf = std::function<std::optional<GemmTime>(const Problem&)>;
+
+// Where the times come from: the GPU, what was measured now or reused, the clocks seen.
+struct PadMeasurement {
+  DeviceContext device;
+  size_t measured = 0, reused = 0;
+  std::optional<double> median_clock_mhz;  // over the GEMMs, where NVML saw a clock
+  size_t throttled = 0, gemms = 0;
+  Peak bandwidth;  // copy bandwidth (for the tokens' run-time copy); measured or not
+};
+
+struct PadResult {
+  std::vector<PadAnalysis> analyses;
+  GemmTimeOf time_of;                      // nullopt for every problem in a dry run
+  std::optional<PadMeasurement> measured;  // nullopt in a dry run
+};
+
+// The GEMMs and the candidates that need no measurement (a dry run).
+PadResult pad_plan(const ModelConfig& config, const PadRequest& request);
+// The step measured first (its kernels' tiles and slots say which sizes fill a last wave), then
+// every candidate's GEMMs; then each candidate evaluated.
+PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
+                      const ProgressFor& progress_for, const std::atomic<bool>* interrupted);
+
+// Every problem of these analyses (the step's, and with `candidates` each candidate's), once each.
+std::vector<Problem> distinct_problems(const std::vector<PadAnalysis>& analyses, bool candidates);
+
+}  // namespace shapescope
