@@ -273,7 +273,7 @@ TEST(PadConfig, BadConfigsAreOneLineNamingTheKey) {
   expect_config_error(R"({"vocab_size": 50257, "n_embd": 768.0, "n_head": 12, "n_layer": 12})", "n_embd is 768.0");
   expect_config_error(R"({"vocab_size": "50257", "n_embd": 768, "n_head": 12, "n_layer": 12})", R"(vocab_size is "50257")");
   expect_config_error(R"({"vocab_size": 4294967296, "n_embd": 768, "n_head": 12, "n_layer": 12})", "at most 2147483647");
-  expect_config_error(R"({"model_type": "gpt_neox", "vocab_size": 1})", "model_type 'gpt_neox' is not one pad knows");
+  expect_config_error(R"({"model_type": "mamba", "vocab_size": 1})", "model_type 'mamba' is not one shapescope knows");
   expect_config_error(R"({"model_type": 7})", "model_type is 7; it must be a string");
   expect_config_error(R"({"vocab_size": 100, "n_embd": 100, "n_head": 12, "n_layer": 1})", "n_embd 100 is not a multiple of n_head 12");
   expect_config_error("{" + llama + ", \"num_key_value_heads\": 3}", "num_attention_heads 8 is not a multiple of num_key_value_heads 3");
@@ -589,7 +589,7 @@ TEST_F(PadBadInput, OneLineAndExitCode2) {
   const std::string malformed = file("malformed.json", "{\"vocab_size\": 50257,");
   const std::string missing = file("missing.json", R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096})");
   const std::string zero = file("zero.json", R"({"vocab_size": 50257, "n_embd": 0, "n_head": 12, "n_layer": 12})");
-  const std::string unknown = file("unknown.json", R"({"model_type": "mixtral", "vocab_size": 32000})");
+  const std::string unknown = file("unknown.json", R"({"model_type": "mamba", "vocab_size": 32000})");
   const std::string good = file("good.json", R"({"vocab_size": 50257, "n_embd": 768, "n_head": 12, "n_layer": 12})");
   struct Case {
     std::string args, words;
@@ -607,7 +607,7 @@ TEST_F(PadBadInput, OneLineAndExitCode2) {
       {"pad --config " + malformed + " --tokens 8", "is not valid JSON"},
       {"pad --config " + missing + " --tokens 8", "has no 'intermediate_size'"},
       {"pad --config " + zero + " --tokens 8", "n_embd is 0; it must be a positive integer"},
-      {"pad --config " + unknown + " --tokens 8", "model_type 'mixtral' is not one pad knows"},
+      {"pad --config " + unknown + " --tokens 8", "model_type 'mamba' is not one shapescope knows"},
       {"pad --model gpt2 --tokens 0", "--tokens: '0'"},
       {"pad --model gpt2 --tokens 64..8", "--tokens: '64..8' is a reversed range"},
       {"pad --model gpt2 --tokens abc", "--tokens: 'abc'"},

@@ -1,0 +1,106 @@
+#include "model/workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace shapescope {
+
+namespace {
+
+std::optional<double> add_times(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return *a + *b;
+}
+
+}  // namespace
+
+void join_name(std::string& into, const std::string& name) {
+  if (name.empty() || ("+" + into + "+").find("+" + name + "+") != std::string::npos) return;
+  into += (into.empty() ? "" : "+") + name;
+}
+
+double WorkloadGemm::flops() const {
+  double total = 0;
+  for (const Problem& p : problems) total += p.flops();
+  return total;
+}
+
+std::string WorkloadGemm::shape_text() const {
+  if (problems.empty()) return "(none)";
+  const Problem& p = problems.front();
+  if (!grouped()) return fmt::format("{} {}", p.shape_string(), to_string(p.layout));
+  const auto [lo, hi] = std::minmax_element(problems.begin(), problems.end(),
+                                            [](const Problem& a, const Problem& b) { return a.m < b.m; });
+  const std::string m = lo->m == hi->m ? std::to_string(lo->m) : fmt::format("{}..{}", lo->m, hi->m);
+  return fmt::format("grouped {} x {}x{}x{} {}", problems.size(), m, p.n, p.k, to_string(p.layout));
+}
+
+bool same_call(const WorkloadGemm& a, const WorkloadGemm& b) {
+  return a.problems == b.problems && a.usually_fused == b.usually_fused &&
+         a.group_rows_estimated == b.group_rows_estimated;
+}
+
+void Workload::add(WorkloadGemm gemm) {
+  const auto same = std::find_if(gemms.begin(), gemms.end(), [&](const WorkloadGemm& g) { return same_call(g, gemm); });
+  if (same == gemms.end()) {
+    gemms.push_back(std::move(gemm));
+    return;
+  }
+  same->count += gemm.count;
+  same->kernels += gemm.kernels;
+  same->kernel_us = add_times(same->kernel_us, gemm.kernel_us);
+  join_name(same->origin, gemm.origin);
+}
+
+void Workload::add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us) {
+  const auto same = std::find_if(unmapped.begin(), unmapped.end(),
+                                 [&](const UnmappedOp& u) { return u.op == op && u.reason == reason; });
+  if (same == unmapped.end()) {
+    unmapped.push_back({op, reason, 1, kernel_us});
+    return;
+  }
+  same->count += 1;
+  same->kernel_us = add_times(same->kernel_us, kernel_us);
+}
+
+int64_t Workload::calls() const {
+  int64_t total = 0;
+  for (const WorkloadGemm& g : gemms) total += g.count;
+  return total;
+}
+
+double Workload::flops() const {
+  double total = 0;
+  for (const WorkloadGemm& g : gemms) total += double(g.count) * g.flops();
+  return total;
+}
+
+std::optional<double> Workload::kernel_us() const {
+  std::optional<double> total;
+  for (const WorkloadGemm& g : gemms) total = add_times(total, g.kernel_us);
+  return total;
+}
+
+int64_t Workload::unmapped_count() const {
+  int64_t total = 0;
+  for (const UnmappedOp& u : unmapped) total += u.count;
+  return total;
+}
+
+Problem packed_problem(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype, int64_t batch) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.batch = batch;
+  p.layout = layout;
+  p.dtype = dtype;
+  p.lda = p.a_cols();
+  p.ldb = p.b_cols();
+  p.ldc = p.n;
+  return p;
+}
+
+}  // namespace shapescope
