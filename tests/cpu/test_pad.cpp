@@ -548,7 +548,8 @@ TEST(PadCommand, DryRunJson) {
 }
 
 TEST(PadCommand, EveryPresetDryRuns) {
-  for (const char* name : {"gpt2", "gpt2-xl", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b"}) {
+  for (const char* name : {"gpt2", "gpt2-xl", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b", "falcon-7b", "phi-2",
+                           "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"}) {
     const CliRun r = run(std::string("pad --model ") + name + " --tokens 4096 --train --dry-run");
     EXPECT_EQ(r.code, 0) << name << "\n" << r.err;
   }
@@ -568,7 +569,7 @@ TEST(PadCommand, HelpSaysWhatIsLeftOut) {
   const CliRun r = run("pad --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("attention core"), std::string::npos);
-  EXPECT_NE(r.out.find("gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, qwen2.5-7b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deepseek-v2-lite, falcon-7b, gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, mixtral-8x7b, phi-2, qwen2.5-7b, qwen3-30b-a3b"), std::string::npos) << r.out;
 }
 
 class PadBadInput : public ::testing::Test {
@@ -596,7 +597,7 @@ TEST_F(PadBadInput, OneLineAndExitCode2) {
   };
   const std::vector<Case> cases = {
       {"pad --model nope --tokens 8",
-       "--model: 'nope' is not a preset (gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, qwen2.5-7b)"},
+       "--model: 'nope' is not a preset (deepseek-v2-lite, falcon-7b, gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, mixtral-8x7b, phi-2, qwen2.5-7b, qwen3-30b-a3b)"},
       {"pad --model nope", "--model: 'nope' is not a preset"},
       {"pad --model ../models/gpt2 --tokens 8", "is not a preset"},
       {"pad --tokens 8", "--model: give a preset"},
