@@ -305,9 +305,9 @@ void read_dense_layers(const ConfigReader& r, ModelConfig& c, const std::functio
 }
 
 void read_qwen_moe(const ConfigReader& r, ModelConfig& c) {
+  read_experts(r, c, "num_experts");
   read_llama_keys(r, c, false);
   read_heads(r, c, true);
-  read_experts(r, c, "num_experts");
   c.expert_intermediate = r.required("moe_intermediate_size");
   c.shared_intermediate = r.optional("shared_expert_intermediate_size").value_or(0);
   c.shared_expert_gate = c.shared_intermediate > 0 && c.model_type == "qwen2_moe";
@@ -320,8 +320,8 @@ void read_qwen_moe(const ConfigReader& r, ModelConfig& c) {
 }
 
 void read_deepseek(const ConfigReader& r, ModelConfig& c) {
-  read_llama_keys(r, c, false);
   read_experts(r, c, "n_routed_experts");
+  read_llama_keys(r, c, false);
   c.expert_intermediate = r.required("moe_intermediate_size");
   c.shared_intermediate = r.count("n_shared_experts") * c.expert_intermediate;
   // DeepseekV2DecoderLayer: MoE from layer first_k_dense_replace on, every moe_layer_freq-th layer.
