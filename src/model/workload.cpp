@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace shapescope {
 
@@ -87,6 +89,55 @@ int64_t Workload::unmapped_count() const {
   int64_t total = 0;
   for (const UnmappedOp& u : unmapped) total += u.count;
   return total;
+}
+
+std::vector<DimensionKnob> dimension_knobs(const Workload& w) {
+  std::map<int64_t, DimensionKnob> by_value;
+  for (size_t g = 0; g < w.gemms.size(); ++g) {
+    const WorkloadGemm& call = w.gemms[g];
+    if (call.usually_fused) continue;
+    const double flops = double(call.count) * call.flops();
+    std::set<int64_t> counted;  // a call counts once per value, however many of its dims have it
+    for (size_t p = 0; p < call.problems.size(); ++p) {
+      const Problem& q = call.problems[p];
+      for (const auto& [dim, value] : {std::pair{Dim::kM, q.m}, std::pair{Dim::kN, q.n}, std::pair{Dim::kK, q.k}}) {
+        DimensionKnob& knob = by_value[value];
+        knob.value = value;
+        knob.uses.push_back({g, p, dim});
+        if (!counted.insert(value).second) continue;
+        knob.calls += call.count;
+        knob.flops += flops;
+        const DimensionUse& best = knob.uses[knob.probe];
+        if (double(w.gemms[best.gemm].count) * w.gemms[best.gemm].flops() < flops) knob.probe = knob.uses.size() - 1;
+      }
+    }
+  }
+  std::vector<DimensionKnob> out;
+  for (auto& [value, knob] : by_value) out.push_back(std::move(knob));
+  std::stable_sort(out.begin(), out.end(), [](const DimensionKnob& a, const DimensionKnob& b) { return a.flops > b.flops; });
+  return out;
+}
+
+Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
+  Workload out;
+  out.source = w.source;
+  out.unmapped = w.unmapped;
+  out.notes = w.notes;
+  for (WorkloadGemm call : w.gemms) {
+    for (Problem& p : call.problems) {
+      const bool packed_a = p.lda == p.a_cols(), packed_b = p.ldb == p.b_cols(), packed_c = p.ldc == p.n;
+      for (int64_t* size : {&p.m, &p.n, &p.k})
+        if (*size == from) *size = to;
+      if (packed_a || p.lda < p.a_cols()) p.lda = p.a_cols();
+      if (packed_b || p.ldb < p.b_cols()) p.ldb = p.b_cols();
+      if (packed_c || p.ldc < p.n) p.ldc = p.n;
+    }
+    // The trace's times were measured for the old shape.
+    call.kernel_us.reset();
+    call.kernels = 0;
+    out.add(std::move(call));
+  }
+  return out;
 }
 
 Problem packed_problem(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype, int64_t batch) {

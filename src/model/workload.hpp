@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/explain.hpp"
 #include "shape/problem.hpp"
 
 namespace shapescope {
@@ -65,6 +66,29 @@ struct Workload {
   std::optional<double> kernel_us() const;
   int64_t unmapped_count() const;  // sum of the unmapped counts
 };
+
+// A size that appears in a workload's GEMMs: what `pad` can change when no config names the
+// dimension (a trace or a GEMM list). 50257 in GPT-2's trace is the N of the LM head's forward,
+// the M of its weight gradient and the K of its input gradient: padding it changes all three.
+struct DimensionUse {
+  size_t gemm = 0;     // index into Workload::gemms
+  size_t problem = 0;  // index into that call's problems
+  Dim dim = Dim::kM;   // kM, kN or kK
+};
+struct DimensionKnob {
+  int64_t value = 0;
+  std::vector<DimensionUse> uses;  // in workload order
+  int64_t calls = 0;               // calls per step of the GEMMs it appears in
+  double flops = 0;                // FLOPs per step of those GEMMs
+  size_t probe = 0;                // the use whose call has the most FLOPs per step: the one to measure
+};
+// Every distinct M, N and K value of the workload's problems (batch excluded), largest FLOPs first.
+// Calls marked usually_fused are left out: they are not GEMMs the step runs.
+std::vector<DimensionKnob> dimension_knobs(const Workload& workload);
+// The workload with every M, N and K equal to `from` set to `to`. Leading dimensions that were
+// packed stay packed (so they follow the new size); one that is now shorter than its row becomes
+// packed; the others (slices of wider tensors) are kept. Calls that become identical merge.
+Workload with_dimension(const Workload& workload, int64_t from, int64_t to);
 
 // Whether two calls are the same call (what add() merges).
 bool same_call(const WorkloadGemm& a, const WorkloadGemm& b);

@@ -14,15 +14,10 @@
 #include "device/device.hpp"
 #include "model/pad.hpp"
 #include "cli_util.hpp"
+#include "model_util.hpp"
 
 namespace shapescope {
 namespace {
-
-ModelConfig preset(const std::string& name) {
-  ModelConfig c = load_model_config(std::string(SHAPESCOPE_MODELS_DIR) + "/" + name + ".json", name);
-  c.name = name;
-  return c;
-}
 
 StepOptions step(int64_t tokens, bool train, int64_t tp = 1) { return {tokens, train, tp, DType::kBf16}; }
 

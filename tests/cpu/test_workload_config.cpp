@@ -10,15 +10,10 @@
 #include "common/error.hpp"
 #include "model/config_workload.hpp"
 #include "model/pad.hpp"
+#include "model_util.hpp"
 
 namespace shapescope {
 namespace {
-
-ModelConfig preset(const std::string& name) {
-  ModelConfig c = load_model_config(std::string(SHAPESCOPE_MODELS_DIR) + "/" + name + ".json", name);
-  c.name = name;
-  return c;
-}
 
 // "q_proj fwd nt 4096x4096x4096 x32", one line per call; grouped: "experts.w1 fwd nt grouped 8 x 1024x14336x4096 x64"
 std::vector<std::string> listing(const Workload& w) {
@@ -323,14 +318,7 @@ TEST(ConfigFamilies, AttentionOnRequestIsMarkedUsuallyFused) {
 }
 
 void expect_config_error(const std::string& text, const std::string& words) {
-  try {
-    parse_model_config(text, "--config: 'c.json'");
-    ADD_FAILURE() << "no error for " << text;
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    EXPECT_NE(what.find(words), std::string::npos) << what;
-  }
+  expect_usage_error([&] { parse_model_config(text, "--config: 'c.json'"); }, "--config: 'c.json'", words);
 }
 
 TEST(ConfigFamilies, BadConfigsAreOneLine) {

@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "model/gemm_list.hpp"
 #include "model/pad.hpp"
+#include "model_util.hpp"
 
 namespace shapescope {
 namespace {
@@ -51,16 +52,7 @@ TEST(GemmList, JaxJson) {
 }
 
 void expect_error(const std::string& text, const std::string& words) {
-  try {
-    parse_gemm_list(text, "--gemms: 'g'");
-    ADD_FAILURE() << "no error for:\n" << text;
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.code(), ExitCode::kUsage);
-    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    EXPECT_EQ(what.rfind("--gemms: 'g'", 0), 0u) << what;
-    EXPECT_NE(what.find(words), std::string::npos) << what;
-  }
+  expect_usage_error([&] { parse_gemm_list(text, "--gemms: 'g'"); }, "--gemms: 'g'", words);
 }
 
 TEST(GemmList, BadListsAreOneLineNamingTheRowAndColumn) {

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "common/error.hpp"
 #include "model/pad.hpp"
 #include "model/trace_import.hpp"
+#include "model_util.hpp"
 
 namespace shapescope {
 namespace {
@@ -231,16 +233,7 @@ TEST(TraceImport, MissingStridesAreReadAsContiguousWithANote) {
 }
 
 void expect_error(const std::string& text, const std::string& words) {
-  try {
-    parse_torch_trace(text, "--trace: 't.json'");
-    ADD_FAILURE() << "no error for " << text;
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.code(), ExitCode::kUsage);
-    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    EXPECT_EQ(what.rfind("--trace: 't.json'", 0), 0u) << what;
-    EXPECT_NE(what.find(words), std::string::npos) << what;
-  }
+  expect_usage_error([&] { parse_torch_trace(text, "--trace: 't.json'"); }, "--trace: 't.json'", words);
 }
 
 TEST(TraceImport, BadTracesAreOneLine) {
@@ -343,6 +336,84 @@ TEST(TraceImportReal, MixtralTrainingStepCallsMatchItsGemmKernels) {
   }
   // 2 layers x (gate_up and down) x (fwd, dgrad, wgrad) as torch._grouped_mm.
   EXPECT_EQ(grouped, 12);
+}
+
+
+// --- sizes as knobs, where no config names them ---
+
+TEST(WorkloadKnobs, TheVocabularyOfGpt2sTraceIsOneKnobOfThreeGemms) {
+  const Workload w = real_trace("gpt2");
+  const std::vector<DimensionKnob> knobs = dimension_knobs(w);
+  const auto vocab = std::find_if(knobs.begin(), knobs.end(), [](const DimensionKnob& k) { return k.value == 50257; });
+  ASSERT_NE(vocab, knobs.end());
+  ASSERT_EQ(vocab->uses.size(), 3u);  // N of the LM head's forward, M of its wgrad, K of its dgrad
+  EXPECT_EQ(vocab->calls, 3);
+  std::set<Dim> dims;
+  for (const DimensionUse& u : vocab->uses) dims.insert(u.dim);
+  EXPECT_EQ(dims, (std::set<Dim>{Dim::kM, Dim::kN, Dim::kK}));
+  // 768 is in every GEMM of the step.
+  EXPECT_EQ(knobs.front().value, 768);
+  EXPECT_EQ(knobs.front().calls, 147);
+
+  // Padded to 50264 (what pad recommends), the three GEMMs are those of the trace recorded with
+  // vocab_size 50264, leading dimensions included; the rest is untouched.
+  const Workload padded = with_dimension(w, 50257, 50264);
+  const Workload recorded = real_trace("gpt2-vocab50264");
+  ASSERT_EQ(padded.gemms.size(), recorded.gemms.size());
+  std::map<std::string, int64_t> a, b;
+  const auto key = [](const Problem& p) { return fmt::format("{} {} {} {}", gemm_string(p), p.lda, p.ldb, p.ldc); };
+  for (const WorkloadGemm& g : padded.gemms) a[key(g.problems[0])] += g.count;
+  for (const WorkloadGemm& g : recorded.gemms) b[key(g.problems[0])] += g.count;
+  EXPECT_EQ(a, b);
+  EXPECT_FALSE(padded.kernel_us());  // the times were those of the old shapes
+  // The padded vocabulary's GEMMs take 3.78 ms of kernel time in the re-recorded step, against 22.63 ms.
+  double before = 0, after = 0;
+  for (const WorkloadGemm& g : w.gemms)
+    if (g.problems[0].m == 50257 || g.problems[0].n == 50257 || g.problems[0].k == 50257) before += *g.kernel_us;
+  for (const WorkloadGemm& g : recorded.gemms)
+    if (g.problems[0].m == 50264 || g.problems[0].n == 50264 || g.problems[0].k == 50264) after += *g.kernel_us;
+  EXPECT_NEAR(before, 22630.8, 0.5);
+  EXPECT_LT(after, before / 3);
+}
+
+WorkloadGemm one_call(const Problem& p, int64_t count, const std::string& origin, std::optional<double> us = {}) {
+  WorkloadGemm g;
+  g.problems = {p};
+  g.count = count;
+  g.origin = origin;
+  g.kernel_us = us;
+  return g;
+}
+
+TEST(WorkloadKnobs, PackedLeadingDimensionsFollowSlicesKeepTheirs) {
+  Workload w;
+  Problem sliced = packed_problem(4096, 768, 768, Layout::kNN, DType::kBf16);
+  sliced.lda = 2304;  // q of a fused qkv: rows 2304 apart
+  w.add(one_call(sliced, 2, "q"));
+  w.add(one_call(packed_problem(4096, 768, 768, Layout::kNN, DType::kBf16), 3, "x"));
+  w.add(one_call(packed_problem(768, 4096, 768, Layout::kTN, DType::kBf16), 1, "wgrad", 7.0));
+  w.add(one_call(packed_problem(4100, 768, 768, Layout::kNN, DType::kBf16), 4, "y"));
+  const Workload padded = with_dimension(w, 768, 776);
+  ASSERT_EQ(padded.gemms.size(), 4u);
+  EXPECT_EQ(gemm_string(padded.gemms[0].problems[0]), "4096x776x776 nn");
+  EXPECT_EQ(padded.gemms[0].problems[0].lda, 2304);  // still a slice of the fused tensor
+  EXPECT_EQ(padded.gemms[1].problems[0].lda, 776);   // packed: follows the new K
+  EXPECT_EQ(padded.gemms[1].problems[0].ldc, 776);
+  EXPECT_EQ(padded.gemms[2].problems[0].lda, 776);   // tn: A stored K x M, rows of M = 776
+  EXPECT_FALSE(padded.gemms[2].kernel_us);           // times were those of the old shape
+  // Padding past a slice's ld makes it packed (a row cannot be longer than the rows' distance).
+  EXPECT_EQ(with_dimension(w, 768, 4000).gemms[0].problems[0].lda, 4000);
+  // Calls that become identical merge.
+  const Workload merged = with_dimension(w, 4100, 4096);
+  ASSERT_EQ(merged.gemms.size(), 3u);
+  EXPECT_EQ(merged.gemms[1].count, 7);
+  EXPECT_EQ(merged.gemms[1].origin, "x+y");
+}
+
+TEST(TraceImportReal, Gpt2Vocab50264CallsMatchItsGemmKernels) {
+  const Workload w = real_trace("gpt2-vocab50264");
+  EXPECT_EQ(calls_per_shape(w),
+            kernels_per_shape(std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2-vocab50264.kernels.csv"));
 }
 
 }  // namespace
