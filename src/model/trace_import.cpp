@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -366,14 +367,16 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
     throw usage_error(fmt::format("{} is not a Chrome trace (no \"traceEvents\" array); {}", origin, kHowToRecord));
   }
 
-  // Pass 1: GEMM ops per thread, launches and kernels.
+  // Pass 1: GEMM ops per thread, launches, kernels, and the profiler's step marks.
   std::map<std::string, std::vector<OpEvent>> ops_by_thread;
+  std::set<std::string> steps;
   std::unordered_map<int64_t, int64_t> external_of_correlation;  // from the launches
   std::vector<std::pair<const Json*, double>> kernels;            // args, duration
   bool any_kernel = false;
   for (const Json& e : *events) {
     if (!e.is_object() || text_of(e, "ph") != "X") continue;
     const std::string cat = text_of(e, "cat");
+    if (text_of(e, "name").rfind("ProfilerStep#", 0) == 0) steps.insert(text_of(e, "name"));
     const auto args_it = e.find("args");
     const Json* args = args_it != e.end() && args_it->is_object() ? &*args_it : nullptr;
     if (is_kernel(cat)) {
@@ -478,6 +481,11 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   if (gemm_ops > 0 && with_shapes == 0)
     throw usage_error(fmt::format("{} was recorded without shapes: its {} GEMM ops have no \"Input Dims\"; {}", origin,
                                   gemm_ops, kHowToRecord));
+  if (steps.size() > 1) {
+    w.steps = int64_t(steps.size());
+    w.notes.push_back(fmt::format("the trace holds {} profiler steps: the counts and times are those of all of them",
+                                  steps.size()));
+  }
   if (gemm_ops == 0)
     w.notes.push_back(fmt::format("no GEMM op ({}) in the trace", "aten::mm, addmm, bmm, baddbmm, matmul, linear, "
                                                                   "_scaled_mm, _grouped_mm"));
@@ -490,7 +498,11 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
 }
 
 Workload load_torch_trace(const std::string& path, const std::string& origin) {
-  return parse_torch_trace(read_text_file(path, origin), origin);
+  const std::string text = read_text_file(path, origin);
+  // export_chrome_trace("x.json.gz") and tensorboard_trace_handler(use_gzip=True) write gzip.
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    throw usage_error(fmt::format("{} is gzip-compressed; decompress it first (gunzip -k FILE)", origin));
+  return parse_torch_trace(text, origin);
 }
 
 }  // namespace shapescope

@@ -121,6 +121,7 @@ std::vector<DimensionKnob> dimension_knobs(const Workload& w) {
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
   Workload out;
   out.source = w.source;
+  out.steps = w.steps;
   out.unmapped = w.unmapped;
   out.notes = w.notes;
   for (WorkloadGemm call : w.gemms) {

@@ -54,6 +54,9 @@ struct Workload {
   std::vector<WorkloadGemm> gemms;        // in order of first appearance
   std::vector<UnmappedOp> unmapped;       // in order of first appearance
   std::vector<std::string> notes;         // what the source could not say ("no Input Strides: ...")
+  // Steps the source holds: a trace recorded over several profiler steps (ProfilerStep#N) counts
+  // the calls of all of them; divide by this for one step's.
+  int64_t steps = 1;
 
   // Adds a call, merging it into an identical one (counts, times and kernels add; origins join).
   void add(WorkloadGemm gemm);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -251,6 +252,47 @@ TEST(TraceImport, BadTracesAreOneLine) {
   expect_error(Json{{"traceEvents", ev}}.dump(), "was recorded without shapes: its 3 GEMM ops have no \"Input Dims\"; "
                                                  "record one with torch.profiler.profile(");
   expect_error(Json{{"traceEvents", ev}}.dump(), "record_shapes=True) and prof.export_chrome_trace");
+}
+
+TEST(TraceImport, ScaledMmBaddbmmAndProfilerSteps) {
+  Json ev = Json::array();
+  // FP8: x [M, K] e4m3 @ W.t() (cuBLASLt's FP8 GEMMs take B column-major: nt), with its scales.
+  ev.push_back(op("aten::_scaled_mm", 0, 10, 1, {{256, 512}, {512, 1024}, {}, {}, {}, {}},
+                  {{512, 1}, {1, 512}, {}, {}, {}, {}},
+                  {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "", ""}));
+  kernel(ev, 1, 1, 3);
+  // baddbmm(self, batch1, batch2): A and B are the second and third inputs.
+  ev.push_back(op("aten::baddbmm", 100, 10, 2, {{8, 64, 32}, {8, 64, 16}, {8, 16, 32}, {}, {}},
+                  {{2048, 32, 1}, {1024, 16, 1}, {512, 32, 1}, {}, {}}, {"float", "float", "float", "Scalar", "Scalar"}));
+  kernel(ev, 2, 2, 3);
+  // e5m2 (the gradients' FP8) is not a dtype shapescope runs.
+  ev.push_back(op("aten::_scaled_mm", 200, 10, 3, {{256, 512}, {512, 1024}}, {{512, 1}, {1, 512}},
+                  {"c10::Float8_e5m2", "c10::Float8_e4m3fn"}));
+  kernel(ev, 3, 3, 3);
+  for (int step = 0; step < 2; ++step)
+    ev.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", fmt::format("ProfilerStep#{}", step + 4)},
+                  {"pid", 7}, {"tid", 1}, {"ts", 1000 * step}, {"dur", 900}});
+  const Workload w = parse(ev);
+  ASSERT_EQ(w.gemms.size(), 2u);
+  EXPECT_EQ(gemm_string(w.gemms[0].problems[0]), "256x1024x512 nt");
+  EXPECT_EQ(w.gemms[0].problems[0].dtype, DType::kFp8);
+  EXPECT_EQ(gemm_string(w.gemms[1].problems[0]), "64x32x16 nn");
+  EXPECT_EQ(w.gemms[1].problems[0].batch, 8);
+  EXPECT_EQ(w.gemms[1].problems[0].dtype, DType::kFp32);
+  ASSERT_EQ(w.unmapped.size(), 1u);
+  EXPECT_NE(w.unmapped[0].reason.find("'c10::Float8_e5m2'"), std::string::npos);
+  EXPECT_EQ(w.steps, 2);
+  EXPECT_NE(w.notes.back().find("2 profiler steps"), std::string::npos);
+}
+
+TEST(TraceImport, GzipIsRefusedWithHowToReadIt) {
+  const std::string path = ::testing::TempDir() + "shapescope_trace.json.gz";
+  std::ofstream(path, std::ios::binary) << std::string("\x1f\x8b\x08\x00", 4);
+  expect_usage_error([&] { load_torch_trace(path, "--trace: 'x.json.gz'"); }, "--trace: 'x.json.gz'",
+                     "is gzip-compressed; decompress it first (gunzip -k FILE)");
+  std::remove(path.c_str());
+  expect_usage_error([&] { load_torch_trace("/nonexistent/t.json", "--trace: 't.json'"); }, "--trace: 't.json'",
+                     "cannot be read");
 }
 
 TEST(TraceImport, NoGemmOpIsAnEmptyWorkloadWithANote) {
