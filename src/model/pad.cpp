@@ -173,7 +173,8 @@ bool valid_value(const ModelConfig& c, const StepOptions& s, Choice choice, int6
     case Choice::kIntermediate: return value % s.tp == 0 && value <= kMaxSize;
     case Choice::kHeads: return value % c.kv_heads == 0 && value % s.tp == 0 && value * c.head_dim <= kMaxSize;
     case Choice::kKvHeads: return c.heads % value == 0 && value % s.tp == 0;
-    case Choice::kTokens: return value <= kMaxSize;
+    case Choice::kTokens:
+    case Choice::kSize: return value <= kMaxSize;
   }
   return false;
 }
@@ -208,6 +209,7 @@ std::pair<ModelConfig, StepOptions> with_value(const ModelConfig& config, const 
     case Choice::kHeads: c.heads = value; break;
     case Choice::kKvHeads: c.kv_heads = value; break;
     case Choice::kTokens: s.tokens = value; break;
+    case Choice::kSize: break;
   }
   return {c, s};
 }

@@ -142,8 +142,10 @@ std::vector<StepGemm> step_gemms(const ModelConfig& config, const StepOptions& s
 // "12288x2304x768 nt" for messages.
 std::string gemm_string(const Problem& problem);
 
-// The dimensions a model author chooses.
-enum class Choice { kVocab, kHidden, kIntermediate, kHeads, kKvHeads, kTokens };
+// The dimensions a model author chooses. kSize: a size of a trace or GEMM list that no config
+// names (model/workload.hpp's dimension_knobs): any value is allowed, and the caller applies it to
+// the workload (with_dimension); the config is left as it is.
+enum class Choice { kVocab, kHidden, kIntermediate, kHeads, kKvHeads, kTokens, kSize };
 
 struct ChoiceInfo {
   Choice choice = Choice::kVocab;

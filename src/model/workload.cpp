@@ -118,6 +118,19 @@ std::vector<DimensionKnob> dimension_knobs(const Workload& w) {
   return out;
 }
 
+ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
+  const DimensionUse& use = knob.uses.at(knob.probe);
+  const WorkloadGemm& call = w.gemms.at(use.gemm);
+  ChoiceInfo c;
+  c.choice = Choice::kSize;
+  c.name = std::to_string(knob.value);
+  c.value = knob.value;
+  c.probe_name = call.origin;
+  c.probe = call.problems.at(use.problem);
+  c.probe_dim = use.dim;
+  return c;
+}
+
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
   Workload out;
   out.source = w.source;

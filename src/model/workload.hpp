@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/explain.hpp"
+#include "model/pad.hpp"
 #include "shape/problem.hpp"
 
 namespace shapescope {
@@ -88,6 +89,10 @@ struct DimensionKnob {
 // Every distinct M, N and K value of the workload's problems (batch excluded), largest FLOPs first.
 // Calls marked usually_fused are left out: they are not GEMMs the step runs.
 std::vector<DimensionKnob> dimension_knobs(const Workload& workload);
+// The knob as a pad choice (Choice::kSize, named by its value, probed by its largest call), so that
+// pad_candidates() proposes its sizes: the multiples of 8..256 above it and, once the probe is
+// measured, the size that fills its last wave.
+ChoiceInfo knob_choice(const Workload& workload, const DimensionKnob& knob);
 // The workload with every M, N and K equal to `from` set to `to`. Leading dimensions that were
 // packed stay packed (so they follow the new size); one that is now shorter than its row becomes
 // packed; the others (slices of wider tensors) are kept. Calls that become identical merge.

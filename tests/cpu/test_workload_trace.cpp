@@ -397,6 +397,15 @@ TEST(WorkloadKnobs, TheVocabularyOfGpt2sTraceIsOneKnobOfThreeGemms) {
   EXPECT_EQ(knobs.front().value, 768);
   EXPECT_EQ(knobs.front().calls, 147);
 
+  // As a pad choice: probed by the LM head's largest call, its candidates are pad's for vocab_size.
+  const ChoiceInfo choice = knob_choice(w, *vocab);
+  EXPECT_EQ(choice.choice, Choice::kSize);
+  EXPECT_EQ(choice.name, "50257");
+  std::vector<int64_t> sizes;
+  for (const PadCandidate& c : pad_candidates(ModelConfig{}, {12288, true, 1, DType::kBf16}, choice, Annotation{}))
+    sizes.push_back(c.value);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{50264, 50272, 50304, 50432}));  // as pad --model gpt2 proposes
+
   // Padded to 50264 (what pad recommends), the three GEMMs are those of the trace recorded with
   // vocab_size 50264, leading dimensions included; the rest is untouched.
   const Workload padded = with_dimension(w, 50257, 50264);
