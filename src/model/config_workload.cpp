@@ -55,7 +55,15 @@ Workload config_workload(const ModelConfig& c, const WorkloadRequest& r) {
   Workload w;
   w.source = c.name;
   const int64_t t = r.tokens;
-  for (const LinearLayer& l : linear_layers(c)) {
+  const std::vector<LinearLayer> layers = linear_layers(c);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    LinearLayer l = layers[i];
+    // The experts' gate and up projections (the first two routed Linears) as one gate_up_proj.
+    if (r.fused_gate_up && l.routed && i + 1 < layers.size() && layers[i + 1].routed && layers[i + 1].in == l.in) {
+      l.out *= 2;
+      l.name = "experts.gate_up_proj";
+      ++i;
+    }
     const int64_t in = l.in_per_rank(r.tp), o = l.out_per_rank(r.tp);
     if (!l.routed) {
       w.add(call(l.name + " fwd", {packed_problem(t, o, in, Layout::kNT, r.dtype)}, l.count));

@@ -26,6 +26,10 @@ struct WorkloadRequest {
   int64_t tp = 1;                      // tensor parallelism (per-rank GEMMs, as pad's)
   DType dtype = DType::kBf16;
   std::vector<int64_t> expert_tokens;  // rows per expert (uneven routing); empty: balanced
+  // transformers 5 stores each expert's gate and up projections as one gate_up_proj (N = 2 x the
+  // experts' width) and runs the experts through torch._grouped_mm: one group where transformers 4
+  // (and the module names above: w1/w3, gate_proj/up_proj) has two.
+  bool fused_gate_up = false;
   bool attention = false;              // also list QK^T and PV
   int64_t sequence = 0;                // sequence length; needed with attention (divides tokens)
 };

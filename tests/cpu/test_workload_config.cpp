@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "model/config_workload.hpp"
 #include "model/pad.hpp"
+#include "model/trace_import.hpp"
 #include "model_util.hpp"
 
 namespace shapescope {
@@ -172,6 +173,28 @@ TEST(ConfigFamilies, Mixtral8x7bExpertsAsGroupedGemms) {
       "lm_head wgrad 32000x4096x4096 tn x1",
   };
   EXPECT_EQ(listing(w), expected);
+}
+
+TEST(ConfigFamilies, MixtralConfigMatchesTheRealTraceOfItsTrainingStep) {
+  // The trace in tests/data/traces: Mixtral-8x7B's widths with 2 layers, 4096 tokens, one training
+  // step under transformers 5 (experts' gate and up fused, torch._grouped_mm). Its GEMMs are the
+  // config's, call for call; the trace also has the rotary embedding's fp32 bmm (64x1024x1).
+  ModelConfig c = preset("mixtral-8x7b");
+  c.layers = 2;
+  WorkloadRequest r = request(4096, true);
+  r.fused_gate_up = true;
+  const auto per_shape = [](const Workload& w) {
+    std::map<std::string, int64_t> out;
+    for (const WorkloadGemm& g : w.gemms)
+      if (g.problems[0].dtype == DType::kBf16)
+        out[fmt::format("{} x{}", gemm_string(g.problems[0]), g.problems.size())] += g.count;
+    return out;
+  };
+  const Workload trace = load_torch_trace(std::string(SHAPESCOPE_TEST_DATA) + "/traces/mixtral-2l.json", "mixtral");
+  const std::map<std::string, int64_t> expected = per_shape(trace);
+  EXPECT_EQ(per_shape(config_workload(c, r)), expected);
+  EXPECT_EQ(expected.at("1024x28672x4096 nt x8"), 2);  // gate_up fwd: 8 experts x 1024 rows, per layer
+  EXPECT_EQ(trace.calls(), config_workload(c, r).calls() + 1);
 }
 
 TEST(ConfigFamilies, BalancedRoutingSpreadsTheRemainderOverTheFirstExperts) {
