@@ -341,6 +341,13 @@ struct OpEvent {
   bool outer = false;  // another GEMM op ran inside it: that one is the call
 };
 
+// aten::linear calls aten::matmul or aten::addmm; aten::matmul calls aten::mm or aten::bmm.
+int calling_rank(const std::string& op) {
+  if (op == "aten::linear") return 0;
+  if (op == "aten::matmul") return 1;
+  return 2;
+}
+
 struct KernelSum {
   double us = 0;
   int64_t count = 0;
@@ -423,8 +430,11 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   for (auto& [thread, ops] : ops_by_thread) {
     // The innermost GEMM op is the call: walk each thread's ops in start order (a parent before a
     // child that starts with it) with a stack of the ops still open.
+    // Same start and end (a clock too coarse to separate them): the op that calls the other first.
     std::sort(ops.begin(), ops.end(), [](const OpEvent& a, const OpEvent& b) {
-      return a.ts != b.ts ? a.ts < b.ts : a.end > b.end;
+      if (a.ts != b.ts) return a.ts < b.ts;
+      if (a.end != b.end) return a.end > b.end;
+      return calling_rank(a.name) < calling_rank(b.name);
     });
     std::vector<size_t> open;
     for (size_t i = 0; i < ops.size(); ++i) {

@@ -115,6 +115,20 @@ TEST(TraceImport, LinearForwardAndBackwardWithTheirLayouts) {
   EXPECT_DOUBLE_EQ(*w.kernel_us(), 126.0);
 }
 
+TEST(TraceImport, NestedOpsWithTheSameTimesCountTheInnerOne) {
+  Json ev = Json::array();
+  // A clock too coarse to separate them: linear, matmul and mm with one start and end, listed inner first.
+  ev.push_back(op("aten::mm", 100, 20, 3, {{64, 32}, {32, 16}}, {{32, 1}, {1, 32}}, kBf16x2));
+  ev.push_back(op("aten::matmul", 100, 20, 2, {{64, 32}, {32, 16}}, {{32, 1}, {1, 32}}, kBf16x2));
+  ev.push_back(op("aten::linear", 100, 20, 1, {{64, 32}, {16, 32}}, {{32, 1}, {32, 1}}, kBf16x2));
+  kernel(ev, 3, 1, 2.0);
+  const Workload w = parse(ev);
+  ASSERT_EQ(w.gemms.size(), 1u);
+  EXPECT_EQ(w.gemms[0].origin, "aten::mm");
+  EXPECT_EQ(w.gemms[0].count, 1);
+  EXPECT_TRUE(w.unmapped.empty());
+}
+
 TEST(TraceImport, IdenticalCallsMergeTheirCountsAndTimes) {
   Json ev = Json::array();
   for (int layer = 0; layer < 3; ++layer) {
