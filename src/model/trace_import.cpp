@@ -351,6 +351,13 @@ int calling_rank(const std::string& op) {
 struct KernelSum {
   double us = 0;
   int64_t count = 0;
+  std::vector<std::string> names;  // distinct, in trace order
+};
+
+struct KernelEvent {
+  const Json* args = nullptr;
+  double dur = 0;
+  std::string name;
 };
 
 }  // namespace
@@ -378,7 +385,7 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   std::map<std::string, std::vector<OpEvent>> ops_by_thread;
   std::set<std::string> steps;
   std::unordered_map<int64_t, int64_t> external_of_correlation;  // from the launches
-  std::vector<std::pair<const Json*, double>> kernels;            // args, duration
+  std::vector<KernelEvent> kernels;
   bool any_kernel = false;
   for (const Json& e : *events) {
     if (!e.is_object() || text_of(e, "ph") != "X") continue;
@@ -388,7 +395,7 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
     const Json* args = args_it != e.end() && args_it->is_object() ? &*args_it : nullptr;
     if (is_kernel(cat)) {
       any_kernel = true;
-      if (args) kernels.emplace_back(args, number_of(e, "dur").value_or(0));
+      if (args) kernels.push_back({args, number_of(e, "dur").value_or(0), text_of(e, "name")});
     } else if (is_launch(cat) && args) {
       const std::optional<int64_t> corr = id_of(*args, "correlation"), ext = id_of(*args, "External id");
       if (corr && ext) external_of_correlation[*corr] = *ext;
@@ -410,17 +417,18 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
 
   // Kernel time per op (External id), through the launch's correlation or the kernel's own id.
   std::unordered_map<int64_t, KernelSum> kernels_of_op;
-  for (const auto& [args, dur] : kernels) {
+  for (const KernelEvent& kernel : kernels) {
     std::optional<int64_t> ext;
-    if (const std::optional<int64_t> corr = id_of(*args, "correlation")) {
+    if (const std::optional<int64_t> corr = id_of(*kernel.args, "correlation")) {
       const auto it = external_of_correlation.find(*corr);
       if (it != external_of_correlation.end()) ext = it->second;
     }
-    if (!ext) ext = id_of(*args, "External id");
+    if (!ext) ext = id_of(*kernel.args, "External id");
     if (!ext) continue;
     KernelSum& k = kernels_of_op[*ext];
-    k.us += dur;
+    k.us += kernel.dur;
     k.count += 1;
+    if (std::find(k.names.begin(), k.names.end(), kernel.name) == k.names.end()) k.names.push_back(kernel.name);
   }
 
   Workload w;
@@ -454,11 +462,13 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
     ++gemm_ops;
     std::optional<double> kernel_us;
     int64_t kernel_count = 0;
+    std::vector<std::string> kernel_names;
     if (op->external_id) {
       const auto it = kernels_of_op.find(*op->external_id);
       if (it != kernels_of_op.end()) {
         kernel_us = it->second.us;
         kernel_count = it->second.count;
+        kernel_names = it->second.names;
       }
     }
     const std::optional<OpArgs> args = op->args ? read_args(*op->args) : std::nullopt;
@@ -485,6 +495,7 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
     g.origin = op->name;
     g.kernel_us = kernel_us;
     g.kernels = kernel_count;
+    g.kernel_names = std::move(kernel_names);
     g.group_rows_estimated = m.rows_estimated;
     w.add(std::move(g));
   }

@@ -54,6 +54,9 @@ void Workload::add(WorkloadGemm gemm) {
   same->kernels += gemm.kernels;
   same->kernel_us = add_times(same->kernel_us, gemm.kernel_us);
   join_name(same->origin, gemm.origin);
+  for (std::string& name : gemm.kernel_names)
+    if (std::find(same->kernel_names.begin(), same->kernel_names.end(), name) == same->kernel_names.end())
+      same->kernel_names.push_back(std::move(name));
 }
 
 void Workload::add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us) {
@@ -149,6 +152,7 @@ Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
     // The trace's times were measured for the old shape.
     call.kernel_us.reset();
     call.kernels = 0;
+    call.kernel_names.clear();
     out.add(std::move(call));
   }
   return out;

@@ -28,6 +28,9 @@ struct WorkloadGemm {
   // (all `count` calls together); nullopt where the source has no times.
   std::optional<double> kernel_us;
   int64_t kernels = 0;        // kernels those calls launched (a split-K GEMM may launch two)
+  // The distinct names of those kernels, in order of first launch: which algorithm the library
+  // chose on the machine that recorded the trace (model/kernel_name.hpp reads tiles from them).
+  std::vector<std::string> kernel_names;
   // Attention's QK^T and PV: real programs run them inside one fused FlashAttention kernel, so
   // they are listed for what they would cost as GEMMs, not as GEMMs the step runs.
   bool usually_fused = false;
