@@ -433,6 +433,10 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
 
   Workload w;
   w.source = origin;
+  // Kineto writes the GPUs it saw: the times are that GPU's.
+  if (json.is_object() && json.contains("deviceProperties") && json["deviceProperties"].is_array() &&
+      !json["deviceProperties"].empty() && json["deviceProperties"][0].is_object())
+    w.device = text_of(json["deviceProperties"][0], "name");
   int64_t gemm_ops = 0, with_shapes = 0;
   bool strides_missing = false;
   for (auto& [thread, ops] : ops_by_thread) {

@@ -137,6 +137,7 @@ ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
   Workload out;
   out.source = w.source;
+  out.device = w.device;
   out.steps = w.steps;
   out.unmapped = w.unmapped;
   out.notes = w.notes;

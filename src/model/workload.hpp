@@ -55,6 +55,7 @@ struct UnmappedOp {
 
 struct Workload {
   std::string source;     // "--trace 'step.json'", as the caller names it
+  std::string device;     // the GPU the trace was recorded on ("NVIDIA H100 80GB HBM3"); "" when unknown
   std::vector<WorkloadGemm> gemms;        // in order of first appearance
   std::vector<UnmappedOp> unmapped;       // in order of first appearance
   std::vector<std::string> notes;         // what the source could not say ("no Input Strides: ...")

@@ -365,6 +365,7 @@ TEST(TraceImportReal, Gpt2TrainingStepCallsMatchItsGemmKernels) {
   EXPECT_EQ(calls_per_shape(w), kernels_per_shape(std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.kernels.csv"));
   EXPECT_TRUE(w.unmapped.empty());
   EXPECT_EQ(w.calls(), 147);  // 12 layers x 4 Conv1D x 3 passes + lm_head x 3
+  EXPECT_EQ(w.device, "NVIDIA H100 80GB HBM3");
   std::map<std::string, int64_t> by_shape;
   for (const WorkloadGemm& g : w.gemms) by_shape[gemm_string(g.problems[0])] += g.count;
   // HF GPT-2's Conv1D is addmm(x, W) with W [in, out]: its forward is nn, its dgrad nt, its wgrad tn.
