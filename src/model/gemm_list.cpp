@@ -242,6 +242,7 @@ ListGemm read_row(const Row& row, const std::string& origin) {
 }  // namespace
 
 Workload parse_gemm_list(std::string_view text, const std::string& origin) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.remove_prefix(3);  // a spreadsheet's UTF-8 byte order mark
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) throw usage_error(fmt::format("{} is empty", origin));
   const bool json = text[first] == '[' || text[first] == '{';

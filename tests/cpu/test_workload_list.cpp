@@ -49,6 +49,11 @@ TEST(GemmList, JaxJson) {
       R"({"gemms": [{"m": 8, "n": 8, "k": 8, "layout": "TT", "dtype": "FP16", "batch": 1, "count": 2}]})", "x");
   EXPECT_EQ(wrapped.gemms[0].problems[0].layout, Layout::kTT);
   EXPECT_EQ(wrapped.gemms[0].problems[0].dtype, DType::kFp16);
+  // A spreadsheet's export: byte order mark, CRLF line ends, spaces around the values.
+  const Workload csv = parse_gemm_list("\xEF\xBB\xBFM, N, K, Layout, DType, Batch, Count\r\n 8, 16, 32 , nt, bf16, 1, 5\r\n", "x");
+  ASSERT_EQ(csv.gemms.size(), 1u);
+  EXPECT_EQ(gemm_string(csv.gemms[0].problems[0]), "8x16x32 nt");
+  EXPECT_EQ(csv.gemms[0].count, 5);
 }
 
 void expect_error(const std::string& text, const std::string& words) {
