@@ -135,12 +135,8 @@ ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
 }
 
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
-  Workload out;
-  out.source = w.source;
-  out.device = w.device;
-  out.steps = w.steps;
-  out.unmapped = w.unmapped;
-  out.notes = w.notes;
+  Workload out = w;  // everything but the calls, which are added back changed (and merged)
+  out.gemms.clear();
   for (WorkloadGemm call : w.gemms) {
     for (Problem& p : call.problems) {
       const bool packed_a = p.lda == p.a_cols(), packed_b = p.ldb == p.b_cols(), packed_c = p.ldc == p.n;
