@@ -3,17 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "common/error.hpp"
+#include "model/input_file.hpp"
+#include "model/workload.hpp"
 
 namespace shapescope {
 
@@ -23,27 +21,35 @@ using Json = nlohmann::json;
 
 // cuBLAS takes every size as a 32-bit int.
 constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();
-// Model types whose Linears are q/k/v/o_proj and a gated MLP (gate/up/down_proj), all unfused.
-constexpr std::string_view kGatedTypes[] = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2"};
+// The model types each family reads. The gated ones have q/k/v/o_proj and a gated MLP
+// (gate/up/down_proj), all unfused. RefinedWeb* are Falcon's names before transformers had it.
+struct TypeFamily {
+  std::string_view type;
+  Family family;
+};
+constexpr TypeFamily kModelTypes[] = {
+    {"gpt2", Family::kGpt2},           {"llama", Family::kGated},       {"mistral", Family::kGated},
+    {"qwen2", Family::kGated},         {"qwen3", Family::kGated},       {"gemma", Family::kGated},
+    {"gemma2", Family::kGated},        {"falcon", Family::kFalcon},     {"RefinedWeb", Family::kFalcon},
+    {"RefinedWebModel", Family::kFalcon}, {"phi", Family::kPhi},        {"gpt_neox", Family::kGptNeox},
+    {"mixtral", Family::kMixtral},     {"qwen2_moe", Family::kQwenMoe}, {"qwen3_moe", Family::kQwenMoe},
+    {"deepseek_v2", Family::kDeepseek}, {"deepseek_v3", Family::kDeepseek},
+};
 // A candidate value is searched upwards from the size neighbours() proposes; the constraints are
 // divisibility by small numbers (heads, tp), so a valid value is always near.
 constexpr int64_t kMaxSearch = 1 << 16;
 
-std::string short_dump(const Json& value) {
-  std::string text = value.dump();
-  constexpr size_t kMaxChars = 40;
-  if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
-  return text;
+std::optional<Family> family_of_type(std::string_view type) {
+  for (const TypeFamily& t : kModelTypes)
+    if (t.type == type) return t.family;
+  return std::nullopt;
 }
 
-bool is_gated_type(std::string_view type) {
-  return std::find(std::begin(kGatedTypes), std::end(kGatedTypes), type) != std::end(kGatedTypes);
-}
-
-std::string gated_types() {
-  std::string out;
-  for (std::string_view t : kGatedTypes) out += fmt::format("{}{}", out.empty() ? "" : ", ", t);
-  return out;
+// Families whose head_dim is hidden / heads by construction (no head_dim key): a new hidden size
+// moves the head count.
+bool heads_follow_hidden(const ModelConfig& c) {
+  return c.family == Family::kGpt2 || c.family == Family::kFalcon || c.family == Family::kPhi ||
+         c.family == Family::kGptNeox;
 }
 
 class ConfigReader {
@@ -56,10 +62,34 @@ class ConfigReader {
       throw usage_error(fmt::format("{} has no '{}' ({})", origin_, key, needs_));
     return positive(key);
   }
+  // The first of two names a family uses for one value (falcon: num_attention_heads or n_head).
+  int64_t required(const char* key, const char* old_key) const {
+    return has(key) || !has(old_key) ? required(key) : required(old_key);
+  }
+  bool has(const char* key) const { return json_.contains(key) && !json_[key].is_null(); }
+  // A list of layer indices (mlp_only_layers); absent or null: empty.
+  std::vector<int64_t> indices(const char* key) const {
+    std::vector<int64_t> out;
+    if (!has(key)) return out;
+    if (json_[key].is_array()) {
+      for (const Json& v : json_[key]) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 0) break;
+        out.push_back(v.get<int64_t>());
+      }
+      if (out.size() == json_[key].size()) return out;
+    }
+    throw usage_error(fmt::format("{}: {} is {}; it must be a list of layer indices", origin_, key,
+                                  short_dump(json_[key])));
+  }
   // nullopt when the key is absent or null (Hugging Face's "use the default").
   std::optional<int64_t> optional(const char* key) const {
     if (!json_.contains(key) || json_[key].is_null()) return std::nullopt;
     return positive(key);
+  }
+  // A count that may be 0 (first_k_dense_replace, n_shared_experts); absent or null: 0.
+  int64_t count(const char* key) const {
+    if (!json_.contains(key) || json_[key].is_null()) return 0;
+    return positive(key, 0);
   }
   std::optional<bool> flag(const char* key) const {
     if (!json_.contains(key) || json_[key].is_null()) return std::nullopt;
@@ -76,18 +106,18 @@ class ConfigReader {
   [[noreturn]] void fail(const std::string& what) const { throw usage_error(fmt::format("{}: {}", origin_, what)); }
 
  private:
-  int64_t positive(const char* key) const {
+  int64_t positive(const char* key, int64_t min = 1) const {
     const Json& v = json_[key];
     // A float such as 4096.0 is refused too: configs hold integers, and a float is a sign of a wrong key.
     bool ok = false;
     if (v.is_number_unsigned()) {
-      ok = v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= uint64_t(kMaxSize);
+      ok = v.get<uint64_t>() >= uint64_t(min) && v.get<uint64_t>() <= uint64_t(kMaxSize);
     } else if (v.is_number_integer()) {
-      ok = v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxSize;
+      ok = v.get<int64_t>() >= min && v.get<int64_t>() <= kMaxSize;
     }
     if (!ok)
-      throw usage_error(fmt::format("{}: {} is {}; it must be a positive integer (at most {})", origin_, key,
-                                    short_dump(v), kMaxSize));
+      throw usage_error(fmt::format("{}: {} is {}; it must be a {} integer (at most {})", origin_, key, short_dump(v),
+                                    min == 0 ? "non-negative" : "positive", kMaxSize));
     return v.get<int64_t>();
   }
 
@@ -100,18 +130,9 @@ void check_size(const ConfigReader& r, const char* what, int64_t value) {
   if (value > kMaxSize) r.fail(fmt::format("{} is {}, more than cuBLAS's 32-bit sizes allow ({})", what, value, kMaxSize));
 }
 
+// Packed, as `sweep` plans a problem without --ld-pad: the store then shares points with sweeps.
 Problem gemm(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype) {
-  Problem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.layout = layout;
-  p.dtype = dtype;
-  // Packed, as `sweep` plans a problem without --ld-pad: the store then shares points with sweeps.
-  p.lda = p.a_cols();
-  p.ldb = p.b_cols();
-  p.ldc = p.n;
-  return p;
+  return packed_problem(m, n, k, layout, dtype);
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -143,14 +164,17 @@ bool valid_value(const ModelConfig& c, const StepOptions& s, Choice choice, int6
   switch (choice) {
     case Choice::kVocab: return value % s.tp == 0 && value <= kMaxSize;
     case Choice::kHidden:
-      // GPT-2's heads follow n_embd (head_dim = n_embd / n_head), and c_attn is 3 x n_embd wide.
-      if (c.family == Family::kGpt2)
-        return value % c.head_dim == 0 && (value / c.head_dim) % s.tp == 0 && 3 * value <= kMaxSize;
+      // GPT-2's (falcon's, phi's, gpt_neox's) heads follow hidden (head_dim = hidden / heads), and the fused
+      // QKV projection is up to 3 x hidden wide; grouped KV heads must still divide the heads.
+      if (heads_follow_hidden(c))
+        return value % c.head_dim == 0 && (value / c.head_dim) % s.tp == 0 && 3 * value <= kMaxSize &&
+               (c.kv_heads == c.heads || (value / c.head_dim) % c.kv_heads == 0);
       return value <= kMaxSize;
     case Choice::kIntermediate: return value % s.tp == 0 && value <= kMaxSize;
     case Choice::kHeads: return value % c.kv_heads == 0 && value % s.tp == 0 && value * c.head_dim <= kMaxSize;
     case Choice::kKvHeads: return c.heads % value == 0 && value % s.tp == 0;
-    case Choice::kTokens: return value <= kMaxSize;
+    case Choice::kTokens:
+    case Choice::kSize: return value <= kMaxSize;
   }
   return false;
 }
@@ -164,37 +188,188 @@ std::pair<ModelConfig, StepOptions> with_value(const ModelConfig& config, const 
     case Choice::kVocab: c.vocab = value; break;
     case Choice::kHidden:
       c.hidden = value;
-      if (c.family == Family::kGpt2) {
-        c.heads = c.kv_heads = value / c.head_dim;
-        c.intermediate_derived = false;  // n_inner stays at its value, no longer 4 x n_embd
+      if (heads_follow_hidden(c)) {
+        if (c.kv_heads == c.heads) c.kv_heads = value / c.head_dim;
+        c.heads = value / c.head_dim;
+        c.intermediate_derived = false;  // n_inner (ffn_hidden_size) stays at its value, no longer 4 x hidden
       }
       c.head_dim_derived = false;
       break;
     case Choice::kIntermediate:
+      if (c.family == Family::kQwenMoe || c.family == Family::kDeepseek) {
+        // The experts' width; DeepSeek's shared experts are n_shared_experts of them.
+        if (c.family == Family::kDeepseek) c.shared_intermediate = c.shared_intermediate / c.expert_intermediate * value;
+        c.expert_intermediate = value;
+        break;
+      }
       c.intermediate = value;
+      if (c.family == Family::kMixtral) c.expert_intermediate = value;
       c.intermediate_derived = false;
       break;
     case Choice::kHeads: c.heads = value; break;
     case Choice::kKvHeads: c.kv_heads = value; break;
     case Choice::kTokens: s.tokens = value; break;
+    case Choice::kSize: break;
   }
   return {c, s};
 }
 
 }  // namespace
 
-ModelConfig parse_model_config(std::string_view text, const std::string& origin) {
-  Json json;
-  try {
-    json = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": keep what follows the tag.
-    std::string what = e.what();
-    const size_t tag = what.find("] ");
-    if (tag != std::string::npos) what = what.substr(tag + 2);
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    throw usage_error(fmt::format("{} is not valid JSON ({})", origin, what));
+namespace {
+
+// head_dim from head_dim or hidden / heads, with the check that the heads fit together.
+void read_heads(const ConfigReader& r, ModelConfig& c, bool head_dim_key) {
+  const std::optional<int64_t> head_dim = head_dim_key ? r.optional("head_dim") : std::nullopt;
+  c.head_dim_derived = !head_dim;
+  if (head_dim) {
+    c.head_dim = *head_dim;
+  } else {
+    if (c.hidden % c.heads != 0)
+      r.fail(fmt::format("hidden_size {} is not a multiple of num_attention_heads {}{}", c.hidden, c.heads,
+                         head_dim_key ? " and there is no head_dim" : ""));
+    c.head_dim = c.hidden / c.heads;
   }
+  if (c.heads % c.kv_heads != 0)
+    r.fail(fmt::format("num_attention_heads {} is not a multiple of num_key_value_heads {}", c.heads, c.kv_heads));
+}
+
+void read_gpt2(const ConfigReader& r, ModelConfig& c) {
+  c.vocab = r.required("vocab_size");
+  c.hidden = r.required("n_embd");
+  c.heads = r.required("n_head");
+  c.layers = r.required("n_layer");
+  const std::optional<int64_t> inner = r.optional("n_inner");
+  c.intermediate_derived = !inner;
+  c.intermediate = inner ? *inner : 4 * c.hidden;
+  if (c.hidden % c.heads != 0) r.fail(fmt::format("n_embd {} is not a multiple of n_head {}", c.hidden, c.heads));
+  c.kv_heads = c.heads;
+  c.head_dim = c.hidden / c.heads;
+  c.head_dim_derived = true;
+  c.tied_embeddings = r.flag("tie_word_embeddings").value_or(true);  // GPT2Config's default
+  check_size(r, "3 x n_embd (c_attn's output)", 3 * c.hidden);
+  check_size(r, "n_inner (4 x n_embd)", c.intermediate);
+}
+
+// Llama-style keys: vocab_size, hidden_size, num_attention_heads, num_key_value_heads, head_dim,
+// num_hidden_layers, and intermediate_size where `needs_intermediate`.
+void read_llama_keys(const ConfigReader& r, ModelConfig& c, bool needs_intermediate) {
+  c.vocab = r.required("vocab_size");
+  c.hidden = r.required("hidden_size");
+  if (needs_intermediate) c.intermediate = r.required("intermediate_size");
+  c.heads = r.required("num_attention_heads");
+  c.layers = r.required("num_hidden_layers");
+  c.kv_heads = r.optional("num_key_value_heads").value_or(c.heads);
+  c.tied_embeddings = r.flag("tie_word_embeddings").value_or(false);  // LlamaConfig's default (and the others')
+}
+
+void read_falcon(const ConfigReader& r, ModelConfig& c) {
+  c.vocab = r.required("vocab_size");
+  c.hidden = r.required("hidden_size");
+  c.heads = r.required("num_attention_heads", "n_head");
+  c.layers = r.required("num_hidden_layers", "n_layer");
+  // FalconConfig's defaults: multi_query true, new_decoder_architecture false, parallel_attn true.
+  const bool new_arch = r.flag("new_decoder_architecture").value_or(false);
+  const bool multi_query = r.flag("multi_query").value_or(true);
+  if (new_arch) {
+    c.kv_heads = r.has("num_kv_heads") || !r.has("n_head_kv") ? r.optional("num_kv_heads").value_or(c.heads)
+                                                                : r.required("n_head_kv");
+  } else {
+    c.kv_heads = multi_query ? 1 : c.heads;  // FalconAttention: one KV head, or as many as heads
+  }
+  read_heads(r, c, false);
+  const std::optional<int64_t> ffn = r.optional("ffn_hidden_size");
+  c.intermediate_derived = !ffn;
+  c.intermediate = ffn ? *ffn : 4 * c.hidden;
+  // The new architecture normalises attention's and the MLP's inputs apart (num_ln_in_parallel_attn 2).
+  const int64_t norms = r.optional("num_ln_in_parallel_attn").value_or(new_arch ? 2 : 1);
+  c.parallel_attention = r.flag("parallel_attn").value_or(true) && norms == 1;
+  c.tied_embeddings = r.flag("tie_word_embeddings").value_or(true);  // FalconConfig's default
+  check_size(r, "query_key_value's output", (c.heads + 2 * c.kv_heads) * c.head_dim);
+}
+
+// "an MoE config (model_type 'mixtral') needs num_local_experts and num_experts_per_tok"
+void read_experts(const ConfigReader& r, ModelConfig& c, const char* experts_key) {
+  if (!r.has(experts_key) || !r.has("num_experts_per_tok"))
+    r.fail(fmt::format("an MoE config (model_type '{}') needs its expert counts: {} and num_experts_per_tok",
+                       c.model_type, experts_key));
+  c.experts = r.required(experts_key);
+  c.experts_per_token = r.required("num_experts_per_tok");
+  if (c.experts_per_token > c.experts)
+    r.fail(fmt::format("num_experts_per_tok {} is more than {} {}", c.experts_per_token, experts_key, c.experts));
+}
+
+// Layers with a dense MLP; those need intermediate_size.
+void read_dense_layers(const ConfigReader& r, ModelConfig& c, const std::function<bool(int64_t)>& sparse) {
+  c.dense_layers = 0;
+  for (int64_t i = 0; i < c.layers; ++i) c.dense_layers += sparse(i) ? 0 : 1;
+  if (c.dense_layers > 0) c.intermediate = r.required("intermediate_size");
+}
+
+void read_qwen_moe(const ConfigReader& r, ModelConfig& c) {
+  read_experts(r, c, "num_experts");
+  read_llama_keys(r, c, false);
+  read_heads(r, c, true);
+  c.expert_intermediate = r.required("moe_intermediate_size");
+  c.shared_intermediate = r.optional("shared_expert_intermediate_size").value_or(0);
+  c.shared_expert_gate = c.shared_intermediate > 0 && c.model_type == "qwen2_moe";
+  // Qwen2MoeDecoderLayer: sparse where the layer is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
+  const int64_t step = r.optional("decoder_sparse_step").value_or(1);
+  const std::vector<int64_t> dense = r.indices("mlp_only_layers");
+  read_dense_layers(r, c, [&](int64_t i) {
+    return std::find(dense.begin(), dense.end(), i) == dense.end() && (i + 1) % step == 0;
+  });
+}
+
+void read_deepseek(const ConfigReader& r, ModelConfig& c) {
+  read_experts(r, c, "n_routed_experts");
+  read_llama_keys(r, c, false);
+  c.expert_intermediate = r.required("moe_intermediate_size");
+  c.shared_intermediate = r.count("n_shared_experts") * c.expert_intermediate;
+  // DeepseekV2DecoderLayer: MoE from layer first_k_dense_replace on, every moe_layer_freq-th layer.
+  const int64_t first_dense = r.count("first_k_dense_replace");
+  const int64_t freq = r.optional("moe_layer_freq").value_or(1);
+  read_dense_layers(r, c, [&](int64_t i) { return i >= first_dense && i % freq == 0; });
+  if (!r.has("kv_lora_rank"))
+    r.fail(fmt::format("model_type '{}' without kv_lora_rank: shapescope knows DeepSeek's attention only as "
+                       "multi-head latent attention (kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)",
+                       c.model_type));
+  c.kv_lora_rank = r.required("kv_lora_rank");
+  c.q_lora_rank = r.optional("q_lora_rank").value_or(0);  // null: q_proj, no low-rank query
+  c.qk_nope_head_dim = r.required("qk_nope_head_dim");
+  c.qk_rope_head_dim = r.required("qk_rope_head_dim");
+  c.v_head_dim = r.required("v_head_dim");
+  c.head_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;  // the query/key head; values have v_head_dim
+  c.head_dim_derived = false;
+  c.kv_heads = c.heads;  // MLA expands the latent into every head's key and value
+  check_size(r, "kv_b_proj's output", c.heads * (c.qk_nope_head_dim + c.v_head_dim));
+}
+
+}  // namespace
+
+std::string_view family_name(Family family) {
+  switch (family) {
+    case Family::kGpt2: return "gpt2";
+    case Family::kGated: return "llama";
+    case Family::kFalcon: return "falcon";
+    case Family::kPhi: return "phi";
+    case Family::kGptNeox: return "gpt_neox";
+    case Family::kMixtral: return "mixtral";
+    case Family::kQwenMoe: return "qwen_moe";
+    case Family::kDeepseek: return "deepseek";
+  }
+  return "?";
+}
+
+std::string known_model_types() {
+  std::string out;
+  for (const TypeFamily& t : kModelTypes)
+    if (t.type.rfind("RefinedWeb", 0) != 0) out += fmt::format("{}{}", out.empty() ? "" : ", ", t.type);
+  return out;
+}
+
+ModelConfig parse_model_config(std::string_view text, const std::string& origin) {
+  const Json json = parse_json_text(text, origin);
   if (!json.is_object()) throw usage_error(fmt::format("{} is not a JSON object", origin));
 
   ModelConfig c;
@@ -202,94 +377,153 @@ ModelConfig parse_model_config(std::string_view text, const std::string& origin)
   c.model_type = meta.text("model_type");
   c.description = meta.text("_description");
   c.source = meta.text("_source");
-  if (c.model_type == "gpt2" || (c.model_type.empty() && json.contains("n_embd"))) {
-    c.family = Family::kGpt2;
-  } else if (is_gated_type(c.model_type) || c.model_type.empty()) {
-    c.family = Family::kGated;
+  if (c.model_type.empty()) {
+    c.family = json.contains("n_embd") ? Family::kGpt2 : Family::kGated;
+  } else if (const std::optional<Family> f = family_of_type(c.model_type)) {
+    c.family = *f;
   } else {
-    throw usage_error(fmt::format("{}: model_type '{}' is not one pad knows (gpt2: fused c_attn; {}: q/k/v/o_proj "
-                                  "and gate/up/down_proj)",
-                                  origin, c.model_type, gated_types()));
+    throw usage_error(fmt::format("{}: model_type '{}' is not one shapescope knows ({}); for another model give its "
+                                  "GEMMs instead: a PyTorch profiler trace (--trace) or a GEMM list (--gemms)",
+                                  origin, c.model_type, known_model_types()));
   }
 
-  if (c.family == Family::kGpt2) {
-    const ConfigReader r(json, origin, "a GPT-2 config needs vocab_size, n_embd, n_head, n_layer");
-    c.vocab = r.required("vocab_size");
-    c.hidden = r.required("n_embd");
-    c.heads = r.required("n_head");
-    c.layers = r.required("n_layer");
-    const std::optional<int64_t> inner = r.optional("n_inner");
-    c.intermediate_derived = !inner;
-    c.intermediate = inner ? *inner : 4 * c.hidden;
-    if (c.hidden % c.heads != 0) r.fail(fmt::format("n_embd {} is not a multiple of n_head {}", c.hidden, c.heads));
-    c.kv_heads = c.heads;
-    c.head_dim = c.hidden / c.heads;
-    c.head_dim_derived = true;
-    c.tied_embeddings = r.flag("tie_word_embeddings").value_or(true);  // GPT2Config's default
-    check_size(r, "3 x n_embd (c_attn's output)", 3 * c.hidden);
-    check_size(r, "n_inner (4 x n_embd)", c.intermediate);
-  } else {
-    const ConfigReader r(json, origin,
-                         "a llama-style config needs vocab_size, hidden_size, intermediate_size, num_attention_heads, "
-                         "num_hidden_layers");
-    c.vocab = r.required("vocab_size");
-    c.hidden = r.required("hidden_size");
-    c.intermediate = r.required("intermediate_size");
-    c.heads = r.required("num_attention_heads");
-    c.layers = r.required("num_hidden_layers");
-    c.kv_heads = r.optional("num_key_value_heads").value_or(c.heads);
-    const std::optional<int64_t> head_dim = r.optional("head_dim");
-    c.head_dim_derived = !head_dim;
-    if (head_dim) {
-      c.head_dim = *head_dim;
-    } else {
-      if (c.hidden % c.heads != 0)
-        r.fail(fmt::format("hidden_size {} is not a multiple of num_attention_heads {} and there is no head_dim",
-                           c.hidden, c.heads));
-      c.head_dim = c.hidden / c.heads;
+  const std::string type = c.family == Family::kGpt2 ? "GPT-2"
+                           : c.model_type.empty()     ? std::string(family_name(c.family)) + "-style"
+                                                      : c.model_type;
+  const auto needs = [&](const char* keys) { return fmt::format("a {} config needs {}", type, keys); };
+  constexpr const char* kLlamaKeys =
+      "vocab_size, hidden_size, intermediate_size, num_attention_heads, num_hidden_layers";
+  switch (c.family) {
+    case Family::kGpt2: read_gpt2(ConfigReader(json, origin, needs("vocab_size, n_embd, n_head, n_layer")), c); break;
+    case Family::kGated:
+    case Family::kPhi:
+    case Family::kGptNeox:
+    case Family::kMixtral: {
+      const ConfigReader r(json, origin, needs(kLlamaKeys));
+      if (c.family == Family::kMixtral) read_experts(r, c, "num_local_experts");
+      read_llama_keys(r, c, true);
+      // Phi and GPT-NeoX have no head_dim key: hidden / heads.
+      read_heads(r, c, c.family == Family::kGated || c.family == Family::kMixtral);
+      c.parallel_attention = c.family == Family::kPhi;
+      if (c.family == Family::kMixtral) c.expert_intermediate = c.intermediate;
+      break;
     }
-    if (c.heads % c.kv_heads != 0)
-      r.fail(fmt::format("num_attention_heads {} is not a multiple of num_key_value_heads {}", c.heads, c.kv_heads));
-    c.tied_embeddings = r.flag("tie_word_embeddings").value_or(false);  // LlamaConfig's default
-    check_size(r, "num_attention_heads x head_dim", c.heads * c.head_dim);
+    case Family::kFalcon:
+      read_falcon(ConfigReader(json, origin, needs("vocab_size, hidden_size, num_attention_heads, num_hidden_layers")),
+                  c);
+      break;
+    case Family::kQwenMoe:
+      read_qwen_moe(ConfigReader(json, origin, needs("vocab_size, hidden_size, num_attention_heads, "
+                                                     "num_hidden_layers, moe_intermediate_size")),
+                    c);
+      break;
+    case Family::kDeepseek:
+      read_deepseek(ConfigReader(json, origin, needs("vocab_size, hidden_size, num_attention_heads, "
+                                                     "num_hidden_layers, moe_intermediate_size")),
+                    c);
+      break;
   }
+  if (c.family != Family::kGpt2)
+    check_size(ConfigReader(json, origin, ""), "num_attention_heads x head_dim", c.heads * c.head_dim);
   return c;
 }
 
 ModelConfig load_model_config(const std::string& path, const std::string& origin) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw usage_error(fmt::format("{} is a directory, not a file", origin));
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
-  return parse_model_config(text.str(), origin);
+  return parse_model_config(read_text_file(path, origin), origin);
 }
 
 std::vector<LinearLayer> linear_layers(const ModelConfig& c) {
   const int64_t l = c.layers;
-  if (c.family == Family::kGpt2) {
-    // nanoGPT and llm.c run these as nn.Linear (x @ W.t(), nt). Hugging Face's GPT-2 stores them as
-    // Conv1D with W as in x out (addmm(x, W): nn); the shapes are the same.
-    return {
-        {"c_attn", c.hidden, 3 * c.hidden, l, Parallel::kColumn, "attn_in"},
-        {"attn.c_proj", c.hidden, c.hidden, l, Parallel::kRow, "attn_out"},
-        {"c_fc", c.hidden, c.intermediate, l, Parallel::kColumn, "mlp_in"},
-        {"mlp.c_proj", c.intermediate, c.hidden, l, Parallel::kRow, "mlp_act"},
-        {"lm_head", c.hidden, c.vocab, 1, Parallel::kColumn, "final"},
-    };
+  const Parallel col = Parallel::kColumn, row = Parallel::kRow, rep = Parallel::kReplicated;
+  switch (c.family) {
+    case Family::kGpt2:
+      // nanoGPT and llm.c run these as nn.Linear (x @ W.t(), nt). Hugging Face's GPT-2 stores them as
+      // Conv1D with W as in x out (addmm(x, W): nn); the shapes are the same.
+      return {
+          {"c_attn", c.hidden, 3 * c.hidden, l, col, "attn_in"},
+          {"attn.c_proj", c.hidden, c.hidden, l, row, "attn_out"},
+          {"c_fc", c.hidden, c.intermediate, l, col, "mlp_in"},
+          {"mlp.c_proj", c.intermediate, c.hidden, l, row, "mlp_act"},
+          {"lm_head", c.hidden, c.vocab, 1, col, "final"},
+      };
+    case Family::kFalcon:
+    case Family::kGptNeox: {
+      // One fused QKV: (heads + 2 x kv_heads) x head_dim (3 x hidden for gpt_neox and multi-head falcon).
+      const std::string mlp_in = c.parallel_attention ? "attn_in" : "mlp_in";
+      return {
+          {"query_key_value", c.hidden, (c.heads + 2 * c.kv_heads) * c.head_dim, l, col, "attn_in"},
+          {"dense", c.q_width(), c.hidden, l, row, "attn_out"},
+          {"dense_h_to_4h", c.hidden, c.intermediate, l, col, mlp_in},
+          {"dense_4h_to_h", c.intermediate, c.hidden, l, row, "mlp_act"},
+          {c.family == Family::kFalcon ? "lm_head" : "embed_out", c.hidden, c.vocab, 1, col, "final"},
+      };
+    }
+    case Family::kPhi:
+      return {
+          {"q_proj", c.hidden, c.q_width(), l, col, "attn_in"},
+          {"k_proj", c.hidden, c.kv_width(), l, col, "attn_in"},
+          {"v_proj", c.hidden, c.kv_width(), l, col, "attn_in"},
+          {"dense", c.q_width(), c.hidden, l, row, "attn_out"},
+          {"fc1", c.hidden, c.intermediate, l, col, "attn_in"},  // parallel attention: the same input
+          {"fc2", c.intermediate, c.hidden, l, row, "mlp_act"},
+          {"lm_head", c.hidden, c.vocab, 1, col, "final"},
+      };
+    case Family::kGated:
+    case Family::kMixtral:
+    case Family::kQwenMoe:
+    case Family::kDeepseek: break;
   }
-  return {
-      {"q_proj", c.hidden, c.q_width(), l, Parallel::kColumn, "attn_in"},
-      {"k_proj", c.hidden, c.kv_width(), l, Parallel::kColumn, "attn_in"},
-      {"v_proj", c.hidden, c.kv_width(), l, Parallel::kColumn, "attn_in"},
-      {"o_proj", c.q_width(), c.hidden, l, Parallel::kRow, "attn_out"},
-      {"gate_proj", c.hidden, c.intermediate, l, Parallel::kColumn, "mlp_in"},
-      {"up_proj", c.hidden, c.intermediate, l, Parallel::kColumn, "mlp_in"},
-      {"down_proj", c.intermediate, c.hidden, l, Parallel::kRow, "mlp_act"},
-      {"lm_head", c.hidden, c.vocab, 1, Parallel::kColumn, "final"},
-  };
+  std::vector<LinearLayer> out;
+  if (c.mla()) {
+    // DeepSeek's multi-head latent attention: queries through a low-rank latent where q_lora_rank is
+    // set, keys and values always through kv_lora_rank (plus the shared rotary key).
+    const int64_t q_head = c.qk_nope_head_dim + c.qk_rope_head_dim;
+    if (c.q_lora_rank > 0) {
+      out.push_back({"q_a_proj", c.hidden, c.q_lora_rank, l, rep, "attn_in"});
+      out.push_back({"q_b_proj", c.q_lora_rank, c.heads * q_head, l, col, "q_latent"});
+    } else {
+      out.push_back({"q_proj", c.hidden, c.heads * q_head, l, col, "attn_in"});
+    }
+    out.push_back({"kv_a_proj_with_mqa", c.hidden, c.kv_lora_rank + c.qk_rope_head_dim, l, rep, "attn_in"});
+    out.push_back({"kv_b_proj", c.kv_lora_rank, c.heads * (c.qk_nope_head_dim + c.v_head_dim), l, col, "kv_latent"});
+    out.push_back({"o_proj", c.heads * c.v_head_dim, c.hidden, l, row, "attn_out"});
+  } else {
+    out.push_back({"q_proj", c.hidden, c.q_width(), l, col, "attn_in"});
+    out.push_back({"k_proj", c.hidden, c.kv_width(), l, col, "attn_in"});
+    out.push_back({"v_proj", c.hidden, c.kv_width(), l, col, "attn_in"});
+    out.push_back({"o_proj", c.q_width(), c.hidden, l, row, "attn_out"});
+  }
+  const int64_t dense = c.moe() ? c.dense_layers : l;
+  if (dense > 0) {
+    out.push_back({"gate_proj", c.hidden, c.intermediate, dense, col, "mlp_in"});
+    out.push_back({"up_proj", c.hidden, c.intermediate, dense, col, "mlp_in"});
+    out.push_back({"down_proj", c.intermediate, c.hidden, dense, row, "mlp_act"});
+  }
+  if (c.moe()) {
+    const int64_t m = c.moe_layers(), e = c.experts, w = c.expert_intermediate;
+    const bool mixtral = c.family == Family::kMixtral;
+    // The router scores every token against every expert; each expert then runs on its tokens.
+    out.push_back({mixtral ? "block_sparse_moe.gate" : "mlp.gate", c.hidden, e, m, rep, "mlp_in"});
+    out.push_back({mixtral ? "experts.w1" : "experts.gate_proj", c.hidden, w, m, col, "routed_in", e, true});
+    out.push_back({mixtral ? "experts.w3" : "experts.up_proj", c.hidden, w, m, col, "routed_in", e, true});
+    out.push_back({mixtral ? "experts.w2" : "experts.down_proj", w, c.hidden, m, row, "routed_act", e, true});
+    if (c.shared_intermediate > 0) {
+      const std::string shared = c.family == Family::kDeepseek ? "shared_experts" : "shared_expert";
+      out.push_back({shared + ".gate_proj", c.hidden, c.shared_intermediate, m, col, "mlp_in"});
+      out.push_back({shared + ".up_proj", c.hidden, c.shared_intermediate, m, col, "mlp_in"});
+      out.push_back({shared + ".down_proj", c.shared_intermediate, c.hidden, m, row, "shared_act"});
+    }
+    if (c.shared_expert_gate) out.push_back({"shared_expert_gate", c.hidden, 1, m, rep, "mlp_in"});
+  }
+  out.push_back({"lm_head", c.hidden, c.vocab, 1, col, "final"});
+  return out;
+}
+
+std::vector<int64_t> balanced_expert_tokens(int64_t tokens, int64_t top_k, int64_t experts) {
+  const int64_t routed = tokens * top_k;
+  std::vector<int64_t> out(size_t(experts), routed / experts);
+  for (int64_t e = 0; e < routed % experts; ++e) out[size_t(e)] += 1;
+  return out;
 }
 
 std::string_view pass_name(Pass pass) {
@@ -302,7 +536,7 @@ std::string_view pass_name(Pass pass) {
 }
 
 void check_tp(const ModelConfig& c, int64_t tp) {
-  const bool gpt2 = c.family == Family::kGpt2;
+  const bool gpt2 = c.family == Family::kGpt2 || c.family == Family::kGptNeox;
   // Megatron pads the vocabulary to a multiple of 128 x tp for this; pad says so rather than doing it.
   if (c.vocab % tp != 0)
     throw usage_error(fmt::format("--tp: {} does not divide vocab_size {} (lm_head is column-parallel: its output "
@@ -315,9 +549,15 @@ void check_tp(const ModelConfig& c, int64_t tp) {
     throw usage_error(fmt::format("--tp: {} does not divide num_key_value_heads {} (k_proj and v_proj are split by "
                                   "heads)",
                                   tp, c.kv_heads));
-  if (c.intermediate % tp != 0)
+  if ((!c.moe() || c.dense_layers > 0) && c.intermediate % tp != 0)
     throw usage_error(fmt::format("--tp: {} does not divide {} {} (the MLP is split over its intermediate features)",
-                                  tp, gpt2 ? "n_inner" : "intermediate_size", c.intermediate));
+                                  tp, c.family == Family::kGpt2 ? "n_inner" : "intermediate_size", c.intermediate));
+  if (c.moe() && c.expert_intermediate % tp != 0)
+    throw usage_error(fmt::format("--tp: {} does not divide the experts' width {} (each expert is split over its "
+                                  "intermediate features)",
+                                  tp, c.expert_intermediate));
+  if (c.shared_intermediate % tp != 0)
+    throw usage_error(fmt::format("--tp: {} does not divide the shared expert's width {}", tp, c.shared_intermediate));
 }
 
 namespace {
@@ -328,10 +568,22 @@ std::vector<StepGemm> linear_gemms(const ModelConfig& config, const StepOptions&
   const int64_t t = step.tokens;
   for (const LinearLayer& l : linear_layers(config)) {
     const int64_t in = l.in_per_rank(step.tp), o = l.out_per_rank(step.tp);
-    out.push_back({l.name, Pass::kForward, gemm(t, o, in, Layout::kNT, step.dtype), l.count});
-    if (!step.train) continue;
-    out.push_back({l.name, Pass::kInputGrad, gemm(t, in, o, Layout::kNN, step.dtype), l.count});
-    out.push_back({l.name, Pass::kWeightGrad, gemm(o, in, t, Layout::kTN, step.dtype), l.count});
+    // An expert runs on its share of the routed tokens: balanced, two row counts at most (the
+    // remainder's experts have one row more), each with the experts that have it.
+    std::map<int64_t, int64_t, std::greater<>> experts_with_rows;
+    if (l.routed) {
+      for (int64_t rows : balanced_expert_tokens(t, config.experts_per_token, config.experts))
+        if (rows > 0) experts_with_rows[rows] += 1;
+    } else {
+      experts_with_rows[t] = 1;
+    }
+    for (const auto& [rows, experts] : experts_with_rows) {
+      const int64_t count = l.count * experts;
+      out.push_back({l.name, Pass::kForward, gemm(rows, o, in, Layout::kNT, step.dtype), count});
+      if (!step.train) continue;
+      out.push_back({l.name, Pass::kInputGrad, gemm(rows, in, o, Layout::kNN, step.dtype), count});
+      out.push_back({l.name, Pass::kWeightGrad, gemm(o, in, rows, Layout::kTN, step.dtype), count});
+    }
   }
   return out;
 }
@@ -346,7 +598,7 @@ std::vector<StepGemm> step_gemms(const ModelConfig& config, const StepOptions& s
       out.push_back(g);
       continue;
     }
-    if (("+" + same->linear + "+").find("+" + g.linear + "+") == std::string::npos) same->linear += "+" + g.linear;
+    join_name(same->linear, g.linear);
     same->count += g.count;
   }
   return out;
@@ -370,8 +622,28 @@ std::vector<ChoiceInfo> choices(const ModelConfig& c, const StepOptions& s) {
   const int64_t t = s.tokens, tp = s.tp;
   auto fwd = [&](int64_t n, int64_t k) { return gemm(t, n, k, Layout::kNT, s.dtype); };
   std::vector<ChoiceInfo> out;
-  out.push_back({Choice::kVocab, "vocab_size", c.vocab, 1, tp, "lm_head fwd", fwd(c.vocab / tp, c.hidden)});
-  if (gpt2) {
+  const std::vector<LinearLayer> layers = linear_layers(c);
+  out.push_back({Choice::kVocab, "vocab_size", c.vocab, 1, tp, layers.back().name + " fwd", fwd(c.vocab / tp, c.hidden)});
+  if (c.family != Family::kGpt2 && c.family != Family::kGated) {
+    // The attention output projection shows hidden_size as its N; the MLP's up projection (an
+    // expert's, where the MLP is routed) shows the MLP's width.
+    const LinearLayer& o_proj =
+        *std::find_if(layers.begin(), layers.end(), [](const LinearLayer& l) { return l.input == "attn_out"; });
+    out.push_back({Choice::kHidden, "hidden_size", c.hidden, 1, 1, o_proj.name + " fwd",
+                   fwd(c.hidden, o_proj.in_per_rank(tp))});
+    const bool experts_key = c.family == Family::kQwenMoe || c.family == Family::kDeepseek;
+    const std::string key = c.family == Family::kFalcon ? "ffn_hidden_size"
+                            : experts_key               ? "moe_intermediate_size"
+                                                        : "intermediate_size";
+    const std::string up = c.family == Family::kPhi       ? "fc1"
+                           : c.family == Family::kMixtral ? "experts.w3"
+                           : experts_key                  ? "experts.up_proj"
+                                                          : "dense_h_to_4h";
+    const int64_t width = c.moe() ? c.expert_intermediate : c.intermediate;
+    const int64_t rows = c.moe() ? balanced_expert_tokens(t, c.experts_per_token, c.experts).front() : t;
+    out.push_back({Choice::kIntermediate, key, width, 1, tp, up + " fwd",
+                   gemm(rows, width / tp, c.hidden, Layout::kNT, s.dtype)});
+  } else if (gpt2) {
     out.push_back({Choice::kHidden, "n_embd", c.hidden, 1, 1, "attn.c_proj fwd", fwd(c.hidden, c.hidden / tp)});
     out.push_back({Choice::kIntermediate, "n_inner", c.intermediate, 1, tp, "c_fc fwd",
                    fwd(c.intermediate / tp, c.hidden)});
@@ -447,7 +719,8 @@ std::vector<PadCandidate> pad_candidates(const ModelConfig& config, const StepOp
 
 double weight_parameters(const ModelConfig& config) {
   double total = config.tied_embeddings ? 0 : double(config.vocab) * double(config.hidden);
-  for (const LinearLayer& l : linear_layers(config)) total += double(l.in) * double(l.out) * double(l.count);
+  for (const LinearLayer& l : linear_layers(config))
+    total += double(l.in) * double(l.out) * double(l.count) * double(l.experts);
   return total;
 }
 
@@ -463,6 +736,7 @@ double token_copy_bytes(const ModelConfig& config, const StepOptions& step, int6
   std::set<std::string> copied;
   double bytes = 0;
   for (const LinearLayer& l : linear_layers(config)) {
+    if (l.routed) continue;  // experts read a permuted copy of their tokens anyway
     if (copied.insert(l.input).second) bytes += rows * double(l.in_per_rank(step.tp)) * double(l.count) * element;
     if (step.train) bytes += rows * double(l.out_per_rank(step.tp)) * double(l.count) * element;
   }

@@ -98,8 +98,16 @@ std::string model_line(const ModelConfig& c) {
 }
 
 std::string family_text(const ModelConfig& c) {
-  const std::string layers = c.family == Family::kGpt2 ? "gpt2 layout (fused c_attn, c_fc/c_proj MLP)"
-                                                       : "llama layout (q/k/v/o_proj, gate/up/down_proj MLP)";
+  std::string layers;
+  if (c.family == Family::kGpt2) {
+    layers = "gpt2 layout (fused c_attn, c_fc/c_proj MLP)";
+  } else if (c.family == Family::kGated) {
+    layers = "llama layout (q/k/v/o_proj, gate/up/down_proj MLP)";
+  } else {
+    std::string names;
+    for (const LinearLayer& l : linear_layers(c)) names += (names.empty() ? "" : ", ") + l.name;
+    layers = fmt::format("{} layout ({})", family_name(c.family), names);
+  }
   return c.model_type.empty() ? layers + ", guessed from its keys (no model_type)" : layers;
 }
 
@@ -253,7 +261,7 @@ Json model_json(const ModelConfig& c) {
   j["description"] = c.description;
   j["source"] = c.source;
   j["model_type"] = c.model_type;
-  j["layout"] = c.family == Family::kGpt2 ? "gpt2" : "llama";
+  j["layout"] = family_name(c.family);
   j["vocab_size"] = c.vocab;
   j["hidden_size"] = c.hidden;
   j["intermediate_size"] = c.intermediate;

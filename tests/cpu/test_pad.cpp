@@ -14,15 +14,10 @@
 #include "device/device.hpp"
 #include "model/pad.hpp"
 #include "cli_util.hpp"
+#include "model_util.hpp"
 
 namespace shapescope {
 namespace {
-
-ModelConfig preset(const std::string& name) {
-  ModelConfig c = load_model_config(std::string(SHAPESCOPE_MODELS_DIR) + "/" + name + ".json", name);
-  c.name = name;
-  return c;
-}
 
 StepOptions step(int64_t tokens, bool train, int64_t tp = 1) { return {tokens, train, tp, DType::kBf16}; }
 
@@ -273,7 +268,7 @@ TEST(PadConfig, BadConfigsAreOneLineNamingTheKey) {
   expect_config_error(R"({"vocab_size": 50257, "n_embd": 768.0, "n_head": 12, "n_layer": 12})", "n_embd is 768.0");
   expect_config_error(R"({"vocab_size": "50257", "n_embd": 768, "n_head": 12, "n_layer": 12})", R"(vocab_size is "50257")");
   expect_config_error(R"({"vocab_size": 4294967296, "n_embd": 768, "n_head": 12, "n_layer": 12})", "at most 2147483647");
-  expect_config_error(R"({"model_type": "gpt_neox", "vocab_size": 1})", "model_type 'gpt_neox' is not one pad knows");
+  expect_config_error(R"({"model_type": "mamba", "vocab_size": 1})", "model_type 'mamba' is not one shapescope knows");
   expect_config_error(R"({"model_type": 7})", "model_type is 7; it must be a string");
   expect_config_error(R"({"vocab_size": 100, "n_embd": 100, "n_head": 12, "n_layer": 1})", "n_embd 100 is not a multiple of n_head 12");
   expect_config_error("{" + llama + ", \"num_key_value_heads\": 3}", "num_attention_heads 8 is not a multiple of num_key_value_heads 3");
@@ -548,7 +543,8 @@ TEST(PadCommand, DryRunJson) {
 }
 
 TEST(PadCommand, EveryPresetDryRuns) {
-  for (const char* name : {"gpt2", "gpt2-xl", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b"}) {
+  for (const char* name : {"gpt2", "gpt2-xl", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b", "falcon-7b", "phi-2",
+                           "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"}) {
     const CliRun r = run(std::string("pad --model ") + name + " --tokens 4096 --train --dry-run");
     EXPECT_EQ(r.code, 0) << name << "\n" << r.err;
   }
@@ -568,7 +564,7 @@ TEST(PadCommand, HelpSaysWhatIsLeftOut) {
   const CliRun r = run("pad --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("attention core"), std::string::npos);
-  EXPECT_NE(r.out.find("gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, qwen2.5-7b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deepseek-v2-lite, falcon-7b, gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, mixtral-8x7b, phi-2, qwen2.5-7b, qwen3-30b-a3b"), std::string::npos) << r.out;
 }
 
 class PadBadInput : public ::testing::Test {
@@ -589,14 +585,14 @@ TEST_F(PadBadInput, OneLineAndExitCode2) {
   const std::string malformed = file("malformed.json", "{\"vocab_size\": 50257,");
   const std::string missing = file("missing.json", R"({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096})");
   const std::string zero = file("zero.json", R"({"vocab_size": 50257, "n_embd": 0, "n_head": 12, "n_layer": 12})");
-  const std::string unknown = file("unknown.json", R"({"model_type": "mixtral", "vocab_size": 32000})");
+  const std::string unknown = file("unknown.json", R"({"model_type": "mamba", "vocab_size": 32000})");
   const std::string good = file("good.json", R"({"vocab_size": 50257, "n_embd": 768, "n_head": 12, "n_layer": 12})");
   struct Case {
     std::string args, words;
   };
   const std::vector<Case> cases = {
       {"pad --model nope --tokens 8",
-       "--model: 'nope' is not a preset (gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, qwen2.5-7b)"},
+       "--model: 'nope' is not a preset (deepseek-v2-lite, falcon-7b, gpt2, gpt2-xl, llama3-70b, llama3-8b, mistral-7b, mixtral-8x7b, phi-2, qwen2.5-7b, qwen3-30b-a3b)"},
       {"pad --model nope", "--model: 'nope' is not a preset"},
       {"pad --model ../models/gpt2 --tokens 8", "is not a preset"},
       {"pad --tokens 8", "--model: give a preset"},
@@ -607,7 +603,7 @@ TEST_F(PadBadInput, OneLineAndExitCode2) {
       {"pad --config " + malformed + " --tokens 8", "is not valid JSON"},
       {"pad --config " + missing + " --tokens 8", "has no 'intermediate_size'"},
       {"pad --config " + zero + " --tokens 8", "n_embd is 0; it must be a positive integer"},
-      {"pad --config " + unknown + " --tokens 8", "model_type 'mixtral' is not one pad knows"},
+      {"pad --config " + unknown + " --tokens 8", "model_type 'mamba' is not one shapescope knows"},
       {"pad --model gpt2 --tokens 0", "--tokens: '0'"},
       {"pad --model gpt2 --tokens 64..8", "--tokens: '64..8' is a reversed range"},
       {"pad --model gpt2 --tokens abc", "--tokens: 'abc'"},

@@ -1,0 +1,116 @@
+// A workload: the GEMM calls of one step of a real program, as shapescope problems with a count.
+// Three sources fill one (model/trace_import.hpp: a PyTorch profiler trace; model/gemm_list.hpp: a
+// CSV or JSON list; model/config_workload.hpp: a Hugging Face config.json), and `profile` / `pad`
+// read it. Pure C++: it measures nothing.
+//
+// Identical calls are merged: same problems (shape, layout, leading dimensions, offsets, dtype), same
+// grouping and same fused-attention mark; their counts add, their trace kernel times add, and their
+// origins are joined ("aten::addmm+aten::mm").
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/explain.hpp"
+#include "model/pad.hpp"
+#include "shape/problem.hpp"
+
+namespace shapescope {
+
+struct WorkloadGemm {
+  // One problem: an ordinary (or strided batched) GEMM. Several: one grouped call (MoE experts:
+  // cublasGemmGroupedBatchedEx, torch._grouped_mm), one problem per group, in group order.
+  std::vector<Problem> problems;
+  int64_t count = 1;          // calls per step
+  std::string origin;         // what issued it: "aten::mm", "q_proj fwd", a list row's name
+  // The trace's own GPU time of these calls: the summed durations of the kernels they launched
+  // (all `count` calls together); nullopt where the source has no times.
+  std::optional<double> kernel_us;
+  int64_t kernels = 0;        // kernels those calls launched (a split-K GEMM may launch two)
+  // The distinct names of those kernels, in order of first launch: which algorithm the library
+  // chose on the machine that recorded the trace (model/kernel_name.hpp reads tiles from them).
+  std::vector<std::string> kernel_names;
+  // Attention's QK^T and PV: real programs run them inside one fused FlashAttention kernel, so
+  // they are listed for what they would cost as GEMMs, not as GEMMs the step runs.
+  bool usually_fused = false;
+  // A grouped call whose per-group M the source does not record (torch._grouped_mm's offsets are
+  // not in a trace): the rows are spread evenly over the groups.
+  bool group_rows_estimated = false;
+
+  bool grouped() const { return problems.size() > 1; }
+  // FLOPs of one call: the sum over its problems.
+  double flops() const;
+  // "1024x768x3072 nt" or "grouped 8 x 512..520x14336x4096 nt"
+  std::string shape_text() const;
+};
+
+// An op that looks like a GEMM but could not be mapped onto problems, and why.
+struct UnmappedOp {
+  std::string op;         // "aten::mm"
+  std::string reason;     // "input type 'double' is not a dtype shapescope runs"
+  int64_t count = 1;      // occurrences with this op and reason
+  std::optional<double> kernel_us;  // their kernels' time, where the trace links any
+};
+
+struct Workload {
+  std::string source;     // "--trace 'step.json'", as the caller names it
+  std::string device;     // the GPU the trace was recorded on ("NVIDIA H100 80GB HBM3"); "" when unknown
+  std::vector<WorkloadGemm> gemms;        // in order of first appearance
+  std::vector<UnmappedOp> unmapped;       // in order of first appearance
+  std::vector<std::string> notes;         // what the source could not say ("no Input Strides: ...")
+  // Steps the source holds: a trace recorded over several profiler steps (ProfilerStep#N) counts
+  // the calls of all of them; divide by this for one step's.
+  int64_t steps = 1;
+
+  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join).
+  void add(WorkloadGemm gemm);
+  // Counts one more unmapped op with this name and reason.
+  void add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us);
+
+  int64_t calls() const;           // sum of counts
+  double flops() const;            // sum of count x flops
+  // Sum of the kernel times of the mapped GEMMs; nullopt when none is known.
+  std::optional<double> kernel_us() const;
+  int64_t unmapped_count() const;  // sum of the unmapped counts
+};
+
+// A size that appears in a workload's GEMMs: what `pad` can change when no config names the
+// dimension (a trace or a GEMM list). 50257 in GPT-2's trace is the N of the LM head's forward,
+// the M of its weight gradient and the K of its input gradient: padding it changes all three.
+struct DimensionUse {
+  size_t gemm = 0;     // index into Workload::gemms
+  size_t problem = 0;  // index into that call's problems
+  Dim dim = Dim::kM;   // kM, kN or kK
+};
+struct DimensionKnob {
+  int64_t value = 0;
+  std::vector<DimensionUse> uses;  // in workload order
+  int64_t calls = 0;               // calls per step of the GEMMs it appears in
+  double flops = 0;                // FLOPs per step of those GEMMs
+  size_t probe = 0;                // the use whose call has the most FLOPs per step: the one to measure
+};
+// Every distinct M, N and K value of the workload's problems (batch excluded), largest FLOPs first.
+// Calls marked usually_fused are left out: they are not GEMMs the step runs.
+std::vector<DimensionKnob> dimension_knobs(const Workload& workload);
+// The knob as a pad choice (Choice::kSize, named by its value, probed by its largest call), so that
+// pad_candidates() proposes its sizes: the multiples of 8..256 above it and, once the probe is
+// measured, the size that fills its last wave.
+ChoiceInfo knob_choice(const Workload& workload, const DimensionKnob& knob);
+// The workload with every M, N and K equal to `from` set to `to`. Leading dimensions that were
+// packed stay packed (so they follow the new size); one that is now shorter than its row becomes
+// packed; the others (slices of wider tensors) are kept. Calls that become identical merge.
+Workload with_dimension(const Workload& workload, int64_t from, int64_t to);
+
+// Whether two calls are the same call (what add() merges).
+bool same_call(const WorkloadGemm& a, const WorkloadGemm& b);
+
+// Joins `name` to a "+"-separated list of names ("q_proj" + "k_proj" -> "q_proj+k_proj") unless
+// it is empty or already one of them.
+void join_name(std::string& into, const std::string& name);
+
+// A problem with packed leading dimensions (lda = a_cols, ldb = b_cols, ldc = n), as `sweep` plans
+// one without --ld-pad.
+Problem packed_problem(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype, int64_t batch = 1);
+
+}  // namespace shapescope
