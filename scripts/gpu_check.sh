@@ -8,6 +8,28 @@ mkdir -p "$OUT"
 S=build/shapescope
 stage=${1:-smoke}
 case "$stage" in
+  landing)
+    # Before landing: every test (GPU tests and the CPU tests with a GPU present), the data-safety
+    # battery with a GPU, and a smoke sweep/explain/pad. CTest files name the build's absolute paths:
+    # run with the build carried as build/ and the checkout reachable at the path it was built in
+    # (SRC, e.g. /work/main).
+    if [ -n "${SRC:-}" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$PWD" "$SRC"; fi
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv | tee "$OUT/nvidia-smi.txt"
+    (cd build && ctest -L gpu --output-on-failure --timeout 300) > "$OUT/ctest-gpu.txt" 2>&1
+    echo "ctest -L gpu: exit $?; $(grep -E 'tests passed|tests failed' "$OUT/ctest-gpu.txt")"
+    (cd build && ctest -LE "gpu|slurm|browser" -j8 --output-on-failure --timeout 300) > "$OUT/ctest-cpu.txt" 2>&1
+    echo "ctest cpu (GPU present): exit $?; $(grep -E 'tests passed|tests failed' "$OUT/ctest-cpu.txt")"
+    grep -E "\*\*\*Failed|Skipped" "$OUT/ctest-gpu.txt" "$OUT/ctest-cpu.txt" | head -20
+    scripts/data_safety_cases.sh $S > "$OUT/data_safety.md" 2>&1
+    grep -c unchanged "$OUT/data_safety.md" | sed 's/^/data-safety cases unchanged: /'
+    {
+      $S info
+      $S sweep --n 1791..1793,4095,4096 --backend cublas,cublaslt,custom:05 --samples 10 --db "$OUT/landing.db"
+      time $S explain 1793 --db "$OUT/landing.db"
+      $S pad --model gpt2 --tokens 12288 --db "$OUT/landing.db" --samples 10
+    } > "$OUT/smoke.txt" 2>&1
+    tail -45 "$OUT/smoke.txt"
+    ;;
   smoke)
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
     $S info 2>&1 | tee "$OUT/info.txt"
