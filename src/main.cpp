@@ -4,9 +4,12 @@
 // 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
                "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot: no gnuplot), 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   register_info(app);
   register_sweep(app);
@@ -57,8 +61,17 @@ int main(int argc, char** argv) {
   register_plot(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "help") {
+    args.erase(args.begin());
+    args.push_back("--help");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

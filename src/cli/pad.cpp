@@ -44,19 +44,8 @@ struct PadOptions {
   bool dry_run = false;
 };
 
-// The presets: models/ of the source tree the binary was built from; for a binary moved away from
-// it, models/ beside the folder the binary sits in (build/shapescope -> models/).
-fs::path models_dir() {
-  const fs::path built = SHAPESCOPE_MODELS_DIR;
-  std::error_code ec;
-  if (fs::is_directory(built, ec)) return built;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path near = exe.parent_path().parent_path() / "models";
-    if (fs::is_directory(near, ec)) return near;
-  }
-  return built;
-}
+// The presets: models/ of shapescope's data (see data_dir()).
+fs::path models_dir() { return data_dir("models"); }
 
 std::vector<std::string> preset_names(const fs::path& dir) {
   std::vector<std::string> names;

@@ -20,10 +20,6 @@
 #include "shape/plan.hpp"
 #include "store/store.hpp"
 
-#ifndef SHAPESCOPE_PLOTS_DIR
-#define SHAPESCOPE_PLOTS_DIR "plots"
-#endif
-
 namespace shapescope {
 namespace {
 
@@ -39,7 +35,7 @@ struct PlotOptions {
   std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
   std::string tile;          // tilegrid from the model: BMxBN, with --gpu PROFILE
   std::string gnuplot = "gnuplot";
-  std::string templates = SHAPESCOPE_PLOTS_DIR;
+  std::string templates = data_dir("plots");
   std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
 };
 
@@ -129,8 +125,8 @@ void run_plot(PlotOptions o) {
   }
   const std::filesystem::path template_path = std::filesystem::path(o.templates) / (o.kind + ".gp");
   if (!std::filesystem::is_regular_file(template_path))
-    throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: plots/ in "
-                                  "shapescope's source)",
+    throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: shapescope's "
+                                  "plots/, or $SHAPESCOPE_DATA/plots)",
                                   o.templates, o.kind));
   // Before tilegrid turns SHAPE into --m/--n/--k filters, which its command line does not take.
   o.command_line = command_line(o);
@@ -262,7 +258,7 @@ void register_plot(CLI::App& app) {
   cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
   cmd->add_option("--tile", o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
   cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
-  cmd->add_option("--templates", o->templates, "directory of the KIND.gp templates (default: the source tree's plots/)");
+  cmd->add_option("--templates", o->templates, "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
   cmd->callback([o] { run_plot(*o); });
 }
 

@@ -16,13 +16,14 @@ struct CliRun {
   std::string out, err;
 };
 
-// Runs `shapescope ARGS` (through the shell, so ARGS may quote), in `cwd` when one is given.
-inline CliRun run(const std::string& args, const std::string& cwd = "") {
+// Runs `BINARY ARGS` (through the shell, so ARGS may quote and set variables before BINARY), in
+// `cwd` when one is given.
+inline CliRun run_binary(const std::string& binary, const std::string& args, const std::string& cwd = "") {
   // ctest runs tests in parallel processes: each needs its own file.
   static int counter = 0;
   const std::string err_path = ::testing::TempDir() + "shapescope_cli_stderr_" +
                                std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt";
-  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(SHAPESCOPE_BIN) + " " + args +
+  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + binary + " " + args +
                           " 2>" + err_path;
   CliRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -36,5 +37,8 @@ inline CliRun run(const std::string& args, const std::string& cwd = "") {
   std::remove(err_path.c_str());
   return r;
 }
+
+// Runs the shapescope of this build: `shapescope ARGS`, in `cwd` when one is given.
+inline CliRun run(const std::string& args, const std::string& cwd = "") { return run_binary(SHAPESCOPE_BIN, args, cwd); }
 
 }  // namespace shapescope
