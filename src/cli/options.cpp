@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "shape/plan.hpp"
+#include "views/plot_select.hpp"
 
 namespace shapescope {
 namespace {
@@ -85,6 +86,22 @@ void add_device_option(CLI::App* cmd, int& device) {
       },
       "CUDA device ordinal")
       ->default_str(std::to_string(device));
+}
+
+void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
+  cmd->add_option("--cublas", filter.cublas, "cuBLAS version starts with this");
+  cmd->add_option("--dtype", filter.dtype, "bf16 | fp16 | fp32 | tf32 | fp8");
+  cmd->add_option("--layout", filter.layout, "nn | nt | tn | tt");
+  cmd->add_option("--backend", filter.backend, "comma list: cublas, cublaslt");
+  cmd->add_option("--algo", filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
+  cmd->add_option("--kernel", filter.kernel, "main kernel's name contains this (case-insensitive)");
+  cmd->add_option("--m", filter.m, "range of M, as sweep takes it (1..4096, 1..4096:8, 64..8192*2, lists)");
+  cmd->add_option("--n", filter.n, "range of N");
+  cmd->add_option("--k", filter.k, "range of K");
+  cmd->add_option("--batch", filter.batch, "range of batch counts (default 1)");
+  cmd->add_option("--ld-pad", filter.ld_pad, "points swept with this --ld-pad (default 0)");
+  cmd->add_option("--offset", filter.offset, "points swept with this --offset (default 0)");
+  cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");
 }
 
 }  // namespace shapescope

@@ -242,19 +242,7 @@ void register_plot(CLI::App& app) {
                   "default: the current directory");
   cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive); tilegrid --tile: a profile (" +
                                               profile_keys() + ")");
-  cmd->add_option("--cublas", o->filter.cublas, "cuBLAS version starts with this");
-  cmd->add_option("--dtype", o->filter.dtype, "bf16 | fp16 | fp32 | tf32 | fp8");
-  cmd->add_option("--layout", o->filter.layout, "nn | nt | tn | tt");
-  cmd->add_option("--backend", o->filter.backend, "comma list: cublas, cublaslt");
-  cmd->add_option("--algo", o->filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
-  cmd->add_option("--kernel", o->filter.kernel, "main kernel's name contains this (case-insensitive)");
-  cmd->add_option("--m", o->filter.m, "range of M, as sweep takes it (1..4096, 1..4096:8, 64..8192*2, lists)");
-  cmd->add_option("--n", o->filter.n, "range of N");
-  cmd->add_option("--k", o->filter.k, "range of K");
-  cmd->add_option("--batch", o->filter.batch, "range of batch counts (default 1)");
-  cmd->add_option("--ld-pad", o->filter.ld_pad, "points swept with this --ld-pad (default 0)");
-  cmd->add_option("--offset", o->filter.offset, "points swept with this --offset (default 0)");
-  cmd->add_flag("--hot", o->filter.hot, "points measured --hot (warm L2) instead of cold ones");
+  add_selection_options(cmd, o->filter);
   cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
   cmd->add_option("--tile", o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
   cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");

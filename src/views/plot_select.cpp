@@ -295,7 +295,7 @@ void refuse_mixes(const std::vector<StoredPoint>& points) {
 }  // namespace
 
 Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
-                        Algos algos, const std::string& command, const Store& calibrations) {
+                        Algos algos, const std::string& command, const Store& calibrations, Mixes mixes) {
   // Values first, each against its own grammar, so that a typo is named rather than "no point".
   std::optional<DType> dtype;
   if (!f.dtype.empty()) {
@@ -334,7 +334,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   };
   if (points.empty()) throw refuse_empty();
 
-  refuse_mixes(points);
+  if (mixes == Mixes::kRefuse) refuse_mixes(points);
 
   Selection s;
   points = newest_of_each_key(std::move(points));

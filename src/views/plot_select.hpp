@@ -60,13 +60,17 @@ enum class Algos {
   kAll,  // every one selected (compare)
 };
 
+// Whether a selection may mix GPUs, library versions, dtypes and layouts: one picture may not
+// (kRefuse), a table of points may (kKeep: export).
+enum class Mixes { kRefuse, kKeep };
+
 // Filters, refuses mixes, removes re-measurements (the newest of identical keys stays) and
 // annotates. `command` ("plot flops") starts the messages; `calibrations` supplies the peaks (the
 // store itself, or --calibration). Throws Error(kUsage) with one line naming the option: a bad
 // value, an empty selection, a mix to choose from.
 Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path,
                         const PlotFilter& filter, Algos algos, const std::string& command,
-                        const Store& calibrations);
+                        const Store& calibrations, Mixes mixes = Mixes::kRefuse);
 
 // The size on the x axis: the dimension that varies in the selection.
 struct SweptAxis {

@@ -1,0 +1,65 @@
+// `shapescope export`: stored points with their annotations as CSV, JSON or a table, from a store,
+// on any machine (no GPU needed). The store is only read.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+#include "report/output.hpp"
+#include "store/store.hpp"
+#include "views/plot_select.hpp"
+
+namespace shapescope {
+namespace {
+
+struct ExportOptions {
+  PlotFilter filter;
+  std::string db = "shapescope.db";
+  std::string format = "csv";
+  std::string out;  // empty: stdout
+};
+
+void run_export(const ExportOptions& o) {
+  check_db_option(o.db);
+  const std::optional<Format> format = parse_format(o.format);
+  if (!format) throw usage_error(fmt::format("--format: '{}' is not a format (csv, json, table)", o.format));
+  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db, o.db + "-wal", o.db + "-shm"});
+  const Store store(o.db, Store::Access::kReadOnly);
+  const Selection s = select_points(store.load_all(), o.db, o.filter, Algos::kAll, "export", store, Mixes::kKeep);
+  if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);
+  if (o.out.empty()) {
+    write_points(std::cout, *format, s.points, s.annotations);
+    return;
+  }
+  OutputFile out(o.out, "--out");
+  write_points(out.stream(), *format, s.points, s.annotations);
+  out.commit();
+  fmt::print(stderr, "export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
+}
+
+}  // namespace
+
+void register_export(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  auto* cmd = app.add_subcommand("export", "Stored points with their annotations as CSV, JSON or a table (no GPU needed)");
+  cmd->footer(
+      "The selection options are plot's: none given exports every cold point; a re-measured key is\n"
+      "exported once (the newest). Points of several GPUs, dtypes or layouts may be mixed.\n"
+      "Examples:\n"
+      "  shapescope export --db h200.db --out points.csv\n"
+      "  shapescope export --db h200.db --n 1..4096 --backend cublas --format json --out squares.json\n"
+      "  shapescope export --db h200.db --n 1791..1793 --format table\n"
+      "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable.");
+  cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only")->capture_default_str();
+  cmd->add_option("--format", o->format, "csv | json | table")->capture_default_str();
+  cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); default: stdout");
+  cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
+  add_selection_options(cmd, o->filter);
+  cmd->callback([o] { run_export(*o); });
+}
+
+}  // namespace shapescope
