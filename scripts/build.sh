@@ -3,9 +3,12 @@
 # nvcc on PATH or in /usr/local/cuda/bin) and builds shapescope into build/.
 #   scripts/build.sh            # sm_80 + sm_90a, what we ship
 #   CUDA_ARCHS=90a scripts/build.sh
+#   scripts/build.sh --cpu-only  # no CUDA toolkit needed: the views (explain/plot/pad/export from
+#                                # stores, --dry-run, predictions) into build-cpu/; cannot measure
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev nlohmann-json3-dev googletest libgtest-dev gnuplot-nox)
+packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev nlohmann-json3-dev googletest libgtest-dev gnuplot-nox
+          dpkg-dev file)  # dpkg-dev, file: cpack -G DEB (dpkg-shlibdeps)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -13,6 +16,11 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+if [ "${1:-}" = "--cpu-only" ]; then
+  cmake -S . -B build-cpu -DCMAKE_BUILD_TYPE=Release -DSHAPESCOPE_GPU=OFF >/dev/null
+  cmake --build build-cpu -j "$(nproc)"
+  exit 0
 fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH

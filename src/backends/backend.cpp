@@ -10,28 +10,6 @@
 
 namespace shapescope {
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom})
-    names.emplace_back(to_string(kind));
-  return names;
-}
-
-bool is_custom_backend(const std::string& name) { return parse_backend_kind(name) == BackendKind::kCustom; }
-
-std::optional<std::string> backend_name_error(const std::string& name) {
-  if (name == "cublas" || name == "cublaslt") return std::nullopt;
-  if (!is_custom_backend(name))
-    return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
-                       name);
-  try {
-    select_variants(name);
-  } catch (const Error& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
-}
-
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos) {
   switch (parse_backend_kind(name).value_or(BackendKind::kCustom)) {

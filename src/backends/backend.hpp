@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/variants.hpp"
 #include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "core/problem.hpp"
@@ -71,11 +72,6 @@ class Backend {
 // Throws Error(kUsage) for an unknown name.
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos);
-std::vector<std::string> backend_names();
-// "custom" or "custom:..." (our kernels; the store's backend is then "custom").
-bool is_custom_backend(const std::string& name);
-// Whether `name` is a valid --backend item (custom selections included); the message says why not.
-std::optional<std::string> backend_name_error(const std::string& name);
 
 // Where each operand of `problem` starts inside the shared buffers.
 struct OperandPointers {

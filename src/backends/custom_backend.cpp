@@ -3,28 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
-#include <sstream>
 
 #include "common/error.hpp"
 
 namespace shapescope {
 
 namespace {
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
-  if (!text.empty() && text.back() == sep) parts.push_back("");
-  return parts;
-}
-
-std::string joined(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 class CustomCall : public GemmCall {
  public:
@@ -47,32 +31,6 @@ class CustomCall : public GemmCall {
 };
 
 }  // namespace
-
-std::vector<const kernels::Variant*> select_variants(const std::string& spec) {
-  const std::vector<std::string> parts = split(spec, ':');
-  if (parts.empty() || parts.front() != "custom" || parts.size() > 4)
-    throw usage_error(fmt::format("--backend: '{}' is not custom[:<kernel>[:<BMxBN>[:<schedule>]]]", spec));
-  std::set<std::string> kernel_names, tiles, schedules;
-  std::vector<const kernels::Variant*> chosen;
-  for (const kernels::Variant& v : kernels::registry()) {
-    kernel_names.insert(v.kernel);
-    if (parts.size() > 1 && v.kernel != parts[1]) continue;
-    tiles.insert(fmt::format("{}x{}", v.bm, v.bn));
-    if (parts.size() > 2 && fmt::format("{}x{}", v.bm, v.bn) != parts[2]) continue;
-    schedules.insert(std::string(kernels::schedule_name(v.schedule)));
-    if (parts.size() > 3 && kernels::schedule_name(v.schedule) != parts[3]) continue;
-    chosen.push_back(&v);
-  }
-  if (chosen.empty()) {
-    if (parts.size() > 1 && tiles.empty())
-      throw usage_error(fmt::format("--backend: '{}': no kernel '{}' (kernels: {})", spec, parts[1], joined(kernel_names)));
-    if (parts.size() > 2 && schedules.empty())
-      throw usage_error(fmt::format("--backend: '{}': {} has no tile {} (tiles: {})", spec, parts[1], parts[2], joined(tiles)));
-    throw usage_error(fmt::format("--backend: '{}': {} {} has no schedule '{}' (schedules: {})", spec, parts[1],
-                                  parts.size() > 2 ? parts[2] : "", parts.size() > 3 ? parts[3] : "", joined(schedules)));
-  }
-  return chosen;
-}
 
 CustomBackend::CustomBackend(const std::string& spec, const DeviceBuffers& buffers)
     : variants_(select_variants(spec)), buffers_(buffers) {}

@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/variants.hpp"
 #include "kernels/registry.hpp"
 
 namespace shapescope {
-
-// The variants a --backend value selects. Throws Error(kUsage) naming the value for an unknown
-// kernel, tile or schedule (listing what exists).
-std::vector<const kernels::Variant*> select_variants(const std::string& spec);
 
 class CustomBackend : public Backend {
  public:

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "backends/custom_backend.hpp"
+#include "backends/variants.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <sstream>
 
-#include "backends/custom_backend.hpp"
+#include "backends/variants.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"

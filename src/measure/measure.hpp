@@ -13,7 +13,7 @@
 #include "core/problem.hpp"
 #include "measure/progress.hpp"
 #include "store/store.hpp"
-#include "timing/engine.hpp"
+#include "timing/measure_options.hpp"
 
 namespace shapescope {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "backends/custom_backend.hpp"
+#include "backends/variants.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "measure/measure.hpp"

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <string>
 
-#include "backends/cuda_types.hpp"
+#if SHAPESCOPE_GPU_BUILD
+#include "backends/cuda_types.hpp"  // dtype_unsupported (the GPU side)
+#endif
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "measure/measure.hpp"
-#include "backends/custom_backend.hpp"
+#include "backends/variants.hpp"
 #include "cli_util.hpp"
 
 namespace shapescope {
@@ -93,6 +95,7 @@ TEST(Cli, DryRunNeedsNoGpu) {
   EXPECT_NE(r.err.find("estimated GPU time"), std::string::npos) << r.err;
 }
 
+#if SHAPESCOPE_GPU_BUILD
 TEST(Refusals, DtypeTheGpuCannotRun) {
   DeviceContext t4;
   t4.gpu_name = "Tesla T4";
@@ -110,6 +113,7 @@ TEST(Refusals, DtypeTheGpuCannotRun) {
   EXPECT_NE(dtype_unsupported(DType::kFp8, a100)->find("8.9"), std::string::npos);
   EXPECT_FALSE(dtype_unsupported(DType::kFp8, h100));
 }
+#endif
 
 TEST(Refusals, SweepThatDoesNotFitShowsBytesNeededAndFree) {
   MemoryPlan plan;

@@ -330,6 +330,7 @@ TEST(Registry, UnregisteredVariant) {
             "no registered kernel variant 01_naive:8x8:dp");
 }
 
+#if SHAPESCOPE_GPU_BUILD  // kernels::launch is the GPU side (kernels/launch.cu)
 // launch() checks before it touches the GPU, so this needs none: a problem the variant cannot
 // run is the caller's bug, an internal error.
 TEST(Registry, LaunchRefusesWhatTheVariantCannotRun) {
@@ -387,6 +388,8 @@ TEST(Registry, LaunchRefusesStreamKWithoutAWorkspace) {
 }
 
 // 05 is sm_90a code: compute capability 9.0 and nothing else, whatever the problem.
+#endif
+
 TEST(Registry, WgmmaTmaNeedsSm90a) {
   const Problem p = bf16_problem(64, 64, 64);
   int seen = 0;

@@ -1,0 +1,74 @@
+// The parts of measurement that need no GPU: what a request costs in memory and (roughly) in time,
+// and the command that measures a point again. Plain C++: --dry-run and the views use them anywhere.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "measure/measure.hpp"
+
+namespace shapescope {
+namespace {
+
+constexpr int64_t kWorkspaceBytes = 32ll << 20;  // cuBLASLt's recommendation for Hopper
+
+std::string gib(int64_t bytes) { return fmt::format("{:.2f} GiB", double(bytes) / (1ll << 30)); }
+
+}  // namespace
+
+double estimate_us(const Problem& p) {
+  double rate = 400e12;  // bf16/fp16 tensor cores, discounted for unaligned shapes
+  if (p.dtype == DType::kFp8) rate = 800e12;
+  if (p.dtype == DType::kTf32) rate = 200e12;
+  if (p.dtype == DType::kFp32) rate = 40e12;
+  const double bytes = double(p.bytes());
+  return 5.0 + p.flops() / rate * 1e6 + bytes / 2.0e12 * 1e6;
+}
+
+void check_fits(const MemoryPlan& mem, int64_t free_bytes, int64_t total_bytes) {
+  // Leave a margin for cuBLAS's own allocations and the CUDA graphs.
+  const int64_t margin = 256ll << 20;
+  if (mem.total() + margin > free_bytes)
+    throw Error(ExitCode::kOutOfMemory,
+                fmt::format("the sweep's largest point needs {} of GPU memory (A {}, B {}, C {}, "
+                            "flush {}, workspace {}) plus a {} margin; {} of {} is free",
+                            gib(mem.total()), gib(mem.a), gib(mem.b), gib(mem.c), gib(mem.flush),
+                            gib(mem.workspace), gib(margin), gib(free_bytes), gib(total_bytes)));
+}
+
+MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot) {
+  MemoryPlan plan;
+  for (const auto& p : problems) {
+    plan.a = std::max(plan.a, p.a_span() * input_bytes(p.dtype));
+    plan.b = std::max(plan.b, p.b_span() * input_bytes(p.dtype));
+    plan.c = std::max(plan.c, p.c_span() * output_bytes(p.dtype));
+  }
+  // A memset as large as L2 evicts the operands of the previous call (MEASURE.md: ~19 us for 50 MB).
+  plan.flush = hot ? 0 : std::max<int64_t>(device.l2_bytes, 1 << 20);
+  plan.workspace = kWorkspaceBytes;
+  return plan;
+}
+
+std::string rerun_command(const PointKey& key, int lt_algos) {
+  const Problem& p = key.problem;
+  // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
+  const std::string backend =
+      key.backend == to_string(BackendKind::kCustom) ? key.backend + ":" + key.algo : key.backend;
+  std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
+                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
+  if (key.backend == to_string(BackendKind::kCublasLt) && key.algo != default_algo(key.backend))
+    cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
+  if (p.batch > 1) cmd += fmt::format(" --batch {}", p.batch);
+  Problem natural = p;
+  natural.lda = p.a_cols();
+  natural.ldb = p.b_cols();
+  natural.ldc = p.n;
+  if (p.lda != natural.lda || p.ldb != natural.ldb || p.ldc != natural.ldc)
+    cmd += fmt::format(" --lda {} --ldb {} --ldc {}", p.lda, p.ldb, p.ldc);
+  if (p.off_a) cmd += fmt::format(" --offset {}", p.off_a);
+  if (key.hot) cmd += " --hot";
+  return cmd;
+}
+
+}  // namespace shapescope
