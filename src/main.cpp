@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot: no gnuplot), 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.set_version_flag("--version", version_text());
+  // --help shows each option's default (subcommands inherit this).
+  app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
   register_info(app);
   register_sweep(app);
