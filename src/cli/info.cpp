@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "common/units.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
 #include "store/store.hpp"
@@ -37,9 +38,8 @@ void run_info(const InfoOptions& o) {
   fmt::print("SMs              {}\n", d.sm_count);
   fmt::print("per SM           {} KiB shared memory, {} registers, {} threads\n",
              d.max_smem_per_sm / 1024, d.max_regs_per_sm, d.max_threads_per_sm);
-  fmt::print("L2               {:.1f} MiB\n", double(d.l2_bytes) / (1 << 20));
-  fmt::print("memory           {:.1f} GiB ({:.1f} GiB free)\n", double(total_bytes) / (1ll << 30),
-             double(free_bytes) / (1ll << 30));
+  fmt::print("L2               {}\n", mib(double(d.l2_bytes), 1));
+  fmt::print("memory           {} ({} free)\n", gib(double(total_bytes), 1), gib(double(free_bytes), 1));
   if (nvml) {
     const NvmlReading r = nvml->read();
     fmt::print("SM clock         {} MHz now, {} MHz max{}\n", r.sm_clock_mhz, r.max_sm_clock_mhz,

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
+#include "common/units.hpp"
 #include "device/device.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
@@ -118,8 +119,8 @@ void warn_if_absurd(const PlanCost& cost, const SweepOptions& o) {
                "is measured, and --dry-run lists the plan\n",
                cost.seconds / 3600, cost.points, o.samples);
   if (cost.memory.total() > kLargestGpuBytes)
-    fmt::print(stderr, "warning: this plan needs {:.1f} GiB of GPU memory, more than any GPU has (192 GiB)\n",
-               double(cost.memory.total()) / (1ll << 30));
+    fmt::print(stderr, "warning: this plan needs {} of GPU memory, more than any GPU has (192 GiB)\n",
+               gib(double(cost.memory.total()), 1));
 }
 
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
@@ -143,10 +144,9 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
   fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(),
              backends.size(), cost.points, where);
   fmt::print(stderr,
-             "GPU memory needed: {:.2f} GiB (A {:.1f} MiB, B {:.1f} MiB, C {:.1f} MiB, flush {:.1f} "
-             "MiB, workspace {:.1f} MiB)\n",
-             double(mem.total()) / (1ll << 30), mem.a / 1048576.0, mem.b / 1048576.0,
-             mem.c / 1048576.0, mem.flush / 1048576.0, mem.workspace / 1048576.0);
+             "GPU memory needed: {} (A {}, B {}, C {}, flush {}, workspace {})\n", gib(double(mem.total()), 2),
+             mib(double(mem.a), 1), mib(double(mem.b), 1), mib(double(mem.c), 1), mib(double(mem.flush), 1),
+             mib(double(mem.workspace), 1));
   fmt::print(stderr,
              "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
              "in the store are skipped)\n",
@@ -154,18 +154,61 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
   warn_if_absurd(cost, o);
 }
 
-void run_sweep(const SweepOptions& o) {
-  validate(o);
-  const auto backends = parse_backends(o.backends);
+// The checks that need the backends and the plan; the shard's problems.
+std::vector<Problem> checked_problems(const SweepOptions& o, const std::vector<std::string>& backends) {
   if (o.lt_algos > 1 && std::find(backends.begin(), backends.end(), "cublaslt") == backends.end())
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
-  const auto problems = take_shard(plan_problems(o.shape), o.shard);
+  auto problems = take_shard(plan_problems(o.shape), o.shard);
   if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
   if (problems.front().dtype == DType::kFp8 &&
       std::find(backends.begin(), backends.end(), "cublas") != backends.end())
     throw usage_error(fmt::format("--backend: '{}' includes cublas, which has no fp8 (cublasGemmEx); "
                                   "use --backend cublaslt",
                                   o.backends));
+  return problems;
+}
+
+MeasureRequest measure_request(const SweepOptions& o, const std::vector<Problem>& problems,
+                               const std::vector<std::string>& backends) {
+  MeasureRequest request;
+  request.problems = problems;
+  request.backends = backends;
+  request.lt_algos = o.lt_algos;
+  request.force = o.force;
+  request.measure.samples = o.samples;
+  request.measure.max_noise = o.max_noise_pct / 100.0;
+  request.measure.max_extra_rounds = o.max_rounds;
+  request.measure.hot = o.hot;
+  request.measure.warmup_ms = o.warmup_ms;
+  request.measure.seed = o.seed;
+  return request;
+}
+
+// The last line on stderr: what was measured and reused, the GPU-time floor and the clock.
+void print_summary(const SweepOptions& o, const MeasureOutcome& outcome) {
+  size_t noisy = 0, throttled = 0;
+  for (const StoredPoint& p : outcome.points) {
+    noisy += p.result.timing.noisy;
+    throttled += p.result.timing.throttled;
+  }
+  const double wall = process_seconds();
+  std::string floor;
+  if (outcome.measured > 0 && !o.hot)
+    floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
+                        outcome.gpu_floor_s, outcome.flush_us, wall / outcome.gpu_floor_s);
+  std::string clock;
+  if (outcome.measured > 0)
+    clock = outcome.median_clock_mhz > 0
+                ? fmt::format("; median SM clock {:.0f} MHz", outcome.median_clock_mhz)
+                : std::string("; SM clock unknown (no NVML)");
+  fmt::print(stderr, "measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}; {} noisy, {} throttled\n",
+             outcome.measured, outcome.reused, outcome.annotated, wall, floor, clock, noisy, throttled);
+}
+
+void run_sweep(const SweepOptions& o) {
+  validate(o);
+  const auto backends = parse_backends(o.backends);
+  const auto problems = checked_problems(o, backends);
   if (o.dry_run) {
     print_dry_run(problems, backends, o);
     return;
@@ -185,49 +228,20 @@ void run_sweep(const SweepOptions& o) {
              o.samples, o.db);
   warn_if_absurd(plan_cost(problems, backends, o, device), o);
 
-  MeasureRequest request;
-  request.problems = problems;
-  request.backends = backends;
-  request.lt_algos = o.lt_algos;
-  request.force = o.force;
-  request.measure.samples = o.samples;
-  request.measure.max_noise = o.max_noise_pct / 100.0;
-  request.measure.max_extra_rounds = o.max_rounds;
-  request.measure.hot = o.hot;
-  request.measure.warmup_ms = o.warmup_ms;
-  request.measure.seed = o.seed;
-
   Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
-  const MeasureOutcome outcome = measure(request, device, store, progress.callback(), &g_interrupted);
+  const MeasureOutcome outcome =
+      measure(measure_request(o, problems, backends), device, store, progress.callback(), &g_interrupted);
   const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
-  const std::vector<StoredPoint>& points = outcome.points;
-  size_t noisy = 0, throttled = 0;
-  for (const StoredPoint& p : points) {
-    noisy += p.result.timing.noisy;
-    throttled += p.result.timing.throttled;
-  }
   const Format format = *parse_format(o.format);
   if (out_file && !outcome.interrupted) {
-    write_points(out_file->stream(), format, points, annotations);
+    write_points(out_file->stream(), format, outcome.points, annotations);
     out_file->commit();
   } else if (!out_file) {
-    write_points(std::cout, format, points, annotations);
+    write_points(std::cout, format, outcome.points, annotations);
   }
-
-  const double wall = process_seconds();
-  std::string floor;
-  if (outcome.measured > 0 && !o.hot)
-    floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
-                        outcome.gpu_floor_s, outcome.flush_us, wall / outcome.gpu_floor_s);
-  std::string clock;
-  if (outcome.measured > 0)
-    clock = outcome.median_clock_mhz > 0
-                ? fmt::format("; median SM clock {:.0f} MHz", outcome.median_clock_mhz)
-                : std::string("; SM clock unknown (no NVML)");
-  fmt::print(stderr, "measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}; {} noisy, {} throttled\n",
-             outcome.measured, outcome.reused, outcome.annotated, wall, floor, clock, noisy, throttled);
+  print_summary(o, outcome);
   if (outcome.interrupted) {
     fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume{}\n",
                outcome.measured, o.db, out_file ? fmt::format(" ('{}' is left as it was)", o.out) : "");

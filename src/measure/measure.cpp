@@ -12,6 +12,7 @@
 #include "common/check.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
+#include "common/units.hpp"
 #include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "common/units.hpp"
 #include "core/backend_kind.hpp"
 #include "measure/measure.hpp"
 
@@ -12,8 +13,6 @@ namespace shapescope {
 namespace {
 
 constexpr int64_t kWorkspaceBytes = 32ll << 20;  // cuBLASLt's recommendation for Hopper
-
-std::string gib(int64_t bytes) { return fmt::format("{:.2f} GiB", double(bytes) / (1ll << 30)); }
 
 }  // namespace
 
@@ -29,12 +28,13 @@ double estimate_us(const Problem& p) {
 void check_fits(const MemoryPlan& mem, int64_t free_bytes, int64_t total_bytes) {
   // Leave a margin for cuBLAS's own allocations and the CUDA graphs.
   const int64_t margin = 256ll << 20;
+  const auto in_gib = [](int64_t bytes) { return gib(double(bytes), 2); };
   if (mem.total() + margin > free_bytes)
     throw Error(ExitCode::kOutOfMemory,
                 fmt::format("the sweep's largest point needs {} of GPU memory (A {}, B {}, C {}, "
                             "flush {}, workspace {}) plus a {} margin; {} of {} is free",
-                            gib(mem.total()), gib(mem.a), gib(mem.b), gib(mem.c), gib(mem.flush),
-                            gib(mem.workspace), gib(margin), gib(free_bytes), gib(total_bytes)));
+                            in_gib(mem.total()), in_gib(mem.a), in_gib(mem.b), in_gib(mem.c), in_gib(mem.flush),
+                            in_gib(mem.workspace), in_gib(margin), in_gib(free_bytes), in_gib(total_bytes)));
 }
 
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot) {

@@ -6,8 +6,10 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/units.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
@@ -26,12 +28,6 @@ std::optional<double> tflops_of(const StoredPoint& point) {
   double median_us = point.result.timing.median_us;
   if (!(median_us > 0) || !std::isfinite(median_us)) return std::nullopt;
   return point.key.problem.flops() / median_us / 1e6;
-}
-
-// Fixed decimals for the table; "-" where the value is not a number (a failed or empty measurement).
-std::string fixed(double value, int decimals) {
-  if (!std::isfinite(value)) return "-";
-  return fmt::format("{:.{}f}", value, decimals);
 }
 
 // One table cell per line: a control character (a newline in an algo name) would break the row.
@@ -54,25 +50,6 @@ std::string kernel_cell(const StoredPoint& point) {
 std::string number(double value) {
   if (!std::isfinite(value)) return {};
   return fmt::format("{}", value);
-}
-
-// Annotation cells of the table: what explains the time, in a few characters each.
-std::string align_cell(const Annotation& a) {
-  return fmt::format("{}/{}/{}", a.alignment.m, a.alignment.n, a.alignment.k);
-}
-std::string rule_cell(const Annotation& a) {
-  std::string failing;
-  if (!a.alignment.a.ok()) failing += 'A';
-  if (!a.alignment.b.ok()) failing += 'B';
-  if (!a.alignment.c.ok()) failing += 'C';
-  return failing.empty() ? "ok" : failing;
-}
-std::string grid_cell(const Annotation& a) {
-  if (a.grid.tiles <= 0) return "-";
-  std::string cell = fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n);
-  if (a.grid.batch > 1) cell += fmt::format("x{}b", a.grid.batch);
-  if (a.grid.splits > 1) cell += fmt::format("x{}k", a.grid.splits);
-  return cell;
 }
 
 void write_points_table(std::ostream& out, const std::vector<StoredPoint>& points,
@@ -133,158 +110,156 @@ std::string csv_field(const std::string& value) {
   return quoted;
 }
 
-}  // namespace
+using Json = nlohmann::ordered_json;
 
-std::string json_string(std::string_view value) {
-  std::string escaped = "\"";
-  for (char c : value) {
-    switch (c) {
-      case '"': escaped += "\\\""; break;
-      case '\\': escaped += "\\\\"; break;
-      case '\n': escaped += "\\n"; break;
-      case '\r': escaped += "\\r"; break;
-      case '\t': escaped += "\\t"; break;
-      case '\b': escaped += "\\b"; break;
-      case '\f': escaped += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          escaped += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          escaped += c;
-        }
+// nlohmann's text of a scalar; bytes that are not UTF-8 become U+FFFD (dump() would throw on them).
+std::string dump_scalar(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// A real number, or null where it is absent or not finite (JSON has no inf or nan).
+Json real(std::optional<double> value) {
+  return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
+}
+
+Json field_json(const FieldValue& value) {
+  if (const auto* integer = std::get_if<int64_t>(&value)) return *integer;
+  if (const auto* number = std::get_if<double>(&value)) return real(*number);
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  return nullptr;
+}
+
+// The points' JSON has always been one object per line, "key": value with ", " between members, and
+// numbers in their shortest form ("12", not dump()'s "12.0"): nlohmann holds the values and escapes
+// the strings, this lays them out.
+void write_one_line(std::string& out, const Json& value) {
+  if (value.is_object() || value.is_array()) {
+    out += value.is_object() ? '{' : '[';
+    bool first = true;
+    for (auto member = value.begin(); member != value.end(); ++member) {
+      if (!first) out += ", ";
+      first = false;
+      if (value.is_object()) out += dump_scalar(member.key()) + ": ";
+      write_one_line(out, member.value());
     }
+    out += value.is_object() ? '}' : ']';
+  } else if (value.is_number_float()) {
+    out += number(value.get<double>());
+  } else {
+    out += dump_scalar(value);
   }
-  escaped += '"';
-  return escaped;
 }
 
-namespace {
+std::string one_line(const Json& value) {
+  std::string text;
+  write_one_line(text, value);
+  return text;
+}
 
-// One output field: its name and its value already written as a JSON value, plus the CSV text
-// (numbers and strings as they are, absent values empty, booleans 0/1).
-struct Field {
-  std::string name;
-  std::string json;
-  std::string csv;
-};
+// A scalar as a CSV cell: strings as they are, absent values empty, booleans 0/1.
+std::string csv_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "1" : "0";
+  if (value.is_number_float()) return number(value.get<double>());
+  if (value.is_null()) return {};
+  return value.dump();
+}
 
-Field text_field(std::string name, std::string_view value) {
-  return {std::move(name), json_string(value), std::string(value)};
+// cuBLASLt's algorithm config; every field null for a point of another backend.
+Json lt_fields(const std::optional<LtAlgoConfig>& lt) {
+  const LtAlgoConfig c = lt.value_or(LtAlgoConfig{});
+  Json j;
+  j["lt_algo_id"] = c.algo_id;
+  j["lt_tile_id"] = c.tile_id;
+  j["lt_tile"] = c.tile;
+  j["lt_stages_id"] = c.stages_id;
+  j["lt_stages"] = c.stages;
+  j["lt_splitk"] = c.splitk;
+  j["lt_reduction_scheme"] = c.reduction_scheme;
+  j["lt_reduction"] = c.reduction;
+  j["lt_swizzle"] = c.swizzle;
+  j["lt_custom_option"] = c.custom_option;
+  j["lt_cluster_shape_id"] = c.cluster_shape_id;
+  j["lt_cluster"] = c.cluster;
+  j["lt_inner_shape_id"] = c.inner_shape_id;
+  j["lt_waves_count"] = real(double(c.waves_count));
+  j["lt_workspace_bytes"] = c.workspace_bytes;
+  if (!lt) {
+    for (auto field = j.begin(); field != j.end(); ++field) *field = nullptr;
+  }
+  return j;
 }
-Field int_field(std::string name, int64_t value) {
-  std::string text = fmt::format("{}", value);
-  return {std::move(name), text, text};
-}
-Field uint_field(std::string name, uint64_t value) {
-  std::string text = fmt::format("{}", value);
-  return {std::move(name), text, text};
-}
-Field real_field(std::string name, std::optional<double> value) {
-  std::string text = value ? number(*value) : std::string();
-  return {std::move(name), text.empty() ? "null" : text, text};
-}
-Field bool_field(std::string name, bool value) {
-  return {std::move(name), value ? "true" : "false", value ? "1" : "0"};
-}
-Field null_field(std::string name) { return {std::move(name), "null", ""}; }
 
 // Every scalar field of a point, in output order (CSV columns, JSON keys); the kernels are added by
 // each format in its own shape.
-std::vector<Field> point_fields(const StoredPoint& point) {
+Json point_fields(const StoredPoint& point) {
   const Problem& p = point.key.problem;
   const DeviceContext& d = point.device;
   const TimingStats& t = point.result.timing;
-  std::vector<Field> fields = {
-      int_field("id", point.id),
-      text_field("backend", point.key.backend),
-      text_field("algo", point.key.algo),
-      text_field("dtype", to_string(p.dtype)),
-      text_field("layout", to_string(p.layout)),
-      int_field("m", p.m),
-      int_field("n", p.n),
-      int_field("k", p.k),
-      int_field("batch", p.batch),
-      int_field("lda", p.lda),
-      int_field("ldb", p.ldb),
-      int_field("ldc", p.ldc),
-      int_field("off_a", p.off_a),
-      int_field("off_b", p.off_b),
-      int_field("off_c", p.off_c),
-      text_field("mode", point.key.hot ? "hot" : "cold"),
-      text_field("gpu_name", d.gpu_name),
-      text_field("gpu_uuid", d.gpu_uuid),
-      text_field("driver", d.driver),
-      text_field("cuda_runtime", d.cuda_runtime),
-      text_field("cublas", d.cublas),
-      text_field("cublaslt", d.cublaslt),
-      real_field("median_us", t.median_us),
-      real_field("min_us", t.min_us),
-      real_field("max_us", t.max_us),
-      real_field("q1_us", t.q1_us),
-      real_field("q3_us", t.q3_us),
-      int_field("samples", t.samples),
-      real_field("noise", t.noise),
-      bool_field("noisy", t.noisy),
-      real_field("sm_clock_mhz", t.sm_clock_mhz),
-      uint_field("throttle_reasons", t.throttle_reasons),
-      bool_field("throttled", t.throttled),
-      real_field("tflops", tflops_of(point)),
-  };
-  const std::optional<LtAlgoConfig>& lt = point.result.lt;
-  if (lt) {
-    fields.push_back(int_field("lt_algo_id", lt->algo_id));
-    fields.push_back(int_field("lt_tile_id", lt->tile_id));
-    fields.push_back(text_field("lt_tile", lt->tile));
-    fields.push_back(int_field("lt_stages_id", lt->stages_id));
-    fields.push_back(text_field("lt_stages", lt->stages));
-    fields.push_back(int_field("lt_splitk", lt->splitk));
-    fields.push_back(int_field("lt_reduction_scheme", lt->reduction_scheme));
-    fields.push_back(text_field("lt_reduction", lt->reduction));
-    fields.push_back(int_field("lt_swizzle", lt->swizzle));
-    fields.push_back(int_field("lt_custom_option", lt->custom_option));
-    fields.push_back(int_field("lt_cluster_shape_id", lt->cluster_shape_id));
-    fields.push_back(text_field("lt_cluster", lt->cluster));
-    fields.push_back(int_field("lt_inner_shape_id", lt->inner_shape_id));
-    fields.push_back(real_field("lt_waves_count", double(lt->waves_count)));
-    fields.push_back(int_field("lt_workspace_bytes", lt->workspace_bytes));
-  } else {
-    for (const char* name : {"lt_algo_id", "lt_tile_id", "lt_tile", "lt_stages_id", "lt_stages", "lt_splitk",
-                             "lt_reduction_scheme", "lt_reduction", "lt_swizzle", "lt_custom_option",
-                             "lt_cluster_shape_id", "lt_cluster", "lt_inner_shape_id", "lt_waves_count",
-                             "lt_workspace_bytes"}) {
-      fields.push_back(null_field(name));
-    }
-  }
-  fields.push_back(text_field("measured_at", point.result.measured_at));
-  fields.push_back(text_field("command", point.result.command));
-  fields.push_back(bool_field("annotated", point.annotated));
-  return fields;
+  Json j;
+  j["id"] = point.id;
+  j["backend"] = point.key.backend;
+  j["algo"] = point.key.algo;
+  j["dtype"] = to_string(p.dtype);
+  j["layout"] = to_string(p.layout);
+  j["m"] = p.m;
+  j["n"] = p.n;
+  j["k"] = p.k;
+  j["batch"] = p.batch;
+  j["lda"] = p.lda;
+  j["ldb"] = p.ldb;
+  j["ldc"] = p.ldc;
+  j["off_a"] = p.off_a;
+  j["off_b"] = p.off_b;
+  j["off_c"] = p.off_c;
+  j["mode"] = point.key.hot ? "hot" : "cold";
+  j["gpu_name"] = d.gpu_name;
+  j["gpu_uuid"] = d.gpu_uuid;
+  j["driver"] = d.driver;
+  j["cuda_runtime"] = d.cuda_runtime;
+  j["cublas"] = d.cublas;
+  j["cublaslt"] = d.cublaslt;
+  j["median_us"] = real(t.median_us);
+  j["min_us"] = real(t.min_us);
+  j["max_us"] = real(t.max_us);
+  j["q1_us"] = real(t.q1_us);
+  j["q3_us"] = real(t.q3_us);
+  j["samples"] = t.samples;
+  j["noise"] = real(t.noise);
+  j["noisy"] = t.noisy;
+  j["sm_clock_mhz"] = real(t.sm_clock_mhz);
+  j["throttle_reasons"] = t.throttle_reasons;
+  j["throttled"] = t.throttled;
+  j["tflops"] = real(tflops_of(point));
+  j.update(lt_fields(point.result.lt));
+  j["measured_at"] = point.result.measured_at;
+  j["command"] = point.result.command;
+  j["annotated"] = point.annotated;
+  return j;
+}
+
+Json annotation_object(const Annotation& annotation) {
+  Json j = Json::object();
+  for (const AnnotationField& field : annotation_fields(annotation)) j[field.name] = field_json(field.value);
+  return j;
 }
 
 // A point's fields followed by its annotation's.
-std::vector<Field> all_fields(const StoredPoint& point, const Annotation& annotation) {
-  std::vector<Field> fields = point_fields(point);
-  for (const AnnotationField& field : annotation_fields(annotation)) {
-    if (std::holds_alternative<std::string>(field.value)) {
-      fields.push_back(text_field(field.name, std::get<std::string>(field.value)));
-    } else {
-      std::string text = field_text(field.value);
-      fields.push_back({field.name, text.empty() ? "null" : text, text});
-    }
-  }
-  return fields;
+Json all_fields(const StoredPoint& point, const Annotation& annotation) {
+  Json j = point_fields(point);
+  j.update(annotation_object(annotation));
+  return j;
 }
 
 void write_csv(std::ostream& out, const std::vector<StoredPoint>& points,
                const std::vector<Annotation>& annotations) {
   // The header comes from the fields of a default point, so it cannot drift from the rows.
+  const Json names = all_fields(StoredPoint{}, Annotation{});
   std::string header;
-  for (const Field& field : all_fields(StoredPoint{}, Annotation{})) header += field.name + ",";
+  for (auto field = names.begin(); field != names.end(); ++field) header += field.key() + ",";
   out << header << "kernels,kernel_grids\n";
   for (size_t p = 0; p < points.size(); ++p) {
     const StoredPoint& point = points[p];
     std::string line;
-    for (const Field& field : all_fields(point, annotations[p])) line += csv_field(field.csv) + ",";
+    for (const Json& field : all_fields(point, annotations[p])) line += csv_field(csv_text(field)) + ",";
     std::string names, grids;
     for (size_t i = 0; i < point.kernels.size(); ++i) {
       const KernelRecord& kernel = point.kernels[i];
@@ -299,14 +274,30 @@ void write_csv(std::ostream& out, const std::vector<StoredPoint>& points,
   }
 }
 
-std::string kernel_json(const KernelRecord& kernel) {
-  return fmt::format(
-      "{{\"name\": {}, \"grid_x\": {}, \"grid_y\": {}, \"grid_z\": {}, \"block_x\": {}, \"block_y\": {}, "
-      "\"block_z\": {}, \"cluster_x\": {}, \"cluster_y\": {}, \"cluster_z\": {}, \"registers\": {}, "
-      "\"static_smem\": {}, \"dynamic_smem\": {}, \"duration_us\": {}}}",
-      json_string(kernel.name), kernel.grid_x, kernel.grid_y, kernel.grid_z, kernel.block_x, kernel.block_y,
-      kernel.block_z, kernel.cluster_x, kernel.cluster_y, kernel.cluster_z, kernel.registers,
-      kernel.static_smem, kernel.dynamic_smem, real_field("", kernel.duration_us).json);
+Json kernel_object(const KernelRecord& kernel) {
+  Json j;
+  j["name"] = kernel.name;
+  j["grid_x"] = kernel.grid_x;
+  j["grid_y"] = kernel.grid_y;
+  j["grid_z"] = kernel.grid_z;
+  j["block_x"] = kernel.block_x;
+  j["block_y"] = kernel.block_y;
+  j["block_z"] = kernel.block_z;
+  j["cluster_x"] = kernel.cluster_x;
+  j["cluster_y"] = kernel.cluster_y;
+  j["cluster_z"] = kernel.cluster_z;
+  j["registers"] = kernel.registers;
+  j["static_smem"] = kernel.static_smem;
+  j["dynamic_smem"] = kernel.dynamic_smem;
+  j["duration_us"] = real(kernel.duration_us);
+  return j;
+}
+
+Json point_object(const StoredPoint& point, const Annotation& annotation) {
+  Json j = all_fields(point, annotation);
+  j["kernels"] = Json::array();
+  for (const KernelRecord& kernel : point.kernels) j["kernels"].push_back(kernel_object(kernel));
+  return j;
 }
 
 // One object per line: readable, and line-oriented tools can still split it.
@@ -326,16 +317,6 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-std::string tile_cell(const Annotation& a) {
-  if (a.grid.tiles <= 0) return "-";
-  return fmt::format("{}x{}", a.grid.tile_m, a.grid.tile_n);
-}
-
-std::string waves_cell(const Annotation& a) {
-  if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
-  return fmt::format("{:.2f}{}", a.waves.waves, a.persistent ? "p" : "");
-}
-
 std::optional<Format> parse_format(std::string_view text) {
   if (text == "table") return Format::kTable;
   if (text == "csv") return Format::kCsv;
@@ -344,26 +325,12 @@ std::optional<Format> parse_format(std::string_view text) {
 }
 
 std::string point_json(const StoredPoint& point, const Annotation& annotation) {
-  std::string object = "{";
-  for (const Field& field : all_fields(point, annotation)) object += json_string(field.name) + ": " + field.json + ", ";
-  object += "\"kernels\": [";
-  for (size_t j = 0; j < point.kernels.size(); ++j) {
-    if (j > 0) object += ", ";
-    object += kernel_json(point.kernels[j]);
-  }
-  return object + "]}";
+  return one_line(point_object(point, annotation));
 }
 
-std::string annotation_json(const Annotation& annotation) {
-  std::string object;
-  for (const AnnotationField& field : annotation_fields(annotation)) {
-    if (!object.empty()) object += ", ";
-    const std::string text = field_text(field.value);
-    object += json_string(field.name) + ": " +
-              (std::holds_alternative<std::string>(field.value) ? json_string(text) : text.empty() ? "null" : text);
-  }
-  return "{" + object + "}";
-}
+std::string annotation_json(const Annotation& annotation) { return one_line(annotation_object(annotation)); }
+
+std::string json_string(std::string_view value) { return dump_scalar(std::string(value)); }
 
 std::string field_text(const FieldValue& value) {
   if (const auto* integer = std::get_if<int64_t>(&value)) return fmt::format("{}", *integer);

@@ -12,6 +12,7 @@
 #include "model/annotation_fields.hpp"
 #include "core/records.hpp"
 #include "measure/progress.hpp"
+#include "report/annotation_text.hpp"  // the table cells (tile_cell, waves_cell) the views share
 
 namespace shapescope {
 
@@ -28,10 +29,6 @@ std::string point_json(const StoredPoint& point, const Annotation& annotation);
 std::string annotation_json(const Annotation& annotation);
 // A JSON string literal, escaped.
 std::string json_string(std::string_view value);
-// Table cells shared by the views: the tile along M x N ("128x256") and the waves ("3.88", with
-// "p" for a persistent grid); "-" when unknown.
-std::string tile_cell(const Annotation& annotation);
-std::string waves_cell(const Annotation& annotation);
 // Text of a FieldValue for a table cell or CSV ("" for unknown, numbers in shortest form).
 std::string field_text(const FieldValue& value);
 

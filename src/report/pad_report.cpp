@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/units.hpp"
 #include "measure/measure.hpp"
 #include "report/table.hpp"
 
@@ -63,27 +64,6 @@ class Table {
  private:
   std::vector<std::vector<std::string>> rows_;
 };
-
-std::string si(double value) {
-  const double a = std::abs(value);
-  if (a >= 1e9) return fmt::format("{:+.2f} G", value / 1e9);
-  if (a >= 1e6) return fmt::format("{:+.2f} M", value / 1e6);
-  if (a >= 1e3) return fmt::format("{:+.1f} k", value / 1e3);
-  return fmt::format("{:+.0f}", value);
-}
-
-// Two decimals, three below 0.1 % (a vocabulary padded by a few rows adds thousandths of a percent).
-std::string pct(double fraction) {
-  const double p = fraction * 100;
-  return std::abs(p) < 0.1 && p != 0 ? fmt::format("{:+.3f} %", p) : fmt::format("{:+.2f} %", p);
-}
-
-std::string time_text(double us) {
-  if (us >= 1e4) return fmt::format("{:.2f} ms", us / 1e3);
-  return fmt::format("{:.1f} us", us);
-}
-
-std::string mib(double bytes) { return fmt::format("{:.1f}", bytes / (1 << 20)); }
 
 std::string model_line(const ModelConfig& c) {
   if (c.family == Family::kGpt2)
@@ -158,7 +138,7 @@ void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time
   }
   out << fmt::format("\nstep of {} tokens: {} GEMMs, {} calls, {:.2f} TFLOP per rank{}\n", a.step.tokens,
                      a.gemms.size(), calls, step_flops(a.gemms) / 1e12,
-                     a.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", time_text(a.before->us),
+                     a.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(a.before->us),
                                             a.before->noise * 100)
                               : "");
   table.print(out, {0, 1, 2});
@@ -166,8 +146,8 @@ void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time
 
 std::string copy_cell(const Evaluation& e) {
   if (e.candidate.choice != Choice::kTokens) return "-";
-  if (e.copy_us) return fmt::format("{} ({:.1f} us)", mib(e.copy_bytes), *e.copy_us);
-  return mib(e.copy_bytes);
+  if (e.copy_us) return fmt::format("{} ({:.1f} us)", in_mib(e.copy_bytes, 1), *e.copy_us);
+  return in_mib(e.copy_bytes, 1);
 }
 
 void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
@@ -193,8 +173,8 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
                                       std::to_string(p.value),
                                       std::to_string(p.gemm_size),
                                       std::to_string(e.touched),
-                                      fmt::format("{} ({})", si(e.extra_params), pct(e.extra_params / params)),
-                                      pct(e.extra_flops / flops),
+                                      fmt::format("{} ({})", signed_si(e.extra_params), signed_percent(e.extra_params / params)),
+                                      signed_percent(e.extra_flops / flops),
                                       copy_cell(e)};
       if (measured) {
         row.push_back(a.before ? fmt::format("{:.1f}", a.before->us) : "-");
@@ -233,22 +213,22 @@ std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a,
     return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
                        "noise, at least {:.0f} %); the most, {} ({}), {}",
                        head, floor * 100, kMinGain * 100, most->candidate.value, most->candidate.why,
-                       *most->saving_us >= 0 ? "saves " + pct(*most->saving_us / most->before_us).substr(1)
-                                             : "costs " + pct(-*most->saving_us / most->before_us).substr(1));
+                       *most->saving_us >= 0 ? "saves " + signed_percent(*most->saving_us / most->before_us).substr(1)
+                                             : "costs " + signed_percent(-*most->saving_us / most->before_us).substr(1));
   }
   const Evaluation& e = ev[*a.best[i]];
   std::string text =
       fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
-                  e.candidate.value, e.candidate.why, time_text(e.before_us), time_text(e.after->us),
-                  pct(-*e.saving_us / e.before_us), si(e.extra_params), pct(e.extra_params / weight_parameters(config)),
-                  pct(e.extra_flops / step_flops(a.gemms)));
+                  e.candidate.value, e.candidate.why, us_or_ms(e.before_us), us_or_ms(e.after->us),
+                  signed_percent(-*e.saving_us / e.before_us), signed_si(e.extra_params), signed_percent(e.extra_params / weight_parameters(config)),
+                  signed_percent(e.extra_flops / step_flops(a.gemms)));
   if (e.candidate.choice == Choice::kTokens) {
     text += e.copy_us ? fmt::format("; the saving counts a run-time copy of {} MiB per step ({:.1f} us at the "
                                     "calibrated bandwidth)",
-                                    mib(e.copy_bytes), *e.copy_us)
+                                    in_mib(e.copy_bytes, 1), *e.copy_us)
                       : fmt::format("; plus a run-time copy of {} MiB per step whose time is unknown (no calibrated "
                                     "bandwidth in the store: shapescope info --calibrate)",
-                                    mib(e.copy_bytes));
+                                    in_mib(e.copy_bytes, 1));
   }
   return text;
 }

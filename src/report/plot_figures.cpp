@@ -11,9 +11,11 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/units.hpp"
 #include "core/backend_kind.hpp"
 #include "model/alignment.hpp"
 #include "timing/stats.hpp"
+#include "report/annotation_text.hpp"
 #include "report/output.hpp"
 
 namespace shapescope {
@@ -35,8 +37,6 @@ constexpr std::array<const char*, 9> kPow2Colors = {"#a0a0a0", "#e6ab02", "#d95f
 constexpr double kBiggerAndFasterMargin = 0.10;
 
 double tflops_of(const Annotation& a) { return a.roofline.tflops.value_or(0); }
-
-std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
 
 // The points in increasing swept size (then backend and algorithm, as selected).
 std::vector<size_t> by_size(const Selection& s, const SweptAxis& axis) {
@@ -126,29 +126,6 @@ void common_text(Figure& figure, const std::string& what, const Selection& s) {
   figure.set_text("TITLE", what + "\n" + s.context.title());
 }
 
-std::string describe_tile_line(const Annotation& a) {
-  if (a.grid.tiles <= 0) {
-    return a.main_kernel >= 0 ? fmt::format("tile unknown ({})", describe(a.parsed)) : "tile unknown (no kernel recorded)";
-  }
-  std::string grid = fmt::format("{} x {}", a.grid.tiles_m, a.grid.tiles_n);
-  if (a.grid.batch > 1) grid += fmt::format(" x batch {}", a.grid.batch);
-  if (a.grid.splits > 1) grid += fmt::format(" x {} split-K slices", a.grid.splits);
-  return fmt::format("tile {}x{}: {} = {} tiles, {} useful", a.grid.tile_m, a.grid.tile_n, grid, a.grid.tiles,
-                     pct(a.grid.efficiency));
-}
-
-std::string describe_waves_line(const Annotation& a) {
-  if (a.waves.slots <= 0 || a.waves.work <= 0) return "waves unknown";
-  return fmt::format("waves {} {} / {} slots{} = {:.2f} -> {} ({} full)", a.waves.work, a.waves_over, a.waves.slots,
-                     a.persistent ? " (persistent grid)" : "", a.waves.waves, a.waves.rounds, pct(a.waves.efficiency));
-}
-
-std::string describe_alignment_line(const Annotation& a) {
-  const Alignment& al = a.alignment;
-  return fmt::format("align M/N/K {}/{}/{}; rows A/B/C {}/{}/{} B ({})", al.m, al.n, al.k, al.a.ld_bytes,
-                     al.b.ld_bytes, al.c.ld_bytes, al.ok() ? "16-byte rule met" : "16-byte rule broken");
-}
-
 // x range of a figure over sizes: the sizes and a little room on both sides.
 void size_range(Figure& figure, const Selection& s, const SweptAxis& axis) {
   int64_t lo = 0, hi = 0;
@@ -230,7 +207,7 @@ std::vector<std::string> point_tooltip(const StoredPoint& p, const Annotation& a
   lines.push_back(fmt::format("{} ({} {})", q.shape_string(), p.key.backend, p.key.algo));
   std::string speed = fmt::format("{:.2f} us, {:.4g} TFLOP/s", p.result.timing.median_us, tflops_of(a));
   if (a.roofline.pct_peak) speed += fmt::format(" ({:.2g}% of peak)", *a.roofline.pct_peak * 100);
-  speed += fmt::format(", noise {:.1f}%", p.result.timing.noise * 100);
+  speed += ", noise " + percent_tight(p.result.timing.noise, 1);
   if (p.result.timing.sm_clock_mhz) speed += fmt::format(", SM clock {:.0f} MHz", *p.result.timing.sm_clock_mhz);
   lines.push_back(speed);
   std::string kernel = "kernel " + main_kernel_name(p, a);
@@ -266,6 +243,107 @@ std::vector<size_t> new_wave_starts(const std::vector<Annotation>& annotations) 
   return starts;
 }
 
+namespace {
+
+// Each point's kernel by family and tile (fine) and by family alone (coarse); families of a handful
+// of points (the tiny sizes' gemv-style kernels), which would each take a colour, share one label.
+struct KernelLabels {
+  std::vector<std::string> fine, coarse;
+  std::map<std::string, size_t> fine_count;
+  std::map<std::string, std::set<std::string>> members;  // coarse -> fine labels in it
+};
+
+KernelLabels kernel_labels(const std::vector<Annotation>& annotations, const std::vector<std::string>& names) {
+  const size_t n = names.size();
+  KernelLabels l;
+  l.fine.resize(n);
+  l.coarse.resize(n);
+  std::map<std::string, size_t> family_count;
+  for (size_t i = 0; i < n; ++i) {
+    l.fine[i] = family_tile(annotations[i], names[i]);
+    l.coarse[i] = family_of(annotations[i], names[i]);
+    family_count[l.coarse[i]]++;
+  }
+  const size_t rare = n / 100;
+  size_t rare_families = 0;
+  for (const auto& [family, count] : family_count) rare_families += count <= rare;
+  for (size_t i = 0; i < n; ++i) {
+    if (rare_families > 1 && family_count[l.coarse[i]] <= rare) {
+      l.fine[i] = l.coarse[i] = fmt::format("other ({} rare kinds)", rare_families);
+    }
+    l.fine_count[l.fine[i]]++;
+    l.members[l.coarse[i]].insert(l.fine[i]);
+  }
+  return l;
+}
+
+// Labels by their count, the most frequent first (ties by name).
+std::vector<std::pair<size_t, std::string>> by_count(const std::map<std::string, size_t>& counts) {
+  std::vector<std::pair<size_t, std::string>> ranked;
+  for (const auto& [name, count] : counts) ranked.emplace_back(count, name);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  return ranked;
+}
+
+// The fine labels that keep a group of their own, the most frequent first, as long as the groups
+// (those labels, plus one per family that has labels left) stay within max_groups. `left` gets,
+// per family, how many of its labels were not promoted.
+std::set<std::string> promote_labels(const KernelLabels& l, size_t max_groups, std::map<std::string, size_t>& left) {
+  std::map<std::string, std::string> coarse_of;
+  for (size_t i = 0; i < l.fine.size(); ++i) coarse_of[l.fine[i]] = l.coarse[i];
+  std::set<std::string> promoted;
+  for (const auto& [c, set] : l.members) left[c] = set.size();
+  auto groups_now = [&] {
+    size_t n = promoted.size();
+    for (const auto& [c, count] : left) n += count > 0;
+    return n;
+  };
+  if (groups_now() > max_groups) return promoted;
+  for (const auto& [count, name] : by_count(l.fine_count)) {
+    const std::string& c = coarse_of[name];
+    promoted.insert(name);
+    left[c]--;
+    if (groups_now() > max_groups) {
+      promoted.erase(name);
+      left[c]++;
+    }
+  }
+  return promoted;
+}
+
+// Each point's group: its fine label where promoted (or alone in its family), else its family's.
+std::vector<std::string> group_of_points(const KernelLabels& l, const std::set<std::string>& promoted,
+                                         const std::map<std::string, size_t>& left) {
+  std::vector<std::string> groups(l.fine.size());
+  for (size_t i = 0; i < l.fine.size(); ++i) {
+    const size_t family_left = left.at(l.coarse[i]);
+    if (promoted.count(l.fine[i]) || family_left == 1) {
+      groups[i] = l.fine[i];
+    } else {
+      const bool some_promoted = family_left < l.members.at(l.coarse[i]).size();
+      groups[i] = fmt::format(some_promoted ? "{}, {} other tiles" : "{} ({} tiles)", l.coarse[i], family_left);
+    }
+  }
+  return groups;
+}
+
+// Still too many groups: the rarest fold into one.
+void fold_rarest_groups(std::vector<std::string>& groups, size_t max_groups) {
+  std::map<std::string, size_t> counts;
+  for (const std::string& g : groups) counts[g]++;
+  if (counts.size() <= max_groups) return;
+  const auto ranked = by_count(counts);
+  std::set<std::string> kept;
+  for (size_t i = 0; i + 1 < max_groups; ++i) kept.insert(ranked[i].second);
+  const std::string other = fmt::format("other ({} kinds)", counts.size() - kept.size());
+  for (std::string& g : groups)
+    if (!kept.count(g)) g = other;
+}
+
+}  // namespace
+
 std::vector<std::string> kernel_groups(const std::vector<StoredPoint>& points, const std::vector<Annotation>& annotations,
                                        size_t max_groups) {
   std::vector<std::string> names;
@@ -274,78 +352,12 @@ std::vector<std::string> kernel_groups(const std::vector<StoredPoint>& points, c
 
   // Too many kernels: families and tiles, the most frequent on their own and the rest of each
   // family in one group, so that a family with many tiles (nvjet) stays visible as itself.
-  std::vector<std::string> fine(points.size()), coarse(points.size());
-  std::map<std::string, size_t> fine_count;
-  std::map<std::string, std::set<std::string>> members;  // coarse -> fine labels in it
-  std::map<std::string, size_t> family_count;
-  for (size_t i = 0; i < points.size(); ++i) {
-    fine[i] = family_tile(annotations[i], names[i]);
-    coarse[i] = family_of(annotations[i], names[i]);
-    family_count[coarse[i]]++;
-  }
-  // Families of a handful of points (the tiny sizes' gemv-style kernels) would each take a colour.
-  const size_t rare = points.size() / 100;
-  size_t rare_families = 0;
-  for (const auto& [family, count] : family_count) rare_families += count <= rare;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (rare_families > 1 && family_count[coarse[i]] <= rare) {
-      fine[i] = coarse[i] = fmt::format("other ({} rare kinds)", rare_families);
-    }
-    fine_count[fine[i]]++;
-    members[coarse[i]].insert(fine[i]);
-  }
-  if (fine_count.size() <= max_groups) return fine;
-  std::vector<std::pair<size_t, std::string>> ranked;
-  for (const auto& [name, count] : fine_count) ranked.emplace_back(count, name);
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  std::map<std::string, std::string> coarse_of;
-  for (size_t i = 0; i < points.size(); ++i) coarse_of[fine[i]] = coarse[i];
-  std::set<std::string> promoted;
-  std::map<std::string, size_t> left = {};  // coarse -> fine labels not promoted
-  for (const auto& [c, set] : members) left[c] = set.size();
-  auto groups_now = [&] {
-    size_t n = promoted.size();
-    for (const auto& [c, count] : left) n += count > 0;
-    return n;
-  };
-  if (groups_now() <= max_groups) {
-    for (const auto& [count, name] : ranked) {
-      const std::string& c = coarse_of[name];
-      promoted.insert(name);
-      left[c]--;
-      if (groups_now() > max_groups) {
-        promoted.erase(name);
-        left[c]++;
-      }
-    }
-  }
-  std::vector<std::string> groups(points.size());
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (promoted.count(fine[i])) {
-      groups[i] = fine[i];
-    } else if (left[coarse[i]] == 1) {
-      groups[i] = fine[i];
-    } else {
-      const bool some_promoted = left[coarse[i]] < members[coarse[i]].size();
-      groups[i] = fmt::format(some_promoted ? "{}, {} other tiles" : "{} ({} tiles)", coarse[i], left[coarse[i]]);
-    }
-  }
-  // Still too many families: the rarest fold into one group.
-  std::map<std::string, size_t> counts;
-  for (const std::string& g : groups) counts[g]++;
-  if (counts.size() <= max_groups) return groups;
-  ranked.clear();
-  for (const auto& [name, count] : counts) ranked.emplace_back(count, name);
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  std::set<std::string> kept;
-  for (size_t i = 0; i + 1 < max_groups; ++i) kept.insert(ranked[i].second);
-  const std::string other = fmt::format("other ({} kinds)", counts.size() - kept.size());
-  for (std::string& g : groups)
-    if (!kept.count(g)) g = other;
+  const KernelLabels labels = kernel_labels(annotations, names);
+  if (labels.fine_count.size() <= max_groups) return labels.fine;
+  std::map<std::string, size_t> left;
+  const std::set<std::string> promoted = promote_labels(labels, max_groups, left);
+  std::vector<std::string> groups = group_of_points(labels, promoted, left);
+  fold_rarest_groups(groups, max_groups);
   return groups;
 }
 
@@ -389,7 +401,7 @@ Plot flops_plot(const Selection& s, const SweptAxis& axis) {
   f.set_number("PEAK", peak.value);
   f.set_text("PEAK_LABEL", peak.label);
   f.set_number("YMAX", std::max(best, peak.value) * 1.08);
-  plot.summary.push_back(fmt::format("{} points; fastest {:.1f} TFLOP/s at {} = {}", s.points.size(), best, axis.name,
+  plot.summary.push_back(fmt::format("{} points; fastest {} at {} = {}", s.points.size(), tflops_text(best, 1), axis.name,
                                      axis.of(s.points[best_at].key.problem)));
   return plot;
 }
@@ -579,24 +591,21 @@ Plot kernels_plot(const Selection& s, const SweptAxis& axis) {
   return plot;
 }
 
-Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
-  Plot plot;
-  Figure& f = plot.figure;
-  f.kind = "compare";
-  size_range(f, s, axis);
-  f.set_text("XLABEL", axis.label);
+namespace {
 
-  // Per backend, per size: every algorithm's point.
-  std::map<std::string, std::map<int64_t, std::vector<size_t>>> by_backend;
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (size_t i : by_size(s, axis)) {
-    by_backend[s.points[i].key.backend][axis.of(s.points[i].key.problem)].push_back(i);
-    pairs.emplace(s.points[i].key.backend, s.points[i].key.algo);
-  }
-  struct Spec {
-    std::string title, backend, algo;  // algo "" = the fastest of those timed
-  };
-  std::vector<Spec> specs;
+// Per size, the indices of every algorithm's point there.
+using PointsBySize = std::map<int64_t, std::vector<size_t>>;
+
+// One line of a compare figure: a backend's algorithm, or (algo "") the fastest of those timed.
+struct CompareSpec {
+  std::string title, backend, algo;
+};
+
+// The series: each backend's default algorithm (every algorithm with each_algo), and where a
+// backend has several algorithms timed and each_algo is off, their best per size.
+std::vector<CompareSpec> compare_specs(const Selection& s, const std::map<std::string, PointsBySize>& by_backend,
+                                       const std::set<std::pair<std::string, std::string>>& pairs, bool each_algo) {
+  std::vector<CompareSpec> specs;
   for (const auto& [backend, algo] : pairs) {
     const bool is_default = algo == default_algo(backend);
     if (each_algo || is_default) {
@@ -620,55 +629,88 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
                                   "cublas,cublaslt)",
                                   specs.empty() ? std::string("none") : specs.front().title));
   }
+  return specs;
+}
+
+// The tooltip's line on the library's choice at one size: what the heuristic's pick costs there.
+std::string regret_line(const Selection& s, const CompareSpec& spec, const std::vector<size_t>& members,
+                        const Annotation& a) {
+  if (spec.algo.empty()) {
+    // The heuristic's own regret, from its point at this size.
+    const std::string pick = default_algo(spec.backend);
+    std::optional<double> pick_regret;
+    for (size_t i : members)
+      if (s.points[i].key.algo == pick) pick_regret = s.annotations[i].regret;
+    std::string line =
+        fmt::format("fastest of the {} {} algorithms timed: {}", members.size(), spec.backend, a.best_algo);
+    if (pick_regret && *pick_regret > 0) line += fmt::format("; {} takes {:.1f}% longer", pick, *pick_regret * 100);
+    return line;
+  }
+  if (*a.regret > 0) {
+    return fmt::format("{:.1f}% slower than the fastest of the {} timed ({})", *a.regret * 100, members.size(),
+                       a.best_algo);
+  }
+  return fmt::format("the fastest of the {} {} algorithms timed", members.size(), spec.backend);
+}
+
+// One series' data: its point at each size (the fastest one for a best-of series), with its summary
+// line added to `summary` and the highest TFLOP/s kept in `best_tflops`.
+DataBlock compare_block(const Selection& s, const SweptAxis& axis, const CompareSpec& spec, const PointsBySize& sizes,
+                        std::vector<std::string>& summary, double& best_tflops) {
+  DataBlock b;
+  b.title = spec.title;
+  b.columns = fmt::format("{}  TFLOP/s  tooltip", axis.name);
+  double sum = 0;
+  size_t wins = 0;
+  for (const auto& [x, members] : sizes) {
+    std::optional<size_t> chosen, fastest;
+    for (size_t i : members) {
+      if (!fastest || s.points[i].result.timing.median_us < s.points[*fastest].result.timing.median_us) fastest = i;
+      if (s.points[i].key.algo == spec.algo) chosen = i;
+    }
+    if (spec.algo.empty()) chosen = fastest;
+    if (!chosen) continue;
+    const Annotation& a = s.annotations[*chosen];
+    std::vector<std::string> tip = point_tooltip(s.points[*chosen], a);
+    if (a.regret && !a.best_algo.empty()) tip.insert(tip.begin() + 1, regret_line(s, spec, members, a));
+    if (spec.algo.empty() && s.points[*chosen].key.algo != default_algo(spec.backend)) ++wins;
+    b.rows.push_back(fmt::format("{} {:.6g} {}", x, tflops_of(a), tooltip_field(tip)));
+    sum += tflops_of(a);
+    best_tflops = std::max(best_tflops, tflops_of(a));
+  }
+  if (!b.rows.empty()) {
+    std::string line = fmt::format("{}: {} sizes, mean {}", spec.title, b.rows.size(),
+                                   tflops_text(sum / double(b.rows.size()), 1));
+    if (spec.algo.empty()) line += fmt::format("; another algorithm beat the heuristic's pick at {} sizes", wins);
+    summary.push_back(line);
+  }
+  return b;
+}
+
+}  // namespace
+
+Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
+  Plot plot;
+  Figure& f = plot.figure;
+  f.kind = "compare";
+  size_range(f, s, axis);
+  f.set_text("XLABEL", axis.label);
+
+  // Per backend, per size: every algorithm's point.
+  std::map<std::string, PointsBySize> by_backend;
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (size_t i : by_size(s, axis)) {
+    by_backend[s.points[i].key.backend][axis.of(s.points[i].key.problem)].push_back(i);
+    pairs.emplace(s.points[i].key.backend, s.points[i].key.algo);
+  }
+  const std::vector<CompareSpec> specs = compare_specs(s, by_backend, pairs, each_algo);
   constexpr std::array<const char*, 6> kColors = {"#000000", "#ff7f0e", "#2ca02c", "#1f77b4", "#d62728", "#9467bd"};
   Series series;
   std::vector<std::string> names;
   double best_tflops = 0;
   for (size_t k = 0; k < specs.size(); ++k) {
-    const Spec& spec = specs[k];
-    DataBlock b;
-    b.title = spec.title;
-    b.columns = fmt::format("{}  TFLOP/s  tooltip", axis.name);
-    double sum = 0;
-    size_t wins = 0;
-    for (const auto& [x, members] : by_backend[spec.backend]) {
-      std::optional<size_t> chosen, fastest;
-      for (size_t i : members) {
-        if (!fastest || s.points[i].result.timing.median_us < s.points[*fastest].result.timing.median_us) fastest = i;
-        if (s.points[i].key.algo == spec.algo) chosen = i;
-      }
-      if (spec.algo.empty()) chosen = fastest;
-      if (!chosen) continue;
-      const Annotation& a = s.annotations[*chosen];
-      std::vector<std::string> tip = point_tooltip(s.points[*chosen], a);
-      if (a.regret && !a.best_algo.empty()) {
-        const std::string pick = default_algo(spec.backend);
-        std::string line;
-        if (spec.algo.empty()) {
-          // The heuristic's own regret, from its point at this size.
-          std::optional<double> pick_regret;
-          for (size_t i : members)
-            if (s.points[i].key.algo == pick) pick_regret = s.annotations[i].regret;
-          line = fmt::format("fastest of the {} {} algorithms timed: {}", members.size(), spec.backend, a.best_algo);
-          if (pick_regret && *pick_regret > 0) line += fmt::format("; {} takes {:.1f}% longer", pick, *pick_regret * 100);
-        } else if (*a.regret > 0) {
-          line = fmt::format("{:.1f}% slower than the fastest of the {} timed ({})", *a.regret * 100, members.size(),
-                             a.best_algo);
-        } else {
-          line = fmt::format("the fastest of the {} {} algorithms timed", members.size(), spec.backend);
-        }
-        tip.insert(tip.begin() + 1, line);
-      }
-      if (spec.algo.empty() && s.points[*chosen].key.algo != default_algo(spec.backend)) ++wins;
-      b.rows.push_back(fmt::format("{} {:.6g} {}", x, tflops_of(a), tooltip_field(tip)));
-      sum += tflops_of(a);
-      best_tflops = std::max(best_tflops, tflops_of(a));
-    }
-    if (!b.rows.empty()) {
-      std::string line = fmt::format("{}: {} sizes, mean {:.1f} TFLOP/s", spec.title, b.rows.size(), sum / double(b.rows.size()));
-      if (spec.algo.empty()) line += fmt::format("; another algorithm beat the heuristic's pick at {} sizes", wins);
-      plot.summary.push_back(line);
-    }
+    const CompareSpec& spec = specs[k];
+    DataBlock b = compare_block(s, axis, spec, by_backend[spec.backend], plot.summary, best_tflops);
     names.push_back(spec.title);
     series.add(f, spec.title, kColors[k % kColors.size()], std::move(b));
   }
@@ -763,7 +805,7 @@ Plot roofline_plot(const Selection& s) {
     tip.insert(tip.begin() + 2,
                fmt::format("intensity {:.1f} FLOP/byte ({} bytes at least); roof {:.0f} TFLOP/s ({} bound): {} of it",
                            r.intensity, r.min_bytes, roof, r.intensity * bandwidth / 1e3 < peak.value ? "memory" : "compute",
-                           pct(*r.tflops / roof)));
+                           percent_tight(*r.tflops / roof, 0)));
     if (*r.tflops >= 0.5 * roof) ++near_roof;
     (a.alignment.ok() ? aligned : broken)
         .rows.push_back(fmt::format("{:.6g} {:.6g} {}", r.intensity, *r.tflops, tooltip_field(tip)));
@@ -833,7 +875,7 @@ void add_tile_rows(DataBlock& tiles, const Problem& problem, const TileGrid& g, 
           slices > 1 ? fmt::format("waves {}..{} ({} split-K slices)", wave, last_wave, slices)
                      : fmt::format("wave {} of {}", wave, w.rounds),
           is_partial ? fmt::format("partial: {} x {} of {} x {} inside the matrix ({} useful)", rows_in, cols_in, g.tile_m,
-                                   g.tile_n, pct(double(rows_in * cols_in) / double(g.tile_m * g.tile_n)))
+                                   g.tile_n, percent_tight(double(rows_in * cols_in) / double(g.tile_m * g.tile_n), 0))
                      : "full tile"};
       tiles.rows.push_back(fmt::format("{:.6g} {:.6g} {} {} {} {} {} {}", col0 + g.tile_n / 2.0, row0 + g.tile_m / 2.0,
                                        col0, col0 + g.tile_n, row0, row0 + g.tile_m, wave, tooltip_field(tip)));
@@ -874,7 +916,7 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
                                   "efficiency {}\n{}",
                                   problem.shape_string(), to_string(problem.dtype), to_string(problem.layout), g.tile_m,
                                   g.tile_n, grid, g.tiles, w.slots, w.waves, w.rounds, w.rounds == 1 ? "" : "s",
-                                  pct(w.efficiency), title));
+                                  percent_tight(w.efficiency, 0), title));
 
   const int64_t per_matrix = g.tiles_m * g.tiles_n;
   const int64_t slices = g.splits;

@@ -427,6 +427,76 @@ std::string uri_of(const std::string& path) {
   return uri;
 }
 
+// Connection settings: extended result codes, the busy timeout and the pragmas. A writable
+// connection must really be writable, and turns WAL on.
+void configure_connection(sqlite3* db, const std::string& path, bool writable) {
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  // SQLite quietly opens a write-protected file read-only; a sweep must learn that now, not after
+  // its first measurement.
+  if (writable && sqlite3_db_readonly(db, "main") == 1) {
+    fail(path, fmt::format("read-only ({})", sqlite3_errstr(SQLITE_READONLY)));
+  }
+  // WAL with synchronous=NORMAL: a commit survives a killed process (only power loss can undo the
+  // last few), and readers (views) do not block the sweep. A reader leaves the mode as it is.
+  if (writable) exec(db, path, "PRAGMA journal_mode = WAL", "cannot open");
+  exec(db, path, "PRAGMA synchronous = NORMAL", "cannot open");
+  exec(db, path, "PRAGMA foreign_keys = ON", "cannot open");
+  exec(db, path, fmt::format("PRAGMA busy_timeout = {}", kBusyTimeoutMs).c_str(), "cannot open");
+}
+
+// The names of the file's tables (none for a new or empty file).
+std::vector<std::string> table_names(sqlite3* db, const std::string& path) {
+  std::vector<std::string> tables;
+  Statement list(db, path, "SELECT name FROM sqlite_master WHERE type = 'table'");
+  while (list.step()) tables.push_back(list.text(0));
+  return tables;
+}
+
+// A file with tables must be a shapescope store of a schema version this build reads.
+void check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
+  std::optional<std::string> application, version;
+  if (std::find(tables.begin(), tables.end(), "meta") != tables.end()) {
+    Statement meta(db, path, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
+    while (meta.step()) {
+      (meta.text(0) == "application" ? application : version) = meta.text(1);
+    }
+  }
+  if (application != std::string(kApplication)) {
+    fail(path, "not a shapescope store (it is a SQLite database with other tables)");
+  }
+  char* end = nullptr;
+  long stored_version = version ? std::strtol(version->c_str(), &end, 10) : 0;
+  if (!version || version->empty() || *end != '\0' || stored_version < 1) {
+    fail(path, fmt::format("not a shapescope store or corrupt (schema version '{}')", version.value_or("")));
+  }
+  if (stored_version > kSchemaVersion) {
+    fail(path, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
+                           stored_version, kSchemaVersion));
+  }
+}
+
+// The tables that do not exist yet, and the meta rows that name the file a shapescope store.
+void create_schema(sqlite3* db, const std::string& path) {
+  exec(db, path, kSchema, "cannot create the schema");
+  exec(db, path,
+       fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
+                   "('application', '{}')",
+                   kSchemaVersion, kApplication)
+           .c_str(),
+       "cannot create the schema");
+}
+
+// A truncated or damaged file can pass the schema check (the first page is intact) and fail only
+// when a sweep reaches the damaged pages; stores are small, so check every page now.
+void check_pages(sqlite3* db, const std::string& path) {
+  Statement check(db, path, "PRAGMA quick_check");
+  while (check.step()) {
+    std::string result = check.text(0);
+    if (result != "ok") fail(path, fmt::format("not a shapescope store or corrupt ({})", result));
+  }
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Access access)
@@ -483,32 +553,11 @@ void Store::open_connection(bool writable) const {
   }
   // The destructor does not run for a throwing constructor, so every failure below closes first.
   try {
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
-    // SQLite quietly opens a write-protected file read-only; a sweep must learn that now, not after
-    // its first measurement.
-    if (writable && sqlite3_db_readonly(db_, "main") == 1) {
-      fail(path_, fmt::format("read-only ({})", sqlite3_errstr(SQLITE_READONLY)));
-    }
-    // WAL with synchronous=NORMAL: a commit survives a killed process (only power loss can undo the
-    // last few), and readers (views) do not block the sweep. A reader leaves the mode as it is.
-    if (writable) exec(db_, path_, "PRAGMA journal_mode = WAL", "cannot open");
-    exec(db_, path_, "PRAGMA synchronous = NORMAL", "cannot open");
-    exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
-    exec(db_, path_, fmt::format("PRAGMA busy_timeout = {}", kBusyTimeoutMs).c_str(), "cannot open");
-
+    configure_connection(db_, path_, writable);
     // Checked and created under the write lock, so two processes creating one store do not race.
     std::optional<Transaction> transaction;
     if (writable) transaction.emplace(db_, path_);
-    std::vector<std::string> tables;
-    bool has_meta = false;
-    {
-      Statement list(db_, path_, "SELECT name FROM sqlite_master WHERE type = 'table'");
-      while (list.step()) {
-        tables.push_back(list.text(0));
-        if (tables.back() == "meta") has_meta = true;
-      }
-    }
+    const std::vector<std::string> tables = table_names(db_, path_);
     if (tables.empty() && !writable) {
       if (read_only_) fail(path_, "empty: nothing has been measured into it");
       // A measuring command's store that exists but is still empty holds nothing: read as none.
@@ -516,45 +565,12 @@ void Store::open_connection(bool writable) const {
       db_ = nullptr;
       return;
     }
-    if (!tables.empty()) {
-      std::optional<std::string> application, version;
-      if (has_meta) {
-        Statement meta(db_, path_, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
-        while (meta.step()) {
-          (meta.text(0) == "application" ? application : version) = meta.text(1);
-        }
-      }
-      if (application != std::string(kApplication)) {
-        fail(path_, "not a shapescope store (it is a SQLite database with other tables)");
-      }
-      char* end = nullptr;
-      long stored_version = version ? std::strtol(version->c_str(), &end, 10) : 0;
-      if (!version || version->empty() || *end != '\0' || stored_version < 1) {
-        fail(path_, fmt::format("not a shapescope store or corrupt (schema version '{}')", version.value_or("")));
-      }
-      if (stored_version > kSchemaVersion) {
-        fail(path_, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
-                                stored_version, kSchemaVersion));
-      }
-    }
+    if (!tables.empty()) check_schema_version(db_, path_, tables);
     if (writable) {
-      exec(db_, path_, kSchema, "cannot create the schema");
-      exec(db_, path_,
-           fmt::format("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{}'), "
-                       "('application', '{}')",
-                       kSchemaVersion, kApplication)
-               .c_str(),
-           "cannot create the schema");
+      create_schema(db_, path_);
       transaction->commit();
     }
-
-    // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
-    // when a sweep reaches the damaged pages; stores are small, so check every page now.
-    Statement check(db_, path_, "PRAGMA quick_check");
-    while (check.step()) {
-      std::string result = check.text(0);
-      if (result != "ok") fail(path_, fmt::format("not a shapescope store or corrupt ({})", result));
-    }
+    check_pages(db_, path_);
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;

@@ -25,11 +25,6 @@ struct Engine::JobSamples {
 
 namespace {
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  return summarize(std::move(values)).median;
-}
-
 // cudaEventElapsedTime resolves about 0.5 us: a spread below twice that is the timer, not the GPU.
 constexpr double kTimerResolutionUs = 0.5;
 
@@ -65,7 +60,7 @@ Engine::~Engine() {
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-double Engine::median_clock_mhz() const { return median_of(run_clocks_); }
+double Engine::median_clock_mhz() const { return median(run_clocks_); }
 
 cudaGraphExec_t Engine::capture(const std::vector<TimedJob>& jobs, const std::vector<size_t>& chunk,
                                 const std::vector<size_t>& order, Pool& pool) {
@@ -151,7 +146,7 @@ bool Engine::run_round(const std::vector<TimedJob>& jobs, const std::vector<size
         if (s.sm_clock_mhz > 0) mhz.push_back(s.sm_clock_mhz);
         reasons |= s.reasons;
       }
-      clock = median_of(mhz);
+      clock = median(mhz);
       if (clock > 0) run_clocks_.push_back(clock);
     }
     for (size_t slot = 0; slot < chunk.size(); ++slot) {
@@ -189,7 +184,7 @@ TimingStats Engine::finish(const JobSamples& samples) {
   t.noisy = is_noisy(s);
   t.throttle_reasons = samples.reasons;
   if (!samples.clock_mhz.empty()) {
-    t.sm_clock_mhz = median_of(samples.clock_mhz);
+    t.sm_clock_mhz = median(samples.clock_mhz);
     const double run_median = median_clock_mhz();
     const double lowest = *std::min_element(samples.clock_mhz.begin(), samples.clock_mhz.end());
     t.throttled = run_median > 0 && lowest < 0.9 * run_median;

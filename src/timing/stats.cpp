@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 
 namespace shapescope {
 
@@ -34,6 +35,8 @@ SampleStats summarize(std::vector<double> samples) {
   if (stats.n >= 2 && stats.median != 0) stats.noise = (stats.q3 - stats.q1) / stats.median;
   return stats;
 }
+
+double median(std::vector<double> values) { return summarize(std::move(values)).median; }
 
 double middle_value(std::vector<double> values) {
   if (values.empty()) return 0;

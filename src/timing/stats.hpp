@@ -14,6 +14,10 @@ struct SampleStats {
 // Empty input gives all zeros.
 SampleStats summarize(std::vector<double> samples);
 
+// The interpolated median of summarize() alone (the mean of the two middle values for an even
+// count): the SM clock of a point and of a run. Empty input gives 0.
+double median(std::vector<double> values);
+
 // The middle order statistic, the upper one of the two for an even count (no interpolation): the
 // median the flush time, the plotted peak lines and pad's clock summary have always shown.
 // Empty input gives 0.

@@ -89,5 +89,19 @@ TEST(Summarize, IdenticalSamplesHaveNoNoise) {
   EXPECT_DOUBLE_EQ(stats.noise, 0);
 }
 
+// The two medians kept apart on purpose: median() interpolates (the clocks), middle_value() takes
+// the upper middle value (the flush time, plotted peaks, pad's clock summary).
+TEST(Median, InterpolatesForAnEvenCount) {
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(median({}), 0);
+}
+
+TEST(Median, MiddleValueTakesTheUpperMiddle) {
+  EXPECT_DOUBLE_EQ(middle_value({4, 1, 3, 2}), 3);
+  EXPECT_DOUBLE_EQ(middle_value({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(middle_value({}), 0);
+}
+
 }  // namespace
 }  // namespace shapescope
