@@ -24,9 +24,6 @@ struct ShapeOptions;
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
 // "--backend cublas,cublaslt,custom:..." as a list; Error(kUsage) for an unknown or repeated item.
 std::vector<std::string> parse_backends(const std::string& text);
-// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
-// one per selected variant of our kernels.
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos);
 // --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
 void check_samples(int samples);
 // cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.

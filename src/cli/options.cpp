@@ -38,17 +38,6 @@ std::vector<std::string> parse_backends(const std::string& text) {
   return out;
 }
 
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
-  size_t points = 0;
-  for (const auto& b : backends) {
-    size_t per_problem = 1;
-    if (parse_backend_kind(b) == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
-    if (is_custom_backend(b)) per_problem = select_variants(b).size();
-    points += problems * per_problem;
-  }
-  return points;
-}
-
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
   cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
   cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");

@@ -108,11 +108,11 @@ void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
          fmt::format("tilegrid-{}-{}", o.shape, profile->key), title);
 }
 
-void run_plot(PlotOptions o) {
+// The option checks that need no store; SHAPE parsed for tilegrid. Sets o.command_line.
+std::optional<ShapeArg> checked_options(PlotOptions& o) {
   if (std::find(kKinds.begin(), kKinds.end(), o.kind) == kKinds.end())
     throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
   const bool tilegrid = o.kind == "tilegrid";
-  const std::string command = "plot " + o.kind;
   check_db_option(o.db);
   // --out is a directory or a path prefix: a device or other special file is neither.
   {
@@ -144,6 +144,13 @@ void run_plot(PlotOptions o) {
     throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape, o.kind));
   }
   if (!o.tile.empty() && !tilegrid) throw usage_error(fmt::format("--tile: '{}' is only for plot tilegrid", o.tile));
+  return shape;
+}
+
+void run_plot(PlotOptions o) {
+  const bool tilegrid = o.kind == "tilegrid";
+  const std::string command = "plot " + o.kind;
+  const std::optional<ShapeArg> shape = checked_options(o);
   if (tilegrid && !o.tile.empty()) {
     run_tilegrid_model(o, *shape);
     return;
@@ -183,18 +190,7 @@ void run_plot(PlotOptions o) {
   if (o.kind == "heatmap") plot = heatmap_plot(s, grid_axes(s.points, command));
   if (o.kind == "roofline") plot = roofline_plot(s);
   if (tilegrid) {
-    // The newest measurement of the shape.
-    size_t newest = 0;
-    for (size_t i = 1; i < s.points.size(); ++i)
-      if (s.points[i].result.measured_at > s.points[newest].result.measured_at) newest = i;
-    const StoredPoint& p = s.points[newest];
-    const Annotation& a = s.annotations[newest];
-    const std::string kernel = a.main_kernel >= 0 ? short_kernel_name(p.kernels[size_t(a.main_kernel)].name) : "?";
-    const std::string slots = a.persistent ? fmt::format("persistent grid of {} CTAs", a.launched_ctas)
-                                            : fmt::format("{} SMs x {} CTA{} ({})", p.device.sm_count,
-                                                          a.occupancy.ctas_per_sm, a.occupancy.ctas_per_sm == 1 ? "" : "s",
-                                                          a.occupancy.limiter);
-    plot = tilegrid_plot(p.key.problem, a, fmt::format("{}\n{}: {}; slots = {}", title, series_name(p.key), kernel, slots));
+    plot = measured_tilegrid_plot(s, title);
     name = "tilegrid-" + o.shape;
   }
   render(o, plot, name, title);

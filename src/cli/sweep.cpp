@@ -3,15 +3,11 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <optional>
-#include <set>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
-#include "common/units.hpp"
 #include "device/device.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
@@ -43,28 +39,6 @@ struct SweepOptions {
   bool format_given = false;  // --format on the command line (set by the callback)
 };
 
-// "--shard 2/8": the second of eight interleaved parts of the plan, for a job array.
-std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
-  if (shard.empty()) return problems;
-  const auto refuse = [&] {
-    return usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", shard));
-  };
-  const size_t slash = shard.find('/');
-  if (slash == std::string::npos) throw refuse();
-  // from_chars takes digits only (no sign, no spaces) and reports a number beyond 64 bits.
-  const auto number = [&](size_t begin, size_t end) {
-    int64_t value = 0;
-    const auto [stop, error] = std::from_chars(shard.data() + begin, shard.data() + end, value);
-    if (error != std::errc() || stop != shard.data() + end || begin == end) throw refuse();
-    return value;
-  };
-  const int64_t index = number(0, slash), count = number(slash + 1, shard.size());
-  if (count < 1 || index < 1 || index > count) throw refuse();
-  std::vector<Problem> part;
-  for (size_t i = size_t(index - 1); i < problems.size(); i += size_t(count)) part.push_back(problems[i]);
-  return part;
-}
-
 void validate(const SweepOptions& o) {
   check_samples(o.samples);
   if (!(o.max_noise_pct > 0 && o.max_noise_pct <= 100))
@@ -87,50 +61,8 @@ void validate(const SweepOptions& o) {
                                   o.out));
 }
 
-// What a plan will cost: GPU memory, points, and a rough GPU time (estimate_us, never reported as
-// a measurement).
-struct PlanCost {
-  MemoryPlan memory;
-  size_t points = 0;
-  double seconds = 0;
-};
-
-PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
-                   const SweepOptions& o, const DeviceContext& device) {
-  PlanCost cost;
-  cost.memory = memory_plan(problems, device, o.hot);
-  cost.points = count_points(problems.size(), backends, o.lt_algos);
-  double total_us = 0;
-  for (const auto& p : problems) total_us += estimate_us(p);
-  const double flush_us = o.hot ? 0 : double(cost.memory.flush) / 2.5e6;
-  cost.seconds = (total_us + flush_us * double(problems.size())) * double(cost.points) /
-                 double(problems.size()) * o.samples / 1e6;
-  return cost;
-}
-
-// A plan far beyond what anyone means to run gets a warning with its numbers (a memory that does not
-// fit is refused later, with exit 4, before anything is allocated).
-void warn_if_absurd(const PlanCost& cost, const SweepOptions& o) {
-  constexpr double kLongSeconds = 3600;
-  constexpr int64_t kLargestGpuBytes = 192ll << 30;  // B200; no GPU shapescope knows has more
-  if (cost.seconds > kLongSeconds)
-    fmt::print(stderr,
-               "warning: this plan is estimated at {:.1f} hours of GPU time ({} points x {} samples); ^C keeps what "
-               "is measured, and --dry-run lists the plan\n",
-               cost.seconds / 3600, cost.points, o.samples);
-  if (cost.memory.total() > kLargestGpuBytes)
-    fmt::print(stderr, "warning: this plan needs {} of GPU memory, more than any GPU has (192 GiB)\n",
-               gib(double(cost.memory.total()), 1));
-}
-
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
                    const SweepOptions& o) {
-  fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
-             "ldb", "ldc", "offset", "est. [us]");
-  for (const auto& p : problems) {
-    fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {:.1f}\n", p.m, p.n, p.k, p.batch,
-               p.lda, p.ldb, p.ldc, p.off_a, estimate_us(p));
-  }
   // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
   DeviceContext device;
   device.l2_bytes = 50ll << 20;
@@ -139,19 +71,8 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
     device = query_device(o.device);
     where = device_header(device);
   }
-  const PlanCost cost = plan_cost(problems, backends, o, device);
-  const MemoryPlan& mem = cost.memory;
-  fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(),
-             backends.size(), cost.points, where);
-  fmt::print(stderr,
-             "GPU memory needed: {} (A {}, B {}, C {}, flush {}, workspace {})\n", gib(double(mem.total()), 2),
-             mib(double(mem.a), 1), mib(double(mem.b), 1), mib(double(mem.c), 1), mib(double(mem.flush), 1),
-             mib(double(mem.workspace), 1));
-  fmt::print(stderr,
-             "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
-             "in the store are skipped)\n",
-             cost.seconds, o.samples);
-  warn_if_absurd(cost, o);
+  write_dry_run(problems, backends.size(), plan_cost(problems, backends, o.lt_algos, o.samples, o.hot, device),
+                where, o.samples);
 }
 
 // The checks that need the backends and the plan; the shard's problems.
@@ -226,7 +147,7 @@ void run_sweep(const SweepOptions& o) {
              o.hot ? "hot L2 (no flush: a throughput-like figure)"
                    : fmt::format("cold L2 (flush {} MiB before each sample)", device.l2_bytes >> 20),
              o.samples, o.db);
-  warn_if_absurd(plan_cost(problems, backends, o, device), o);
+  warn_if_absurd(plan_cost(problems, backends, o.lt_algos, o.samples, o.hot, device), o.samples);
 
   Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
   const MeasureOutcome outcome =

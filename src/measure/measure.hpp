@@ -46,6 +46,19 @@ MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext
 // Throws Error(kOutOfMemory), showing the bytes needed and free, when the plan does not fit.
 void check_fits(const MemoryPlan& plan, int64_t free_bytes, int64_t total_bytes);
 
+// What a plan will cost: GPU memory, points, and a rough GPU time (estimate_us, never reported as
+// a measurement).
+struct PlanCost {
+  MemoryPlan memory;
+  size_t points = 0;
+  double seconds = 0;
+};
+PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends, int lt_algos,
+                   int samples, bool hot, const DeviceContext& device);
+// Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
+// one per selected variant of our kernels.
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos);
+
 // A rough time for one call (FLOPs at a discounted peak, plus bytes at a discounted bandwidth),
 // used to size chunks, for the ETA and for --dry-run; never reported as a measurement.
 double estimate_us(const Problem& problem);

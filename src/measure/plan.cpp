@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/units.hpp"
+#include "backends/variants.hpp"
 #include "core/backend_kind.hpp"
 #include "measure/measure.hpp"
 
@@ -69,6 +70,30 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
   if (p.off_a) cmd += fmt::format(" --offset {}", p.off_a);
   if (key.hot) cmd += " --hot";
   return cmd;
+}
+
+size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
+  size_t points = 0;
+  for (const auto& b : backends) {
+    size_t per_problem = 1;
+    if (parse_backend_kind(b) == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
+    if (is_custom_backend(b)) per_problem = select_variants(b).size();
+    points += problems * per_problem;
+  }
+  return points;
+}
+
+PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends, int lt_algos,
+                   int samples, bool hot, const DeviceContext& device) {
+  PlanCost cost;
+  cost.memory = memory_plan(problems, device, hot);
+  cost.points = count_points(problems.size(), backends, lt_algos);
+  double total_us = 0;
+  for (const auto& p : problems) total_us += estimate_us(p);
+  const double flush_us = hot ? 0 : double(cost.memory.flush) / 2.5e6;
+  cost.seconds = (total_us + flush_us * double(problems.size())) * double(cost.points) /
+                 double(problems.size()) * samples / 1e6;
+  return cost;
 }
 
 }  // namespace shapescope

@@ -351,6 +351,40 @@ void write_points(std::ostream& out, Format format, const std::vector<StoredPoin
   }
 }
 
+void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
+                   const std::string& where, int samples) {
+  fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
+             "ldb", "ldc", "offset", "est. [us]");
+  for (const auto& p : problems) {
+    fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {:.1f}\n", p.m, p.n, p.k, p.batch,
+               p.lda, p.ldb, p.ldc, p.off_a, estimate_us(p));
+  }
+  const MemoryPlan& mem = cost.memory;
+  fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(), backends, cost.points,
+             where);
+  fmt::print(stderr, "GPU memory needed: {} (A {}, B {}, C {}, flush {}, workspace {})\n", gib(double(mem.total()), 2),
+             mib(double(mem.a), 1), mib(double(mem.b), 1), mib(double(mem.c), 1), mib(double(mem.flush), 1),
+             mib(double(mem.workspace), 1));
+  fmt::print(stderr,
+             "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
+             "in the store are skipped)\n",
+             cost.seconds, samples);
+  warn_if_absurd(cost, samples);
+}
+
+void warn_if_absurd(const PlanCost& cost, int samples) {
+  constexpr double kLongSeconds = 3600;
+  constexpr int64_t kLargestGpuBytes = 192ll << 30;  // B200; no GPU shapescope knows has more
+  if (cost.seconds > kLongSeconds)
+    fmt::print(stderr,
+               "warning: this plan is estimated at {:.1f} hours of GPU time ({} points x {} samples); ^C keeps what "
+               "is measured, and --dry-run lists the plan\n",
+               cost.seconds / 3600, cost.points, samples);
+  if (cost.memory.total() > kLargestGpuBytes)
+    fmt::print(stderr, "warning: this plan needs {} of GPU memory, more than any GPU has (192 GiB)\n",
+               gib(double(cost.memory.total()), 1));
+}
+
 Progress::Progress(size_t total, bool enabled) : total_(total), enabled_(enabled), start_(now_seconds()) {}
 
 void Progress::update(double done_fraction, size_t points_done, double last_tflops) {

@@ -11,6 +11,7 @@
 #include "model/annotate.hpp"
 #include "model/annotation_fields.hpp"
 #include "core/records.hpp"
+#include "measure/measure.hpp"
 #include "measure/progress.hpp"
 #include "report/annotation_text.hpp"  // the table cells (tile_cell, waves_cell) the views share
 
@@ -31,6 +32,14 @@ std::string annotation_json(const Annotation& annotation);
 std::string json_string(std::string_view value);
 // Text of a FieldValue for a table cell or CSV ("" for unknown, numbers in shortest form).
 std::string field_text(const FieldValue& value);
+
+// --dry-run: the plan as a table on stdout, then on stderr its points, memory and rough GPU time
+// (`where` names the GPU or says what was assumed), and the warnings of warn_if_absurd().
+void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
+                   const std::string& where, int samples);
+// A plan far beyond what anyone means to run gets a warning on stderr with its numbers (a memory
+// that does not fit is refused later, with exit 4, before anything is allocated).
+void warn_if_absurd(const PlanCost& cost, int samples);
 
 // "[#####.....] 1234/4096 points  ETA 0:05  last 712.3 TFLOP/s", redrawn in place on stderr.
 // Silent when disabled (stderr is not a terminal).

@@ -979,4 +979,19 @@ Plot tilegrid_plot(const Problem& problem, const Annotation& a, const std::strin
   return plot;
 }
 
+// tilegrid from the store: the newest measurement of the shape, with its kernel and slots.
+Plot measured_tilegrid_plot(const Selection& s, const std::string& title) {
+  size_t newest = 0;
+  for (size_t i = 1; i < s.points.size(); ++i)
+    if (s.points[i].result.measured_at > s.points[newest].result.measured_at) newest = i;
+  const StoredPoint& p = s.points[newest];
+  const Annotation& a = s.annotations[newest];
+  const std::string kernel = a.main_kernel >= 0 ? short_kernel_name(p.kernels[size_t(a.main_kernel)].name) : "?";
+  const std::string slots = a.persistent ? fmt::format("persistent grid of {} CTAs", a.launched_ctas)
+                                          : fmt::format("{} SMs x {} CTA{} ({})", p.device.sm_count,
+                                                        a.occupancy.ctas_per_sm, a.occupancy.ctas_per_sm == 1 ? "" : "s",
+                                                        a.occupancy.limiter);
+  return tilegrid_plot(p.key.problem, a, fmt::format("{}\n{}: {}; slots = {}", title, series_name(p.key), kernel, slots));
+}
+
 }  // namespace shapescope

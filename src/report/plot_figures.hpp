@@ -58,4 +58,7 @@ std::vector<size_t> new_wave_starts(const std::vector<Annotation>& annotations);
 std::vector<std::string> kernel_groups(const std::vector<StoredPoint>& points,
                                        const std::vector<Annotation>& annotations, size_t max_groups);
 
+// tilegrid from stored points of one shape: the newest measurement, with its kernel and slots.
+Plot measured_tilegrid_plot(const Selection& s, const std::string& title);
+
 }  // namespace shapescope

@@ -1,5 +1,6 @@
 #include "shape/plan.hpp"
 
+#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -228,5 +229,27 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
   }
   return problems;
 }
+
+std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
+  if (shard.empty()) return problems;
+  const auto refuse = [&] {
+    return usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", shard));
+  };
+  const size_t slash = shard.find('/');
+  if (slash == std::string::npos) throw refuse();
+  // from_chars takes digits only (no sign, no spaces) and reports a number beyond 64 bits.
+  const auto number = [&](size_t begin, size_t end) {
+    int64_t value = 0;
+    const auto [stop, error] = std::from_chars(shard.data() + begin, shard.data() + end, value);
+    if (error != std::errc() || stop != shard.data() + end || begin == end) throw refuse();
+    return value;
+  };
+  const int64_t index = number(0, slash), count = number(slash + 1, shard.size());
+  if (count < 1 || index < 1 || index > count) throw refuse();
+  std::vector<Problem> part;
+  for (size_t i = size_t(index - 1); i < problems.size(); i += size_t(count)) part.push_back(problems[i]);
+  return part;
+}
+
 
 }  // namespace shapescope

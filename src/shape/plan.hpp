@@ -25,4 +25,8 @@ struct ShapeOptions {
 // negative padding or offset, unknown dtype or layout.
 std::vector<Problem> plan_problems(const ShapeOptions& options);
 
+// "2/8": the second of eight interleaved parts of the plan (every 8th problem from the 2nd), for a
+// job array; an empty text is the whole plan. Throws Error(kUsage) naming --shard for anything else.
+std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard);
+
 }  // namespace shapescope
