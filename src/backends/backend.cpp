@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/control_backends.hpp"
 #include "backends/cublas_backend.hpp"
 #include "backends/cublaslt_backend.hpp"
 #include "backends/custom_backend.hpp"
@@ -17,6 +18,9 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffe
     case BackendKind::kCublasLt: return std::make_unique<CublasLtBackend>(buffers, lt_algos);
     case BackendKind::kCustom:
       if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
+      break;
+    case BackendKind::kCopy: return std::make_unique<CopyBackend>(buffers);
+    case BackendKind::kLaunchFloor: return std::make_unique<LaunchFloorBackend>();
   }
   throw usage_error(*backend_name_error(name));
 }

@@ -44,7 +44,7 @@ void run_explain(const ExplainOptions& o) {
     throw usage_error(fmt::format("SHAPE: '{}' has a size above {} (cuBLAS takes 32-bit sizes)", o.request.shape, kMaxSize));
   check_db_option(o.request.db);
   const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
-  if (!kind)
+  if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt && kind != BackendKind::kCustom)
     throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
                                   o.request.backend));
   if (kind == BackendKind::kCustom) {

@@ -1,5 +1,7 @@
 #include "core/problem.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -77,6 +79,34 @@ bool Problem::operator==(const Problem& other) const {
          dtype == other.dtype && layout == other.layout && lda == other.lda &&
          ldb == other.ldb && ldc == other.ldc && off_a == other.off_a && off_b == other.off_b &&
          off_c == other.off_c;
+}
+
+namespace {
+
+int64_t round_up_ld(int64_t cols, int element_bytes, int row_bytes) {
+  const int64_t step = std::max<int64_t>(1, row_bytes / element_bytes);
+  return (cols + step - 1) / step * step;
+}
+
+bool misaligned(int64_t ld, int64_t offset, int element_bytes, int bytes) {
+  return (ld * element_bytes) % bytes != 0 || (offset * element_bytes) % bytes != 0;
+}
+
+}  // namespace
+
+Problem aligned_layout(const Problem& p, int row_bytes) {
+  Problem q = p;
+  q.lda = round_up_ld(p.a_cols(), input_bytes(p.dtype), row_bytes);
+  q.ldb = round_up_ld(p.b_cols(), input_bytes(p.dtype), row_bytes);
+  q.ldc = round_up_ld(p.n, output_bytes(p.dtype), row_bytes);
+  q.off_a = q.off_b = q.off_c = 0;
+  return q;
+}
+
+OperandCopies unaligned_operands(const Problem& p, int bytes) {
+  return {misaligned(p.lda, p.off_a, input_bytes(p.dtype), bytes),
+          misaligned(p.ldb, p.off_b, input_bytes(p.dtype), bytes),
+          misaligned(p.ldc, p.off_c, output_bytes(p.dtype), bytes)};
 }
 
 }  // namespace shapescope

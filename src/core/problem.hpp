@@ -62,4 +62,17 @@ struct Problem {
   bool operator==(const Problem& other) const;
 };
 
+// The same GEMM with contiguous, aligned operands: each leading dimension the smallest multiple of
+// `row_bytes` bytes that holds its row (the packed one when that is already a multiple), base
+// offsets 0 (allocations are 256-byte aligned). explain's layout controls: 16 bytes (TMA and the
+// libraries' fast kernels) and 32 bytes (one L2 sector).
+Problem aligned_layout(const Problem& problem, int row_bytes);
+// Whether an operand's rows or base pointer are not `bytes`-aligned: it would have to be copied into
+// the aligned layout (a what-if of padding at run time).
+struct OperandCopies {
+  bool a = false, b = false, c = false;
+  bool any() const { return a || b || c; }
+};
+OperandCopies unaligned_operands(const Problem& problem, int bytes);
+
 }  // namespace shapescope

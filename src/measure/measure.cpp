@@ -126,9 +126,13 @@ void check(const Session& s) {
 // annotated) needs no GPU unless --force.
 void plan_against_store(Session& s) {
   for (const auto& name : s.request.backends) s.backends.push_back(make_backend(name, s.buffers, s.request.lt_algos));
-  for (size_t pi = 0; pi < s.request.problems.size(); ++pi) {
+  std::vector<std::pair<size_t, size_t>> pairs = s.request.pairs;
+  if (pairs.empty())
+    for (size_t pi = 0; pi < s.request.problems.size(); ++pi)
+      for (size_t bi = 0; bi < s.backends.size(); ++bi) pairs.emplace_back(pi, bi);
+  for (const auto& [pi, bi] : pairs) {
     const Problem& p = s.request.problems[pi];
-    for (size_t bi = 0; bi < s.backends.size(); ++bi) {
+    {
       if (auto why = s.backends[bi]->unsupported(p, s.device)) {
         s.outcome.skipped.push_back(skip_line(s.backends[bi]->name(), "", p, *why));
         continue;

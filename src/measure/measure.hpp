@@ -23,6 +23,9 @@ struct MeasureRequest {
   int lt_algos = 1;            // cuBLASLt heuristic choices timed per problem
   MeasureOptions measure;      // flush buffer and size are filled in here
   bool force = false;          // re-measure points the store already has
+  // Empty: every problem with every backend. Else only these (problem index, backend index) pairs
+  // (explain measures its controls, each with its own backend, in one request).
+  std::vector<std::pair<size_t, size_t>> pairs;
 };
 
 struct MeasureOutcome {

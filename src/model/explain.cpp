@@ -12,10 +12,6 @@ namespace shapescope {
 namespace {
 
 constexpr int64_t kMultiples[] = {8, 16, 32, 64, 128, 256};
-// Below this relative difference two times are the same (the p95 of repeated sweeps is ~2-5 %).
-constexpr double kSameTime = 0.05;
-// An effect smaller than this share of the target's time is not worth a line.
-constexpr double kMinEffectShare = 0.02;
 constexpr double kFullWave = 0.95;
 
 int64_t dim_value(const Problem& p, Dim dim) {
@@ -41,159 +37,6 @@ std::optional<Waves> waves_at(const Problem& p, Dim dim, int64_t value, const An
   set_dim(q, dim, value);
   const TileGrid g = tile_grid(q.m, q.n, q.batch, target.grid.tile_m, target.grid.tile_n, target.grid.splits);
   return waves_of(g.tiles, target.waves.slots);
-}
-
-std::string us(double value) {
-  if (value >= 1000) return fmt::format("{:.0f} us", value);
-  if (value >= 10) return fmt::format("{:.1f} us", value);
-  return fmt::format("{:.2f} us", value);
-}
-
-std::string percent(double fraction) { return fmt::format("{:.0f} %", fraction * 100); }
-
-std::string times(double ratio) { return ratio >= 10 ? fmt::format("{:.0f}x", ratio) : fmt::format("{:.1f}x", ratio); }
-
-bool same_kernel(const ExplainPoint& a, const ExplainPoint& b) {
-  return !a.kernel.empty() && a.kernel == b.kernel;
-}
-
-std::string kernel_phrase(const ExplainPoint& p) {
-  if (p.kernel.empty()) return "an unrecorded kernel";
-  const std::string says = describe(p.annotation.parsed);
-  return says == "unknown" ? p.kernel : fmt::format("{} ({})", p.kernel, says);
-}
-
-std::string waves_phrase(const Annotation& a) {
-  if (a.waves.slots <= 0 || a.waves.work <= 0) return "waves unknown";
-  return fmt::format("{} {} on {} {}slots = {:.2f} waves ({} round{}, last-wave efficiency {})", a.waves.work,
-                     a.waves_over, a.waves.slots, a.persistent ? "persistent " : "", a.waves.waves,
-                     a.waves.rounds, a.waves.rounds == 1 ? "" : "s", percent(a.waves.efficiency));
-}
-
-std::string tiles_phrase(const Annotation& a) {
-  if (a.grid.tiles <= 0) return "tile unknown";
-  return fmt::format("tile {}x{} ({}): {}x{} tiles{}{}, {} of the tiles' area is useful", a.grid.tile_m,
-                     a.grid.tile_n, a.tile_source, a.grid.tiles_m, a.grid.tiles_n,
-                     a.grid.batch > 1 ? fmt::format(" x {} batch", a.grid.batch) : "",
-                     a.grid.splits > 1 ? fmt::format(" x {} split-K", a.grid.splits) : "",
-                     percent(a.grid.efficiency));
-}
-
-// The neighbour the verdict compares with: the nearest size (in the dimension that moves) that runs
-// clearly faster per FLOP; among equally near ones, the fastest.
-std::optional<size_t> compared_neighbour(const std::vector<ExplainPoint>& points) {
-  const ExplainPoint& t = points.front();
-  std::optional<size_t> best;
-  auto distance = [&](const ExplainPoint& p) {
-    return std::llabs(p.candidate.value - dim_value(t.candidate.problem, p.candidate.dim));
-  };
-  for (size_t i = 1; i < points.size(); ++i) {
-    const ExplainPoint& p = points[i];
-    if (!p.tflops() || *p.tflops() <= *t.tflops() * (1 + kSameTime)) continue;
-    if (!best || distance(p) < distance(points[*best]) ||
-        (distance(p) == distance(points[*best]) && *p.tflops() > *points[*best].tflops()))
-      best = i;
-  }
-  return best;
-}
-
-// Effects that make the target slower than the neighbour B, each with the time it costs the target:
-// the wave and tile shares come from the model (they cost time in proportion to the work they
-// waste); the rest of the gap belongs to the kernel the library picked.
-std::vector<Effect> compare_effects(const ExplainPoint& t, const ExplainPoint& b) {
-  std::vector<Effect> effects;
-  const Annotation& ta = t.annotation;
-  const Annotation& ba = b.annotation;
-  const double time = *t.time_us;
-  // What the target would take at B's throughput.
-  const double gap = time - time * (*t.tflops() / *b.tflops());
-
-  double explained = 0;
-  const bool waves_known = ta.waves.slots > 0 && ba.waves.slots > 0 && ta.waves.work > 0 && ba.waves.work > 0;
-  if (waves_known && ta.waves.efficiency < ba.waves.efficiency) {
-    const double cost = std::min(gap, time * (1 - ta.waves.efficiency / ba.waves.efficiency));
-    if (cost > 0) {
-      effects.push_back({"wave quantization", cost,
-                         fmt::format("{}: {}; {}: {}", t.label, waves_phrase(ta), b.label, waves_phrase(ba))});
-      explained += cost;
-    }
-  }
-  if (ta.grid.tiles > 0 && ba.grid.tiles > 0 && ta.grid.efficiency < ba.grid.efficiency) {
-    const double cost = std::min(gap - explained, time * (1 - ta.grid.efficiency / ba.grid.efficiency));
-    if (cost > 0) {
-      effects.push_back({"tile quantization", cost,
-                         fmt::format("{}: {}; {}: {}", t.label, tiles_phrase(ta), b.label, tiles_phrase(ba))});
-      explained += cost;
-    }
-  }
-  const double rest = gap - explained;
-  if (rest > 0) {
-    if (!same_kernel(t, b) && !ta.alignment.ok() && ba.alignment.ok()) {
-      effects.push_back(
-          {"alignment", rest,
-           fmt::format("{} breaks the 16-byte rule ({}), so the library cannot use the kernel {} runs, "
-                       "{}; it runs {} instead",
-                       t.label, ta.alignment.violations(), b.label, kernel_phrase(b), kernel_phrase(t))});
-    } else if (!same_kernel(t, b)) {
-      effects.push_back({"kernel switch", rest,
-                         fmt::format("the library picks {} for {} but {} for {}", kernel_phrase(t), t.label,
-                                     kernel_phrase(b), b.label)});
-    } else {
-      effects.push_back({"unexplained", rest,
-                         fmt::format("same kernel, same {}: the model does not account for this part of the gap",
-                                     waves_known ? "wave count" : "launch")});
-    }
-  }
-  return effects;
-}
-
-Fix make_fix(const ExplainPoint& target, const ExplainPoint& p) {
-  Fix fix;
-  fix.point = p;
-  fix.speedup = *target.time_us / *p.time_us;
-  fix.extra_flops = p.candidate.problem.flops() / target.candidate.problem.flops() - 1;
-  fix.extra_bytes = double(p.candidate.problem.bytes()) / double(target.candidate.problem.bytes()) - 1;
-  return fix;
-}
-
-Explanation explain_prediction(const std::vector<ExplainPoint>& points) {
-  Explanation e;
-  const ExplainPoint& t = points.front();
-  const Annotation& a = t.annotation;
-  std::vector<std::string> notes;
-  if (!a.alignment.ok()) notes.push_back("it breaks the 16-byte rule (" + a.alignment.violations() + ")");
-  if (a.waves.slots > 0 && a.waves.efficiency < kFullWave)
-    notes.push_back(fmt::format("its last wave is {} full", percent(a.waves.efficiency)));
-  if (a.grid.tiles > 0 && a.grid.efficiency < kFullWave)
-    notes.push_back(fmt::format("only {} of its tiles' area is useful", percent(a.grid.efficiency)));
-  if (a.roofline.bound == "memory") notes.push_back("it is memory-bound");
-  e.verdict = fmt::format("model prediction (nothing measured): {} {}", t.label,
-                          notes.empty() ? std::string("has no quantization or alignment loss with this tile")
-                                        : fmt::format("loses time: {}", fmt::join(notes, "; ")));
-  if (a.waves.slots > 0 && a.waves.efficiency < 1)
-    e.effects.push_back({"wave quantization", 0, waves_phrase(a)});
-  if (a.grid.tiles > 0 && a.grid.efficiency < 1) e.effects.push_back({"tile quantization", 0, tiles_phrase(a)});
-  if (!a.alignment.ok())
-    e.effects.push_back({"alignment", 0,
-                         "the library cannot use its kernels that load 16 bytes at a time (TMA/WGMMA on Hopper) and "
-                         "falls back to align1/align2 kernels (4-5x slower on an H200, measured); the model cannot "
-                         "predict by how much on this GPU"});
-  // The candidate with the best predicted efficiency (waves x tiles), among those that keep the rule.
-  const ExplainPoint* best = nullptr;
-  auto score = [](const Annotation& x) { return x.waves.efficiency * x.grid.efficiency * (x.alignment.ok() ? 1 : 0.25); };
-  for (size_t i = 1; i < points.size(); ++i) {
-    if (points[i].annotation.grid.tiles <= 0) continue;
-    if (!best || score(points[i].annotation) > score(best->annotation)) best = &points[i];
-  }
-  if (best && score(best->annotation) > score(a) * (1 + kSameTime)) {
-    e.fix_text = fmt::format(
-        "the model prefers {} ({}): last wave {} full, tiles {} useful{} — measure it on the GPU before relying on it",
-        best->label, best->candidate.why, percent(best->annotation.waves.efficiency),
-        percent(best->annotation.grid.efficiency), best->annotation.alignment.ok() ? ", 16-byte aligned" : "");
-  } else {
-    e.fix_text = "the model sees no better neighbour";
-  }
-  return e;
 }
 
 }  // namespace
@@ -286,145 +129,383 @@ std::vector<Candidate> neighbours_along(const Problem& problem, Dim dim, const A
 
 namespace {
 
-// Memory-bound shapes are explained by bytes, not by tiles: say how close to the bandwidth they run,
-// and how much larger the free dimension can grow at no cost in time.
-Explanation explain_memory_bound(const std::vector<ExplainPoint>& points) {
+// Below this relative difference two times are the same, whatever their noise (the p95 of repeated
+// sweeps is ~2-5 %).
+constexpr double kMinDifference = 0.05;
+// An effect smaller than this share of the target's time is left to "unexplained".
+constexpr double kMinEffectShare = 0.01;
+// Launch-bound: the roofline time is under this share of the measured time, and the time is under
+// kLaunchFloors empty kernels (or kLaunchUs without a measured floor).
+constexpr double kRoofShare = 0.25;
+constexpr double kLaunchFloors = 4;
+constexpr double kLaunchUs = 8;
+
+double threshold(const ExplainPoint& a, const ExplainPoint& b) {
+  return std::max(kMinDifference, 3 * std::max(a.noise, b.noise));
+}
+
+bool timed(const ExplainPoint& p) { return p.time_us && *p.time_us > 0; }
+
+std::optional<size_t> first_with(const std::vector<ExplainPoint>& points, Role role) {
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i].role == role && timed(points[i])) return i;
+  return std::nullopt;
+}
+
+// The fixed kernel's point at the problem of library point i.
+std::optional<size_t> fixed_at(const std::vector<ExplainPoint>& points, size_t i) {
+  // An alternative algorithm runs the target's problem.
+  if (points[i].role == Role::kAlternative) i = 0;
+  for (size_t j = 0; j < points.size(); ++j)
+    if (points[j].role == Role::kFixedKernel && points[j].of == i && timed(points[j])) return j;
+  return std::nullopt;
+}
+
+// The time of point p scaled to the target's work: what the target would take at p's throughput.
+double at_target_work(const ExplainPoint& target, const ExplainPoint& p) {
+  return *p.time_us * target.candidate.problem.flops() / p.candidate.problem.flops();
+}
+
+int64_t distance(const ExplainPoint& target, const ExplainPoint& p) {
+  return std::llabs(p.candidate.value - dim_value(target.candidate.problem, p.candidate.dim));
+}
+
+// A view: leading dimensions or offsets other than the packed layout's (x[..., 1:], a slice).
+bool is_view(const Problem& p) {
+  return p.lda != p.a_cols() || p.ldb != p.b_cols() || p.ldc != p.n || p.off_a || p.off_b || p.off_c;
+}
+
+// The neighbour the verdict compares with: the nearest size that runs clearly faster per FLOP;
+// among equally near ones, the fastest.
+std::optional<size_t> compared_neighbour(const std::vector<ExplainPoint>& points) {
   const ExplainPoint& t = points.front();
-  const Annotation& ta = t.annotation;
-  const double time = *t.time_us;
-  Explanation e;
-  const double gbs = ta.roofline.min_bytes / time / 1e3;
-  const Peak& bw = ta.roofline.bandwidth_gbs;
-  e.verdict = fmt::format(
-      "{} is memory-bound: {:.1f} FLOP/byte is below the ridge of {:.0f}; it moves {:.1f} MiB in {} = {:.0f} GB/s, "
-      "{} of the {} bandwidth",
-      t.label, ta.roofline.intensity, ta.roofline.ridge, ta.roofline.min_bytes / (1 << 20), us(time), gbs,
-      percent(gbs / bw.value), bw.measured ? "measured" : "vendor");
-  e.effects.push_back({"memory bound", 0,
-                       fmt::format("at {} FLOP/byte the roof allows {:.1f} TFLOP/s; it reaches {:.1f} ({} of the roof)",
-                                   fmt::format("{:.1f}", ta.roofline.intensity), ta.roofline.attainable_tflops,
-                                   *t.tflops(), percent(ta.roofline.pct_roof.value_or(0)))});
-  // The largest neighbour that costs no more time: more work for free.
-  const ExplainPoint* free_growth = nullptr;
+  std::optional<size_t> best;
   for (size_t i = 1; i < points.size(); ++i) {
     const ExplainPoint& p = points[i];
-    if (!p.time_us || p.candidate.problem.flops() <= t.candidate.problem.flops()) continue;
-    if (*p.time_us <= time * (1 + kSameTime) &&
-        (!free_growth || p.candidate.problem.flops() > free_growth->candidate.problem.flops()))
-      free_growth = &p;
+    if (p.role != Role::kNeighbour || !timed(p) || !p.tflops()) continue;
+    if (*p.tflops() <= *t.tflops() * (1 + threshold(t, p))) continue;
+    if (!best || distance(t, p) < distance(t, points[*best]) ||
+        (distance(t, p) == distance(t, points[*best]) && *p.tflops() > *points[*best].tflops()))
+      best = i;
   }
-  if (free_growth) {
-    e.compared_with = *free_growth;
-    const double more = free_growth->candidate.problem.flops() / t.candidate.problem.flops();
-    e.fix_text = fmt::format(
-        "{} does {} the work in {} (vs {}): the weights are read once either way, so batch up to {} {} per "
-        "GEMM",
-        free_growth->label, times(more), us(*free_growth->time_us), us(time), free_growth->candidate.value,
-        free_growth->candidate.dim == Dim::kAll ? "per side" : std::string(dim_name(free_growth->candidate.dim)));
-  } else {
-    e.fix_text = "no neighbour does more work in the same time; padding will not help a memory-bound GEMM";
+  return best;
+}
+
+void classify_bound(const std::vector<ExplainPoint>& points, Verdict& v) {
+  const ExplainPoint& t = points.front();
+  const Roofline& r = t.annotation.roofline;
+  const double compute_us = r.peak_tflops.value > 0 ? r.flops / (r.peak_tflops.value * 1e6) : 0;
+  const double memory_us = r.bandwidth_gbs.value > 0 ? r.min_bytes / (r.bandwidth_gbs.value * 1e3) : 0;
+  v.roof_us = std::max(compute_us, memory_us);
+  v.floor = first_with(points, Role::kLaunchFloor);
+  const double time = *t.time_us;
+  const bool near_floor = v.floor ? time < kLaunchFloors * *points[*v.floor].time_us : time < kLaunchUs;
+  if (v.roof_us > 0 && v.roof_us < kRoofShare * time && near_floor) v.bound = Bound::kLaunch;
+  else if (r.bound == "memory") v.bound = Bound::kMemory;
+  else if (r.bound == "compute") v.bound = Bound::kCompute;
+}
+
+// The same work with one thing changed: each control takes what it gains over the best time
+// reached before it. Returns the index of the point at the best time (0: the target itself).
+size_t same_work_effects(const std::vector<ExplainPoint>& points, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  size_t best = 0;
+  const auto step = [&](std::optional<size_t> c, EffectKind kind, std::optional<size_t> also) {
+    if (!c) return;
+    const double now = *points[best].time_us, then = *points[*c].time_us;
+    if (now - then <= now * threshold(points[best], points[*c])) return;
+    Effect effect{kind, now - then, true, {best, *c}, false};
+    if (also) effect.evidence.push_back(*also);
+    for (size_t at : {best, *c})
+      if (auto f = fixed_at(points, at)) effect.evidence.push_back(*f);
+    e.effects.push_back(std::move(effect));
+    best = *c;
+  };
+  step(first_with(points, Role::kAligned16), is_view(t.candidate.problem) ? EffectKind::kLayout : EffectKind::kAlignment16,
+       first_with(points, Role::kCopy));
+  step(first_with(points, Role::kAligned32), EffectKind::kSector32, std::nullopt);
+  step(e.reference.best_alternative, EffectKind::kHeuristicRegret, std::nullopt);
+  return best;
+}
+
+// Waves and tiles between two points as the model sees them: the relative time the state point
+// loses against the reference point through each (0 where it does not lose).
+std::pair<double, double> wave_tile_loss(const Annotation& s, const Annotation& r) {
+  double wave = 0, tile = 0;
+  if (s.waves.slots > 0 && r.waves.slots > 0 && s.waves.efficiency > 0)
+    wave = std::max(0.0, r.waves.efficiency / s.waves.efficiency - 1);
+  if (s.grid.tiles > 0 && r.grid.tiles > 0 && s.grid.efficiency > 0)
+    tile = std::max(0.0, r.grid.efficiency / s.grid.efficiency - 1);
+  return {wave, tile};
+}
+
+void push(Explanation& e, EffectKind kind, double cost, bool measured, std::vector<size_t> evidence,
+          bool in_fixed = false) {
+  if (cost > 0) e.effects.push_back({kind, cost, measured, std::move(evidence), in_fixed});
+}
+
+// The rest of the gap to the compared neighbour r, from the state point s (the target, or the
+// same-work control that ran it fastest). `residual` is s's time minus r's at the target's work.
+void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t r, double residual, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  const double r_time = at_target_work(t, points[r]);
+  const bool kernels_differ = points[s].kernel != points[r].kernel || points[s].kernel.empty();
+  const auto fs = fixed_at(points, s), fr = fixed_at(points, r);
+  if (fs && fr) {
+    // The fixed kernel's own loss between the two problems is the shape's cost.
+    const double loss = at_target_work(t, points[*fs]) / at_target_work(t, points[*fr]) - 1;
+    e.reference.fixed_loss = loss;
+    const double shape = std::clamp(loss * r_time, 0.0, residual);
+    const auto [wave, tile] = wave_tile_loss(points[*fs].annotation, points[*fr].annotation);
+    const double predicted = std::min(shape, (wave + tile) * r_time);
+    const std::vector<size_t> evidence = {s, r, *fs, *fr};
+    if (wave + tile > 0) {
+      push(e, EffectKind::kWaveQuantization, predicted * wave / (wave + tile), true, evidence);
+      push(e, EffectKind::kTileQuantization, predicted * tile / (wave + tile), true, evidence);
+    }
+    push(e, EffectKind::kUnexplained, shape - predicted, true, evidence, true);
+    push(e, kernels_differ ? EffectKind::kKernelChoice : EffectKind::kUnexplained, residual - shape, true, evidence);
+    return;
+  }
+  // No fixed kernel at both: the model's waves and tiles of the library's own kernels, computed.
+  const ExplainPoint& sp = points[s];
+  const auto [wave, tile] = wave_tile_loss(sp.annotation, points[r].annotation);
+  const double wave_us = std::min(residual, wave * r_time);
+  const double tile_us = std::min(residual - wave_us, tile * r_time);
+  push(e, EffectKind::kWaveQuantization, wave_us, false, {s, r});
+  push(e, EffectKind::kTileQuantization, tile_us, false, {s, r});
+  const double rest = residual - wave_us - tile_us;
+  if (kernels_differ && !sp.annotation.alignment.ok() && points[r].annotation.alignment.ok())
+    push(e, EffectKind::kAlignment16, rest, false, {s, r});
+  else
+    push(e, kernels_differ ? EffectKind::kKernelChoice : EffectKind::kUnexplained, rest, false, {s, r});
+}
+
+void fill_reference(const std::vector<ExplainPoint>& points, Reference& ref) {
+  std::optional<size_t> h0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const ExplainPoint& p = points[i];
+    if (!timed(p)) continue;
+    const bool library = p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kAligned16 ||
+                         p.role == Role::kAligned32;
+    if (library && p.annotation.alignment.ok() && p.tflops() &&
+        (!ref.best_aligned || *p.tflops() > *points[*ref.best_aligned].tflops()))
+      ref.best_aligned = i;
+    if (p.role == Role::kAlternative) {
+      if (!ref.best_alternative || *p.time_us < *points[*ref.best_alternative].time_us) ref.best_alternative = i;
+      if (p.algo == "h0") h0 = i;
+    }
+  }
+  if (h0 && ref.best_alternative) ref.regret = *points[*h0].time_us / *points[*ref.best_alternative].time_us - 1;
+}
+
+// The neighbour with the most work that takes no more time than the target (more work for free).
+std::optional<size_t> free_growth(const std::vector<ExplainPoint>& points) {
+  const ExplainPoint& t = points.front();
+  std::optional<size_t> best;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const ExplainPoint& p = points[i];
+    if (p.role != Role::kNeighbour || !timed(p) || p.candidate.problem.flops() <= t.candidate.problem.flops()) continue;
+    if (*p.time_us <= *t.time_us * (1 + threshold(t, p)) &&
+        (!best || p.candidate.problem.flops() > points[*best].candidate.problem.flops()))
+      best = i;
+  }
+  return best;
+}
+
+Fix fix_at(const ExplainPoint& t, const std::vector<ExplainPoint>& points, FixKind kind, size_t i) {
+  Fix f;
+  f.kind = kind;
+  f.point = i;
+  f.time_us = *points[i].time_us;
+  f.speedup = *t.time_us / f.time_us;
+  f.extra_flops = points[i].candidate.problem.flops() / t.candidate.problem.flops() - 1;
+  f.extra_bytes = double(points[i].candidate.problem.bytes()) / double(t.candidate.problem.bytes()) - 1;
+  return f;
+}
+
+// Size fixes: padding up keeps the computation, so time decides (of the larger sizes within the
+// noise of the fastest, the one that adds least); a smaller size changes the model, so throughput
+// decides (the best TFLOP/s clearly above the target's).
+void size_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  const double time = *t.time_us;
+  const auto larger = [&](const ExplainPoint& p) {
+    return p.candidate.value > dim_value(t.candidate.problem, p.candidate.dim);
+  };
+  std::optional<double> fastest;
+  for (const ExplainPoint& p : points)
+    if (p.role == Role::kNeighbour && timed(p) && larger(p) && *p.time_us < time * (1 - threshold(t, p)) &&
+        (!fastest || *p.time_us < *fastest))
+      fastest = *p.time_us;
+  std::optional<size_t> up, down;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const ExplainPoint& p = points[i];
+    if (p.role != Role::kNeighbour || !timed(p)) continue;
+    if (larger(p)) {
+      if (fastest && *p.time_us <= *fastest * (1 + threshold(t, p)) &&
+          (!up || p.candidate.problem.flops() < points[*up].candidate.problem.flops()))
+        up = i;
+    } else if (p.tflops() && *p.tflops() > *t.tflops() * (1 + threshold(t, p)) &&
+               (!down || *p.tflops() > *points[*down].tflops())) {
+      down = i;
+    }
+  }
+  if (up) e.fixes.push_back(fix_at(t, points, FixKind::kPadUp, *up));
+  if (down && (!up || *points[*down].tflops() > *points[*up].tflops() * (1 + kMinDifference))) {
+    Fix f = fix_at(t, points, FixKind::kShrink, *down);
+    f.speedup = *points[*down].tflops() / *t.tflops();  // per FLOP: the work changes
+    e.fixes.push_back(f);
+  }
+}
+
+void control_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  for (const Effect& effect : e.effects) {
+    if (!effect.measured || effect.evidence.size() < 2) continue;
+    const size_t at = effect.evidence[1];
+    if (effect.kind == EffectKind::kLayout || effect.kind == EffectKind::kAlignment16) {
+      Fix f = fix_at(t, points, FixKind::kAlignLayout, at);
+      f.copy = first_with(points, Role::kCopy);
+      e.fixes.push_back(f);
+    } else if (effect.kind == EffectKind::kSector32) {
+      e.fixes.push_back(fix_at(t, points, FixKind::kAlignSector, at));
+    } else if (effect.kind == EffectKind::kHeuristicRegret) {
+      e.fixes.push_back(fix_at(t, points, FixKind::kAlgorithm, at));
+    }
+  }
+}
+
+Explanation explain_prediction(const std::vector<ExplainPoint>& points) {
+  Explanation e;
+  e.verdict.kind = VerdictKind::kPrediction;
+  const Annotation& a = points.front().annotation;
+  if (a.waves.slots > 0 && a.waves.efficiency < 1) e.effects.push_back({EffectKind::kWaveQuantization, 0, false, {0}, false});
+  if (a.grid.tiles > 0 && a.grid.efficiency < 1) e.effects.push_back({EffectKind::kTileQuantization, 0, false, {0}, false});
+  if (!a.alignment.ok()) e.effects.push_back({EffectKind::kAlignment16, 0, false, {0}, false});
+  // The neighbour with the best predicted efficiency (waves x tiles), alignment weighing in.
+  const auto score = [](const Annotation& x) {
+    return x.waves.efficiency * x.grid.efficiency * (x.alignment.ok() ? 1 : 0.25);
+  };
+  std::optional<size_t> best;
+  for (size_t i = 1; i < points.size(); ++i) {
+    if (points[i].annotation.grid.tiles <= 0) continue;
+    if (!best || score(points[i].annotation) > score(points[*best].annotation)) best = i;
+  }
+  if (best && score(points[*best].annotation) > score(a) * (1 + kMinDifference)) {
+    Fix f;
+    f.kind = points[*best].candidate.problem.flops() > points.front().candidate.problem.flops() ? FixKind::kPadUp
+                                                                                                 : FixKind::kShrink;
+    f.point = best;
+    f.speedup = score(points[*best].annotation) / score(a);
+    e.fixes.push_back(f);
   }
   return e;
 }
 
-// The verdict against the neighbour that runs best per FLOP, and the effects that explain the gap,
-// largest first (heuristic regret included).
-void add_verdict_and_effects(Explanation& e, const std::vector<ExplainPoint>& points, std::optional<size_t> best) {
-  const ExplainPoint& t = points.front();
-  const Annotation& ta = t.annotation;
-  const double time = *t.time_us;
-  if (!best) {
-    e.verdict = fmt::format("{} is fast: {:.1f} TFLOP/s{}, and no neighbour runs more than {} faster per FLOP",
-                            t.label, *t.tflops(),
-                            ta.roofline.pct_peak ? fmt::format(" ({} of peak)", percent(*ta.roofline.pct_peak)) : "",
-                            percent(kSameTime));
-  } else {
-    const ExplainPoint& b = points[*best];
-    e.compared_with = b;
-    e.effects = compare_effects(t, b);
-    std::sort(e.effects.begin(), e.effects.end(),
-              [](const Effect& x, const Effect& y) { return x.cost_us > y.cost_us; });
-    e.effects.erase(std::remove_if(e.effects.begin(), e.effects.end(),
-                                   [&](const Effect& x) { return x.cost_us < time * kMinEffectShare; }),
-                    e.effects.end());
-    const double ratio = time / *b.time_us;
-    const std::string lead = e.effects.empty() ? std::string("the model finds no cause") : e.effects.front().name;
-    if (ratio > 1 + kSameTime) {
-      e.verdict = fmt::format("{} is {} slower than {}: {}", t.label, times(ratio), b.label, lead);
-    } else {
-      e.verdict = fmt::format("{} runs at {:.1f} TFLOP/s, {} below {} ({:.1f} TFLOP/s): {}", t.label, *t.tflops(),
-                              times(*b.tflops() / *t.tflops()), b.label, *b.tflops(), lead);
-    }
-    if (!e.effects.empty() && e.effects.front().name == "alignment")
-      e.verdict += fmt::format(" ({} runs {}, {} runs {})", t.label, t.kernel.empty() ? "?" : t.kernel, b.label,
-                               b.kernel.empty() ? "?" : b.kernel);
-  }
-  if (ta.regret && *ta.regret > kSameTime) {
-    e.effects.push_back({"heuristic regret", time * *ta.regret / (1 + *ta.regret),
-                         fmt::format("cuBLASLt's first choice is {} slower than its {} for this shape",
-                                     percent(*ta.regret), ta.best_algo)});
-    std::stable_sort(e.effects.begin(), e.effects.end(),
-                     [](const Effect& x, const Effect& y) { return x.cost_us > y.cost_us; });
-  }
-
+void drop_small_effects(const ExplainPoint& t, Explanation& e) {
+  e.effects.erase(std::remove_if(e.effects.begin(), e.effects.end(),
+                                 [&](const Effect& x) { return x.cost_us < *t.time_us * kMinEffectShare; }),
+                  e.effects.end());
 }
 
-// The fix: the fastest size at or above the target (padding keeps the computation); else the
-// fastest below (a model author can choose a smaller dimension).
-// Padding up keeps the computation, so time decides: of the sizes within kSameTime of the fastest,
-// the one that adds least. A smaller size changes the model, so throughput decides: the best
-// TFLOP/s among those clearly above the target's.
-void add_fix(Explanation& e, const std::vector<ExplainPoint>& points) {
+// The verdict's comparison: with the neighbour, or (none clearly faster) the best same-work control.
+void compare(const std::vector<ExplainPoint>& points, std::optional<size_t> r, size_t state, Explanation& e) {
   const ExplainPoint& t = points.front();
+  Verdict& v = e.verdict;
   const double time = *t.time_us;
-  const int64_t own = dim_value(t.candidate.problem, Dim::kAll);
-  auto larger = [&](const ExplainPoint& p) { return p.candidate.value > (p.candidate.dim == Dim::kAll ? own : dim_value(t.candidate.problem, p.candidate.dim)); };
-  std::optional<double> fastest;
-  for (size_t i = 1; i < points.size(); ++i) {
-    const ExplainPoint& p = points[i];
-    if (p.time_us && larger(p) && *p.time_us < time * (1 - kSameTime) && (!fastest || *p.time_us < *fastest))
-      fastest = *p.time_us;
+  const double best_same = *points[state].time_us;
+  const bool neighbour_better = r && at_target_work(t, points[*r]) < best_same;
+  const std::optional<size_t> against = neighbour_better ? r : (state != 0 ? std::optional<size_t>(state) : r);
+  if (!against) return;
+  const ExplainPoint& p = points[*against];
+  v.against = against;
+  v.time_ratio = time / *p.time_us;
+  v.work_ratio = p.candidate.problem.flops() / t.candidate.problem.flops();
+  v.throughput_ratio = *p.tflops() / *t.tflops();
+  v.gap_us = time - std::min(best_same, r ? at_target_work(t, points[*r]) : best_same);
+  if (v.bound == Bound::kCompute || v.bound == Bound::kUnknown) {
+    if (v.gap_us > time * v.threshold) v.kind = VerdictKind::kSlower;
+    if (neighbour_better) neighbour_effects(points, state, *r, best_same - at_target_work(t, points[*r]), e);
   }
-  const ExplainPoint* up = nullptr;
-  const ExplainPoint* down = nullptr;
-  for (size_t i = 1; i < points.size(); ++i) {
-    const ExplainPoint& p = points[i];
-    if (!p.time_us) continue;
-    if (larger(p)) {
-      if (fastest && *p.time_us <= *fastest * (1 + kSameTime) &&
-          (!up || p.candidate.problem.flops() < up->candidate.problem.flops()))
-        up = &p;
-    } else if (p.tflops() && *p.tflops() > *t.tflops() * (1 + kSameTime) && (!down || *p.tflops() > *down->tflops())) {
-      down = &p;
-    }
-  }
-  if (up) {
-    const Fix f = make_fix(t, *up);
-    e.fix = f;
-    e.fix_text = fmt::format("pad to {} ({}): {} -> {}, {} faster, for {:+.1f} % FLOPs and {:+.1f} % operand memory",
-                             up->label, up->candidate.why, us(time), us(*up->time_us), times(f.speedup),
-                             f.extra_flops * 100, f.extra_bytes * 100);
-  }
-  if (down && (!up || *down->tflops() > *up->tflops() * (1 + kSameTime))) {
-    const Fix f = make_fix(t, *down);
-    if (!e.fix) e.fix = f;
-    e.fix_text += fmt::format("{}{} {} ({}) if the model allows it: {:.1f} TFLOP/s against {:.1f}, {:.1f} % fewer FLOPs",
-                              e.fix_text.empty() ? "" : "; or ", e.fix_text.empty() ? "choose" : "choose",
-                              down->label, down->candidate.why, *down->tflops(), *t.tflops(), -f.extra_flops * 100);
-  }
-  if (e.fix_text.empty()) e.fix_text = fmt::format("leave it: no neighbour is more than {} faster", percent(kSameTime));
 }
 
 }  // namespace
 
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::kTarget: return "target";
+    case Role::kNeighbour: return "neighbour";
+    case Role::kFixedKernel: return "fixed kernel";
+    case Role::kAligned16: return "aligned 16 B";
+    case Role::kAligned32: return "aligned 32 B";
+    case Role::kCopy: return "copy";
+    case Role::kAlternative: return "alternative";
+    case Role::kNeighbourAlternative: return "neighbour alternative";
+    case Role::kLaunchFloor: return "launch floor";
+  }
+  return "";
+}
+
+std::string_view effect_name(EffectKind kind) {
+  switch (kind) {
+    case EffectKind::kLayout: return "layout";
+    case EffectKind::kAlignment16: return "16-byte alignment";
+    case EffectKind::kSector32: return "32-byte sectors";
+    case EffectKind::kHeuristicRegret: return "heuristic regret";
+    case EffectKind::kWaveQuantization: return "wave quantization";
+    case EffectKind::kTileQuantization: return "tile quantization";
+    case EffectKind::kKernelChoice: return "kernel choice";
+    case EffectKind::kUnexplained: return "unexplained";
+  }
+  return "";
+}
+
+std::string_view bound_name(Bound bound) {
+  switch (bound) {
+    case Bound::kCompute: return "compute";
+    case Bound::kMemory: return "memory";
+    case Bound::kLaunch: return "launch";
+    case Bound::kUnknown: return "unknown";
+  }
+  return "";
+}
+
 Explanation explain(const std::vector<ExplainPoint>& points) {
   if (points.empty()) return {};
   const ExplainPoint& t = points.front();
-  if (!t.time_us) return explain_prediction(points);
-  if (t.annotation.roofline.bound == "memory" && t.tflops()) return explain_memory_bound(points);
+  if (!timed(t) || !t.tflops()) return explain_prediction(points);
   Explanation e;
-  add_verdict_and_effects(e, points, compared_neighbour(points));
-  add_fix(e, points);
+  Verdict& v = e.verdict;
+  v.threshold = std::max(kMinDifference, 3 * t.noise);
+  classify_bound(points, v);
+  fill_reference(points, e.reference);
+  const size_t state = same_work_effects(points, e);
+  compare(points, compared_neighbour(points), state, e);
+  drop_small_effects(t, e);
+  std::stable_sort(e.effects.begin(), e.effects.end(),
+                   [](const Effect& a, const Effect& b) { return a.cost_us > b.cost_us; });
+  double explained = 0;
+  for (const Effect& x : e.effects) explained += x.cost_us;
+  v.unexplained_us = std::max(0.0, v.gap_us - explained);
+  if (v.unexplained_us >= *t.time_us * kMinEffectShare && v.kind == VerdictKind::kSlower)
+    e.effects.push_back({EffectKind::kUnexplained, v.unexplained_us, true, {0}, false});
+  if (v.bound == Bound::kLaunch || v.bound == Bound::kMemory) {
+    v.kind = v.bound == Bound::kLaunch ? VerdictKind::kLaunchBound : VerdictKind::kMemoryBound;
+    if (auto grow = free_growth(points)) {
+      v.against = grow;
+      Fix f = fix_at(t, points, FixKind::kBatchMore, *grow);
+      e.fixes.push_back(f);
+    }
+  } else {
+    size_fixes(points, e);
+  }
+  control_fixes(points, e);
+  // Fastest first; a smaller size changes the model, so it comes after the fixes that keep it.
+  std::stable_sort(e.fixes.begin(), e.fixes.end(), [](const Fix& a, const Fix& b) {
+    const bool a_shrinks = a.kind == FixKind::kShrink, b_shrinks = b.kind == FixKind::kShrink;
+    return a_shrinks != b_shrinks ? b_shrinks : a.speedup > b.speedup;
+  });
   return e;
 }
 

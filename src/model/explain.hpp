@@ -36,42 +36,117 @@ enum class Side { kBoth, kAbove };
 // below and "one wave less" are dropped). Sorted by size.
 std::vector<Candidate> neighbours_along(const Problem& problem, Dim dim, const Annotation& target, Side side);
 
+// What a point is in an explanation. The library's curve (target and size neighbours) is compared
+// with controls that each change one thing and are measured the same way (DESIGN.md: "the model
+// attributes; the controls prove").
+enum class Role {
+  kTarget,          // the shape as given, the library's own choice
+  kNeighbour,       // a size neighbour, the library's own choice
+  kFixedKernel,     // our kernel with one fixed tile and schedule, at the problem of point `of`
+  kAligned16,       // the target with contiguous rows aligned to 16 bytes, base offsets 0 (library)
+  kAligned32,       // the same with rows aligned to 32 bytes: one L2 sector (library)
+  kCopy,            // copying the target's unaligned operands into the 16-byte layout and back
+  kAlternative,     // one of cuBLASLt's heuristic algorithms at the target
+  kNeighbourAlternative,  // one of cuBLASLt's heuristic algorithms at a neighbour
+  kLaunchFloor,     // an empty kernel in the same timing harness
+};
+std::string_view role_name(Role role);  // "target", "neighbour", "fixed kernel", ... (JSON keys)
+
 // One measured (or predicted) point of an explanation.
 struct ExplainPoint {
-  std::string label;            // "1793" (target), "1792 (n-1)"
+  Role role = Role::kTarget;
+  std::string label;            // "1793", "1792", "h3", "lda 1800"
   Candidate candidate;          // the target has why == "" and value == its own size
   std::optional<double> time_us;  // median; nullopt for a prediction
   double noise = 0;             // relative IQR of the samples
   std::string kernel;           // short name of the main kernel, "" when unknown
+  std::string algo;             // the store's algo key ("default", "h3", our variant's key)
+  std::optional<size_t> of;     // kFixedKernel: the index of the library point with the same problem
   Annotation annotation;
 
   std::optional<double> tflops() const { return annotation.roofline.tflops; }
 };
 
+// The causes of a gap, each with the time it costs the target (no English: report/ words them).
+enum class EffectKind {
+  kLayout,            // strides or offsets of a view: the same shape contiguous and aligned runs faster
+  kAlignment16,       // rows not 16-byte aligned: the library's TMA/fast kernels are locked out
+  kSector32,          // rows 16- but not 32-byte aligned: each row touches one more 32-byte sector
+  kHeuristicRegret,   // another of the library's own algorithms runs this very problem faster
+  kWaveQuantization,  // the last wave of tiles leaves slots idle (model, proven by the fixed kernel)
+  kTileQuantization,  // partial edge tiles compute padding (model, proven by the fixed kernel)
+  kKernelChoice,      // the library runs a slower kernel here than at the neighbour; a fixed kernel does not slow down
+  kUnexplained,       // measured, but no control or model term accounts for it
+};
+std::string_view effect_name(EffectKind kind);  // "layout", "16-byte alignment", ...
+
 struct Effect {
-  std::string name;     // "alignment", "kernel switch", "wave quantization", "tile quantization",
-                        // "heuristic regret", "memory bound", "unexplained"
-  double cost_us = 0;   // time it costs the target (0 where it is context, not a cost)
-  std::string detail;   // one sentence with the numbers
+  EffectKind kind = EffectKind::kUnexplained;
+  double cost_us = 0;             // time it costs the target (0 for a prediction's context)
+  bool measured = true;           // a control measured it; false: the model computed it
+  std::vector<size_t> evidence;   // the points that show it (indices into the explanation's points)
+  // kUnexplained: whether the fixed kernel shows it too (the shape) or only the library does.
+  bool in_fixed_kernel = false;
 };
 
+enum class Bound { kCompute, kMemory, kLaunch, kUnknown };
+std::string_view bound_name(Bound bound);
+
+enum class VerdictKind {
+  kSlower,       // a neighbour or a control runs the work clearly faster
+  kFast,         // nothing measured shows more than the noise to gain
+  kMemoryBound,  // bytes, not FLOPs, set the time
+  kLaunchBound,  // launch and latency set the time: near the empty-kernel floor, far from both roofs
+  kPrediction,   // nothing measured: the model's view
+};
+
+struct Verdict {
+  VerdictKind kind = VerdictKind::kFast;
+  std::optional<size_t> against;  // the point compared with (a neighbour or a same-work control)
+  double time_ratio = 1;          // target time / its time
+  double work_ratio = 1;          // its FLOPs / the target's
+  double throughput_ratio = 1;    // its TFLOP/s / the target's
+  double gap_us = 0;              // target time minus the time at the best throughput measured
+  double unexplained_us = 0;      // the part of the gap no effect accounts for
+  double threshold = 0;           // relative difference below which two times are the same
+  Bound bound = Bound::kUnknown;
+  std::optional<size_t> floor;    // the launch-floor point
+  double roof_us = 0;             // the time at the roofline (compute or bandwidth, the larger)
+};
+
+// The absolute yardsticks of a "fast" verdict.
+struct Reference {
+  std::optional<size_t> best_aligned;  // the library point with the best TFLOP/s among 16-byte-aligned ones
+  std::optional<double> regret;        // cuBLASLt: the first choice's time over the best alternative's, minus 1
+  std::optional<size_t> best_alternative;
+  std::optional<double> fixed_loss;    // the fixed kernel's loss at the target against the compared neighbour
+};
+
+enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kLeave };
 struct Fix {
-  ExplainPoint point;           // the recommended size
-  double speedup = 1;           // target time / its time
-  double extra_flops = 0;       // relative: +0.012 = 1.2 % more FLOPs (negative when smaller)
-  double extra_bytes = 0;       // relative operand memory
+  FixKind kind = FixKind::kLeave;
+  std::optional<size_t> point;    // the measured point the target would become
+  std::optional<size_t> copy;     // kAlignLayout: the copy that padding at run time adds
+  double time_us = 0;             // what the target would then take (the copy included)
+  double speedup = 1;             // target time / time_us
+  double extra_flops = 0;         // relative: +0.012 = 1.2 % more FLOPs (negative when smaller)
+  double extra_bytes = 0;         // relative operand memory
 };
 
 struct Explanation {
-  std::string verdict;                 // the first line
-  std::optional<ExplainPoint> compared_with;  // the neighbour the verdict names
-  std::vector<Effect> effects;         // by cost, largest first
-  std::optional<Fix> fix;              // nullopt: leave it
-  std::string fix_text;                // one or two sentences
+  Verdict verdict;
+  Reference reference;
+  std::vector<Effect> effects;    // in the order of the attribution (same-work controls first), no zero costs
+  std::vector<Fix> fixes;         // the fastest first; empty: leave it
 };
 
-// points[0] is the target; the rest are its neighbours. Measured points need a time; a prediction
-// (no times) gets a verdict from the model alone, labelled as such.
+// points[0] is the target (Role::kTarget); the rest are neighbours and controls in any order.
+// Measured points need a time; a prediction (no times) gets the model's view, labelled as such.
+// Attribution: the same-work controls (16-byte layout, 32-byte rows, the best cuBLASLt alternative)
+// each take what they gain over the best time reached before them; the rest of the gap to the
+// compared neighbour (at the target's work) is split by the fixed kernel: what it loses too is the
+// shape's (waves and tiles as the model predicts them for its tile, the rest unexplained), what it
+// does not lose is the library's kernel choice. The effects add up to the gap.
 Explanation explain(const std::vector<ExplainPoint>& points);
 
 // Parses "1793" (square: M = N = K) or "4096x1x4096"; nullopt for anything else.

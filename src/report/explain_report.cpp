@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/units.hpp"
 #include "report/output.hpp"
 #include "report/table.hpp"
 
@@ -9,7 +14,7 @@ namespace shapescope {
 
 namespace {
 
-std::string percent(double fraction) { return fmt::format("{:.1f} %", fraction * 100); }
+std::string percent(double fraction) { return shapescope::percent(fraction, 1); }
 
 std::string time_cell(const ExplainPoint& p) { return p.time_us ? fmt::format("{:.2f}", *p.time_us) : "-"; }
 
@@ -124,82 +129,299 @@ std::vector<std::vector<std::string>> evidence_rows(const ExplainReport& report)
 
 }  // namespace
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string share(double part, double whole) { return whole > 0 ? shapescope::percent(part / whole, 0) : "-"; }
+std::string times(double ratio) { return ratio >= 10 ? fmt::format("{:.0f}x", ratio) : fmt::format("{:.1f}x", ratio); }
+std::string us(double value) { return fmt::format(value >= 100 ? "{:.1f} us" : "{:.2f} us", value); }
+
+const ExplainPoint& at(const ExplainReport& r, size_t i) { return r.points[i]; }
+
+// What a point is, in a few words: "1792", "lda 1800 ... (16-byte rows)", "cuBLASLt h3".
+std::string point_name(const ExplainPoint& p) {
+  switch (p.role) {
+    case Role::kAligned16: return "the same GEMM with 16-byte rows (" + p.label + ")";
+    case Role::kAligned32: return "the same GEMM with 32-byte rows (" + p.label + ")";
+    case Role::kAlternative: return "cuBLASLt's " + p.label;
+    case Role::kFixedKernel: return "our fixed kernel at " + p.label;
+    default: return p.label;
+  }
+}
+
+std::string time_of(const ExplainPoint& p) {
+  return p.time_us ? fmt::format("{} ({})", us(*p.time_us), p.kernel.empty() ? "kernel not recorded" : p.kernel) : "-";
+}
+
+// The first line: the answer, within 100 columns.
+std::string verdict_line(const ExplainReport& r) {
+  const Explanation& e = r.explanation;
+  const Verdict& v = e.verdict;
+  const ExplainPoint& t = r.points.front();
+  const Annotation& a = t.annotation;
+  std::string lead;
+  if (!e.effects.empty() && v.gap_us > 0) {
+    const Effect* top = &e.effects.front();
+    for (const Effect& x : e.effects)
+      if (x.cost_us > top->cost_us) top = &x;
+    lead = fmt::format(": {} ({} of the gap)", effect_name(top->kind), share(top->cost_us, v.gap_us));
+  }
+  switch (v.kind) {
+    case VerdictKind::kPrediction:
+      return fmt::format("model prediction for {} (nothing measured){}", t.label,
+                         e.effects.empty() ? ": no quantization or alignment loss with this tile" : "");
+    case VerdictKind::kLaunchBound:
+      return fmt::format("{} is launch-bound: {}, {} an empty kernel; its work needs {}", t.label, us(*t.time_us),
+                         v.floor ? times(*t.time_us / *at(r, *v.floor).time_us) : std::string("near"), us(v.roof_us));
+    case VerdictKind::kMemoryBound:
+      return fmt::format("{} is memory-bound: {:.1f} FLOP/byte, {:.0f} GB/s ({} of the {} bandwidth)", t.label,
+                         a.roofline.intensity, a.roofline.min_bytes / *t.time_us / 1e3,
+                         shapescope::percent(a.roofline.min_bytes / *t.time_us / 1e3 / a.roofline.bandwidth_gbs.value, 0),
+                         a.roofline.bandwidth_gbs.measured ? "measured" : "vendor");
+    case VerdictKind::kFast: {
+      std::string versus;
+      if (e.reference.best_aligned && *e.reference.best_aligned != 0)
+        versus = fmt::format(", {} of {}'s", share(*t.tflops(), *at(r, *e.reference.best_aligned).tflops()),
+                             at(r, *e.reference.best_aligned).label);
+      return fmt::format("{} is fast: {:.1f} TFLOP/s{}{}; nothing measured gains more than {}", t.label, *t.tflops(),
+                         versus, a.roofline.pct_peak ? fmt::format(", {} of peak", share(*a.roofline.pct_peak, 1)) : "",
+                         shapescope::percent(v.threshold, 0));
+    }
+    case VerdictKind::kSlower: break;
+  }
+  const ExplainPoint& p = at(r, *v.against);
+  if (p.role != Role::kNeighbour)
+    return fmt::format("{} is {} slower than the same work as {}{}", t.label, times(v.time_ratio),
+                       p.role == Role::kAlternative ? "cuBLASLt's " + p.label
+                                                    : p.role == Role::kAligned16 ? "16-byte rows" : "32-byte rows",
+                       lead);
+  if (v.work_ratio >= 0.99 && v.time_ratio > 1)
+    return fmt::format("{} does {} {} work in {} less time than {}{}", p.label,
+                       shapescope::percent(std::abs(v.work_ratio - 1), 1), v.work_ratio >= 1 ? "more" : "less",
+                       times(v.time_ratio), t.label, lead);
+  return fmt::format("{} is {} slower per FLOP than {} ({:.0f} vs {:.0f} TFLOP/s){}", t.label, times(v.throughput_ratio),
+                     p.label, *t.tflops(), *p.tflops(), lead);
+}
+
+// One sentence per effect, naming the measurement behind it.
+std::string effect_detail(const ExplainReport& r, const Effect& x) {
+  const auto& ev = x.evidence;
+  const auto pt = [&](size_t k) -> const ExplainPoint& { return at(r, ev[k]); };
+  const ExplainPoint& t = r.points.front();
+  switch (x.kind) {
+    case EffectKind::kLayout:
+    case EffectKind::kAlignment16:
+    case EffectKind::kSector32:
+    case EffectKind::kHeuristicRegret:
+      if (!x.measured)
+        return fmt::format("computed: {} breaks the 16-byte rule ({}); no control measured it", t.label,
+                           t.annotation.alignment.violations());
+      return fmt::format("{} runs the same work in {}, against {} for {}", point_name(pt(1)), time_of(pt(1)),
+                         time_of(pt(0)), point_name(pt(0)));
+    case EffectKind::kWaveQuantization:
+    case EffectKind::kTileQuantization: {
+      const bool wave = x.kind == EffectKind::kWaveQuantization;
+      const size_t s = ev.size() >= 4 ? 2 : 0, n = ev.size() >= 4 ? 3 : 1;
+      const Annotation& sa = pt(s).annotation;
+      const Annotation& na = pt(n).annotation;
+      const std::string what =
+          wave ? fmt::format("last wave {} full at {} against {} at {}", share(sa.waves.efficiency, 1), pt(0).label,
+                             share(na.waves.efficiency, 1), pt(1).label)
+               : fmt::format("{} of the tiles' area useful at {} against {} at {}", share(sa.grid.efficiency, 1),
+                             pt(0).label, share(na.grid.efficiency, 1), pt(1).label);
+      if (ev.size() >= 4)
+        return fmt::format("measured with our fixed kernel ({} tile): {} vs {} per FLOP; the model: {}",
+                           tile_cell(sa), us(*pt(2).time_us), us(*pt(3).time_us), what);
+      return "computed from the library's kernels (no fixed-kernel control here): " + what;
+    }
+    case EffectKind::kKernelChoice:
+      return fmt::format("the library runs {} at {} and {} at {}{}", pt(0).kernel.empty() ? "?" : pt(0).kernel,
+                         pt(0).label, pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label,
+                         ev.size() >= 4 ? "; our fixed kernel does not lose this part" : "");
+    case EffectKind::kUnexplained:
+      if (x.in_fixed_kernel)
+        return "our fixed kernel loses this too, so it is the shape's, but neither waves nor tiles account for it";
+      return ev.size() >= 2 ? "the same kernel runs both; no control accounts for this part"
+                            : "no control or model term accounts for this part of the gap";
+  }
+  return "";
+}
+
+std::string fix_line(const ExplainReport& r, const Fix& f) {
+  const ExplainPoint& t = r.points.front();
+  const ExplainPoint& p = at(r, *f.point);
+  switch (f.kind) {
+    case FixKind::kPadUp:
+      return fmt::format("pad to {} ({}): {} -> {}, {} faster, for {:+.1f} % FLOPs and {:+.1f} % operand memory", p.label,
+                         p.candidate.why, us(*t.time_us), us(f.time_us), times(f.speedup), f.extra_flops * 100,
+                         f.extra_bytes * 100);
+    case FixKind::kShrink:
+      return fmt::format("choose {} ({}) if the model allows it: {:.1f} TFLOP/s against {:.1f}, {:.1f} % fewer FLOPs",
+                         p.label, p.candidate.why, *p.tflops(), *t.tflops(), -f.extra_flops * 100);
+    case FixKind::kAlignLayout: {
+      std::string line = fmt::format("give the operands contiguous 16-byte rows ({}): {} -> {}", p.label,
+                                     us(*t.time_us), us(f.time_us));
+      if (f.copy)
+        line += fmt::format("; padding at run time (copy {} + GEMM) = {}, {} faster", us(*at(r, *f.copy).time_us),
+                            us(*at(r, *f.copy).time_us + f.time_us),
+                            times(*t.time_us / (*at(r, *f.copy).time_us + f.time_us)));
+      return line;
+    }
+    case FixKind::kAlignSector:
+      return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(f.time_us));
+    case FixKind::kAlgorithm:
+      return fmt::format("use cuBLASLt's algorithm {} ({}): {} -> {}", p.label, p.kernel, us(*t.time_us), us(f.time_us));
+    case FixKind::kBatchMore:
+      return fmt::format("batch more work per call: {} does {} the work in {} (vs {})", p.label,
+                         times(p.candidate.problem.flops() / t.candidate.problem.flops()), us(f.time_us), us(*t.time_us));
+    case FixKind::kLeave: break;
+  }
+  return "leave it";
+}
+
+std::vector<std::vector<std::string>> effect_rows(const ExplainReport& r) {
+  const Explanation& e = r.explanation;
+  const ExplainPoint& t = r.points.front();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < e.effects.size(); ++i) {
+    const Effect& x = e.effects[i];
+    const std::string cost = x.cost_us > 0 && t.time_us
+                                 ? fmt::format("{} ({} of the gap)", us(x.cost_us), share(x.cost_us, e.verdict.gap_us))
+                                 : "-";
+    rows.push_back({fmt::format("{}.", i + 1), std::string(effect_name(x.kind)), cost,
+                    x.measured ? "measured" : "computed", effect_detail(r, x)});
+  }
+  return rows;
+}
+
+// Every point that is not a size neighbour: the controls, with their time against the target's.
+std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
+  const ExplainPoint& t = r.points.front();
+  std::vector<std::vector<std::string>> rows = {{"control", "of", "time [us]", "TFLOP/s", "vs target", "kernel"}};
+  for (const ExplainPoint& p : r.points) {
+    if (p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kFixedKernel) continue;
+    const bool gemm = p.role != Role::kCopy && p.role != Role::kLaunchFloor;
+    rows.push_back({std::string(role_name(p.role)), p.label, time_cell(p),
+                    gemm && p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
+                    p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
+                    p.kernel.empty() ? "-" : p.kernel});
+  }
+  return rows;
+}
+
+// The fixed kernel's time at a library point, or "-".
+std::string fixed_cell(const ExplainReport& r, size_t library) {
+  for (const ExplainPoint& p : r.points)
+    if (p.role == Role::kFixedKernel && p.of == library && p.time_us) return fmt::format("{:.2f}", *p.time_us);
+  return "-";
+}
+
+std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
+  const ExplainPoint& t = r.points.front();
+  const bool fixed = std::any_of(r.points.begin(), r.points.end(),
+                                 [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
+  std::vector<std::vector<std::string>> rows = {{"size", "why", "time [us]", "TFLOP/s", "per FLOP", "16B", "tile",
+                                                 "tiles", "waves (eff)", fixed ? "fixed [us]" : "", "kernel"}};
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    const ExplainPoint& p = r.points[i];
+    if (p.role != Role::kTarget && p.role != Role::kNeighbour) continue;
+    std::string versus = "-";
+    if (p.tflops() && t.tflops()) versus = fmt::format("{:.2f}x", *p.tflops() / *t.tflops());
+    rows.push_back({p.label, p.candidate.why.empty() ? "target" : p.candidate.why, time_cell(p),
+                    p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-", versus,
+                    p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
+                    waves_eff_cell(p.annotation), fixed ? fixed_cell(r, i) : "", p.kernel.empty() ? "-" : p.kernel});
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string explain_verdict_line(const ExplainReport& report) { return verdict_line(report); }
+
+std::string explain_fix_line(const ExplainReport& report) {
+  const Explanation& e = report.explanation;
+  return e.fixes.empty() ? std::string("leave it") : fix_line(report, e.fixes.front());
+}
+
 void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const Explanation& e = report.explanation;
   const ExplainPoint& t = report.points.front();
-  out << e.verdict << "\n";
-  out << report.source << "\n\n";
-
+  out << verdict_line(report) << "\n" << report.source << "\n\n";
   out << "evidence for " << t.label << "\n";
   write_columns(out, evidence_rows(report), "  ");
-
   if (!e.effects.empty()) {
-    out << "\n" << (t.time_us ? "effects, by the time they cost" : "effects (model)") << "\n";
-    std::vector<std::vector<std::string>> rows;
-    for (size_t i = 0; i < e.effects.size(); ++i) {
-      const Effect& effect = e.effects[i];
-      std::string cost = "-";
-      if (effect.cost_us > 0 && t.time_us)
-        cost = fmt::format("{:.2f} us ({:.0f} %)", effect.cost_us, effect.cost_us / *t.time_us * 100);
-      rows.push_back({fmt::format("{}.", i + 1), effect.name, cost, effect.detail});
-    }
-    write_columns(out, rows, "  ");
+    out << "\n"
+        << (t.time_us ? fmt::format("effects, adding up to the gap of {} ({} of the target's time)", us(e.verdict.gap_us),
+                                    share(e.verdict.gap_us, *t.time_us))
+                      : std::string("effects (model)"))
+        << "\n";
+    write_columns(out, effect_rows(report), "  ");
   }
-
-  out << "\nneighbours\n";
-  std::vector<std::vector<std::string>> rows = {{"size", "why", "time [us]", "TFLOP/s", "speed-up", "16B", "tile",
-                                                 "tiles", "waves (eff)", "kernel"}};
-  for (const ExplainPoint& p : report.points) {
-    std::string versus = "-";
-    if (p.time_us && t.time_us) versus = fmt::format("{:.2f}x", *t.time_us / *p.time_us);
-    rows.push_back({p.label, p.candidate.why.empty() ? "target" : p.candidate.why,
-                    time_cell(p), p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-", versus,
-                    p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
-                    waves_eff_cell(p.annotation), p.kernel.empty() ? "-" : p.kernel});
+  if (e.reference.regret)
+    out << fmt::format("\nheuristic regret: cuBLASLt's first choice takes {} longer than its best, {}\n",
+                       shapescope::percent(*e.reference.regret, 1), at(report, *e.reference.best_alternative).label);
+  const auto controls = control_rows(report);
+  if (controls.size() > 1) {
+    out << "\ncontrols (the same GEMM with one thing changed)\n";
+    write_columns(out, controls, "  ");
   }
-  write_columns(out, rows, "  ");
+  const bool fixed = std::any_of(report.points.begin(), report.points.end(),
+                                 [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
+  out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
+  write_columns(out, neighbour_rows(report), "  ");
   for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";
-
-  out << "\nfix: " << e.fix_text << "\n";
+  out << "\nfix: " << explain_fix_line(report) << "\n";
+  for (size_t i = 1; i < e.fixes.size(); ++i) out << "or:  " << fix_line(report, e.fixes[i]) << "\n";
+  if (report.wall_s > 0) out << fmt::format("explained in {:.2f} s\n", report.wall_s);
 }
 
 void write_explain_json(std::ostream& out, const ExplainReport& report) {
   const Explanation& e = report.explanation;
-  auto point_object = [&](size_t i) {
+  const Verdict& v = e.verdict;
+  const auto label = [&](std::optional<size_t> i) { return i ? Json(report.points[*i].label) : Json(nullptr); };
+  Json doc;
+  doc["shape"] = report.shape;
+  doc["mode"] = report.mode;
+  doc["source"] = report.source;
+  doc["verdict"] = {{"text", verdict_line(report)}, {"against", label(v.against)}, {"time_ratio", v.time_ratio},
+                    {"work_ratio", v.work_ratio}, {"throughput_ratio", v.throughput_ratio}, {"gap_us", v.gap_us},
+                    {"unexplained_us", v.unexplained_us}, {"threshold", v.threshold},
+                    {"bound", std::string(bound_name(v.bound))}, {"roof_us", v.roof_us}};
+  Json effects = Json::array();
+  for (const Effect& x : e.effects) {
+    Json evidence = Json::array();
+    for (size_t i : x.evidence) evidence.push_back(i);
+    effects.push_back({{"effect", std::string(effect_name(x.kind))}, {"cost_us", x.cost_us}, {"measured", x.measured},
+                       {"evidence", evidence}, {"detail", effect_detail(report, x)}});
+  }
+  doc["effects"] = effects;
+  Json points = Json::array();
+  for (size_t i = 0; i < report.points.size(); ++i) {
     const ExplainPoint& p = report.points[i];
-    std::string body = report.stored[i] ? point_json(*report.stored[i], p.annotation) : annotation_json(p.annotation);
-    return fmt::format("{{\"label\": {}, \"why\": {}, \"size\": {}, \"point\": {}}}", json_string(p.label),
-                       json_string(p.candidate.why), p.candidate.value, body);
-  };
-  std::string effects;
-  for (const Effect& effect : e.effects) {
-    if (!effects.empty()) effects += ", ";
-    effects += fmt::format("{{\"effect\": {}, \"cost_us\": {}, \"detail\": {}}}", json_string(effect.name),
-                           effect.cost_us > 0 ? fmt::format("{}", effect.cost_us) : "null",
-                           json_string(effect.detail));
+    Json supports = Json::array();
+    for (const Effect& x : e.effects)
+      if (std::find(x.evidence.begin(), x.evidence.end(), i) != x.evidence.end())
+        supports.push_back(std::string(effect_name(x.kind)));
+    const std::string body = report.stored[i] ? point_json(*report.stored[i], p.annotation) : annotation_json(p.annotation);
+    points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
+                      {"why", p.candidate.why}, {"size", p.candidate.value}, {"of", p.of ? Json(*p.of) : Json(nullptr)},
+                      {"supports", supports}, {"point", Json::parse(body)}});
   }
-  std::string neighbours;
-  for (size_t i = 1; i < report.points.size(); ++i) {
-    if (!neighbours.empty()) neighbours += ",\n    ";
-    neighbours += point_object(i);
-  }
-  std::string missing;
-  for (const std::string& m : report.missing) missing += (missing.empty() ? "" : ", ") + json_string(m);
-  std::string fix = "null";
-  if (e.fix) {
-    fix = fmt::format("{{\"size\": {}, \"why\": {}, \"time_us\": {}, \"speedup\": {}, \"extra_flops\": {}, "
-                      "\"extra_bytes\": {}}}",
-                      e.fix->point.candidate.value, json_string(e.fix->point.candidate.why),
-                      e.fix->point.time_us ? fmt::format("{}", *e.fix->point.time_us) : "null", e.fix->speedup,
-                      e.fix->extra_flops, e.fix->extra_bytes);
-  }
-  out << fmt::format(
-      "{{\"shape\": {}, \"mode\": {}, \"source\": {}, \"verdict\": {}, \"compared_with\": {},\n"
-      "  \"target\": {},\n  \"effects\": [{}],\n  \"neighbours\": [\n    {}],\n  \"not_measured\": [{}],\n"
-      "  \"fix\": {}, \"fix_text\": {}}}\n",
-      json_string(report.shape), json_string(report.mode), json_string(report.source), json_string(e.verdict),
-      e.compared_with ? json_string(e.compared_with->label) : "null", point_object(0), effects, neighbours, missing,
-      fix, json_string(e.fix_text));
+  doc["points"] = points;
+  doc["regret"] = e.reference.regret ? Json(*e.reference.regret) : Json(nullptr);
+  doc["fixed_kernel"] = report.fixed_kernel;
+  doc["fixed_kernel_loss"] = e.reference.fixed_loss ? Json(*e.reference.fixed_loss) : Json(nullptr);
+  Json fixes = Json::array();
+  for (const Fix& f : e.fixes)
+    fixes.push_back({{"text", fix_line(report, f)}, {"point", label(f.point)}, {"copy", label(f.copy)},
+                     {"time_us", f.time_us}, {"speedup", f.speedup}, {"extra_flops", f.extra_flops},
+                     {"extra_bytes", f.extra_bytes}});
+  doc["fixes"] = fixes;
+  doc["not_measured"] = report.missing;
+  doc["wall_s"] = report.wall_s;
+  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace shapescope

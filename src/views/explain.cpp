@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -16,6 +17,9 @@
 
 namespace shapescope {
 namespace {
+
+// The GPU is warm after the target's measurement: the later batches need no long warm-up.
+constexpr double kWarmAgainMs = 30;
 
 // The store's backend for a --backend value: our kernels are all "custom".
 std::string backend_key(const std::string& spec) {
@@ -35,6 +39,40 @@ std::string describe_problem(const Problem& p, const std::string& backend) {
   return fmt::format("{} {} {} ({})", p.shape_string(), to_string(p.dtype), to_string(p.layout), backend);
 }
 
+std::string ld_label(const Problem& p) { return fmt::format("lda {} ldb {} ldc {}", p.lda, p.ldb, p.ldc); }
+
+// The fixed-kernel control on this GPU: our Hopper kernel 05 (one 128x256 tile, data-parallel, so
+// that its waves are exactly the model's) on compute capability 9.0, else the mma.sync kernel 04
+// with the same tile on 8.x and newer. None for our own kernels as the backend (they are fixed).
+std::optional<std::string> fixed_spec(const ExplainRequest& o, const DeviceContext& d) {
+  if (!o.controls || is_custom_backend(o.backend)) return std::nullopt;
+  const int cc = d.cc_major * 10 + d.cc_minor;
+  if (cc == 90) return std::string("custom:05_wgmma_tma:128x256:dp");
+  if (cc >= 80) return std::string("custom:04_mma_pipelined:128x256:dp");
+  return std::nullopt;
+}
+
+// The problems of the same-work controls.
+struct Controls {
+  std::optional<Problem> aligned16, aligned32;
+  bool copy = false;
+  Problem floor;
+};
+
+Controls plan_controls(const ExplainRequest& o, const Problem& target) {
+  Controls c;
+  if (!o.controls) return c;
+  const Problem a16 = aligned_layout(target, 16), a32 = aligned_layout(target, 32);
+  if (!(a16 == target)) c.aligned16 = a16;
+  if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
+  c.copy = unaligned_operands(target, 16).any();
+  c.floor.m = c.floor.n = c.floor.k = 1;
+  c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
+  c.floor.dtype = target.dtype;
+  c.floor.layout = target.layout;
+  return c;
+}
+
 // Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
 // size) are listed as not measured, with the planner's reason.
 std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
@@ -51,81 +89,233 @@ std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& 
   return planned;
 }
 
-bool same_point(const StoredPoint& p, const Problem& problem, const std::string& backend, const std::string& algo) {
-  return !p.key.hot && p.key.backend == backend && p.key.algo == algo && p.key.problem == problem;
-}
-
 bool same_device(const StoredPoint& a, const StoredPoint& b) {
   return a.device.gpu_uuid == b.device.gpu_uuid && a.device.driver == b.device.driver &&
          a.device.cublas == b.device.cublas && a.device.cublaslt == b.device.cublaslt;
 }
 
-ExplainPoint make_point(std::string label, Candidate candidate, const StoredPoint& stored, const Annotation& annotation) {
+// What explain needs from the pool of stored points, each with its role.
+struct Wanted {
+  Role role;
+  std::string label;
+  Candidate candidate;
+  std::string backend, algo;  // the store key's
+  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
+};
+
+class Gatherer {
+ public:
+  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
+  // The stored point of this key on the anchor's device (cold), if any.
+  const StoredPoint* find(const Problem& p, const std::string& backend, const std::string& algo) const {
+    for (const StoredPoint& s : pool_)
+      if (same_device(s, anchor_) && !s.key.hot && s.key.backend == backend && s.key.algo == algo && s.key.problem == p)
+        return &s;
+    return nullptr;
+  }
+  // Every cuBLASLt algorithm stored for this problem.
+  std::vector<const StoredPoint*> alternatives(const Problem& p) const {
+    std::vector<const StoredPoint*> out;
+    for (const StoredPoint& s : pool_)
+      if (same_device(s, anchor_) && !s.key.hot && s.key.backend == to_string(BackendKind::kCublasLt) &&
+          s.key.problem == p)
+        out.push_back(&s);
+    std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
+    return out;
+  }
+
+ private:
+  const std::vector<StoredPoint>& pool_;
+  const StoredPoint& anchor_;
+};
+
+ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annotation& annotation) {
   ExplainPoint p;
-  p.label = std::move(label);
-  p.candidate = std::move(candidate);
+  p.role = w.role;
+  p.label = w.label;
+  p.candidate = w.candidate;
   p.time_us = stored.result.timing.median_us;
   p.noise = stored.result.timing.noise;
+  p.algo = stored.key.algo;
   if (annotation.main_kernel >= 0) p.kernel = short_kernel_name(stored.kernels[size_t(annotation.main_kernel)].name);
   p.annotation = annotation;
   return p;
 }
 
-// Points of the target (every timed algorithm, for regret) and of each candidate, as stored.
-struct Gathered {
-  std::vector<StoredPoint> points;   // all of them, annotated together
-  std::optional<size_t> target;      // index of the target's default-algorithm point
-  std::vector<std::optional<size_t>> candidates;
+}  // namespace
+
+namespace {
+
+// Everything explain asks for besides the target: its neighbours, the same-work controls and the
+// fixed kernel's variant.
+struct Plan {
+  Problem target;
+  std::vector<Candidate> candidates;
+  Controls controls;
+  std::optional<std::string> fixed;  // "custom:<kernel>:<BMxBN>:<schedule>"
 };
 
-Gathered gather(const std::vector<StoredPoint>& pool, const StoredPoint& anchor, const Problem& target,
-                const std::vector<Candidate>& candidates, const std::string& backend) {
-  Gathered g;
-  const std::string algo = algo_of(backend);
-  auto take = [&](const StoredPoint& p) {
-    g.points.push_back(p);
-    return g.points.size() - 1;
-  };
-  for (const StoredPoint& p : pool) {
-    if (!same_device(p, anchor) || p.key.hot || p.key.backend != backend_key(backend) || !(p.key.problem == target))
-      continue;
-    const size_t at = take(p);
-    if (p.key.algo == algo) g.target = at;
-  }
-  for (const Candidate& c : candidates) {
-    std::optional<size_t> found;
-    for (const StoredPoint& p : pool) {
-      if (same_device(p, anchor) && same_point(p, c.problem, backend_key(backend), algo)) {
-        found = take(p);
-        break;
-      }
+class ReportBuilder {
+ public:
+  ReportBuilder(const ExplainRequest& o, const ShapeArg& shape, const Plan& plan, const Gatherer& g)
+      : o_(o), shape_(shape), plan_(plan), g_(g) {}
+
+  // The wanted points found in the pool, annotated together, explained. `neighbour`: the problem of
+  // the compared neighbour, whose cuBLASLt alternatives are looked for too.
+  void build(const Store& store, std::optional<Problem> neighbour, ExplainReport& report) {
+    wanted_.clear();
+    library_points();
+    control_points();
+    alternatives(plan_.target, Role::kAlternative, self());
+    if (neighbour) {
+      for (const Candidate& c : plan_.candidates)
+        if (c.problem == *neighbour) alternatives(*neighbour, Role::kNeighbourAlternative, c);
     }
-    g.candidates.push_back(found);
+    collect(store, report);
+    report.explanation = explain(report.points);
   }
-  return g;
+
+ private:
+  Candidate self() const {
+    Candidate c;
+    c.value = shape_.square ? plan_.target.n : 0;
+    c.problem = plan_.target;
+    return c;
+  }
+  Candidate with_problem(const Problem& p) const {
+    Candidate c = self();
+    c.problem = p;
+    return c;
+  }
+  void want(Role role, std::string label, Candidate c, std::string backend, std::string algo,
+            std::optional<size_t> of = std::nullopt) {
+    wanted_.push_back({role, std::move(label), std::move(c), std::move(backend), std::move(algo), of});
+  }
+  void library_points() {
+    const std::string backend = backend_key(o_.backend), algo = algo_of(o_.backend);
+    want(Role::kTarget, size_label(shape_, plan_.target), self(), backend, algo);
+    for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(shape_, c.problem), c, backend, algo);
+    if (plan_.controls.aligned16)
+      want(Role::kAligned16, ld_label(*plan_.controls.aligned16), with_problem(*plan_.controls.aligned16), backend, algo);
+    if (plan_.controls.aligned32)
+      want(Role::kAligned32, ld_label(*plan_.controls.aligned32), with_problem(*plan_.controls.aligned32), backend, algo);
+  }
+  void control_points() {
+    if (plan_.fixed) {
+      const std::string key = select_variants(*plan_.fixed).front()->key();
+      const size_t library = wanted_.size();
+      for (size_t i = 0; i < library; ++i)
+        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, std::string(to_string(BackendKind::kCustom)), key, i);
+    }
+    if (plan_.controls.copy)
+      want(Role::kCopy, "copy to 16-byte rows", self(), std::string(to_string(BackendKind::kCopy)), "default");
+    if (o_.controls)
+      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor),
+           std::string(to_string(BackendKind::kLaunchFloor)), "default");
+  }
+  void alternatives(const Problem& p, Role role, const Candidate& c) {
+    const bool library_is_lt = backend_key(o_.backend) == to_string(BackendKind::kCublasLt);
+    for (const StoredPoint* s : g_.alternatives(p)) {
+      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == algo_of(o_.backend)) continue;
+      want(role, role == Role::kAlternative ? s->key.algo : size_label(shape_, p) + " " + s->key.algo, c,
+           s->key.backend, s->key.algo);
+    }
+  }
+  void collect(const Store& store, ExplainReport& report) {
+    std::vector<StoredPoint> found;
+    std::vector<size_t> from;  // wanted index of each found point
+    std::map<size_t, size_t> index_of;
+    for (size_t i = 0; i < wanted_.size(); ++i) {
+      const Wanted& w = wanted_[i];
+      const StoredPoint* s = g_.find(w.candidate.problem, w.backend, w.algo);
+      if (!s) {
+        if (w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32)
+          report.missing.push_back(fmt::format("{}{}: not measured", w.label, w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"));
+        continue;
+      }
+      index_of[i] = found.size();
+      found.push_back(*s);
+      from.push_back(i);
+    }
+    const std::vector<Annotation> annotations = annotate_points(store, found);
+    for (size_t j = 0; j < found.size(); ++j) {
+      ExplainPoint p = make_point(wanted_[from[j]], found[j], annotations[j]);
+      if (const auto of = wanted_[from[j]].of) {
+        if (!index_of.count(*of)) continue;  // the fixed kernel without its library point compares with nothing
+        p.of = index_of[*of];
+      }
+      report.points.push_back(std::move(p));
+      report.stored.push_back(found[j]);
+    }
+  }
+
+  const ExplainRequest& o_;
+  const ShapeArg& shape_;
+  const Plan& plan_;
+  const Gatherer& g_;
+  std::vector<Wanted> wanted_;
+};
+
+// The problem of the neighbour the verdict compares with, if it is one.
+std::optional<Problem> compared_problem(const ExplainReport& report) {
+  const auto& against = report.explanation.verdict.against;
+  if (!against || report.points[*against].role != Role::kNeighbour) return std::nullopt;
+  return report.points[*against].candidate.problem;
 }
 
-// Builds the report from stored points: the target, then each candidate that is measured.
-void report_from(const ExplainRequest& o, const ShapeArg& shape, const Store& store, const std::vector<StoredPoint>& pool,
-                 const StoredPoint& anchor, const Problem& target, std::vector<Candidate> candidates,
-                 ExplainReport& report) {
-  Gathered g = gather(pool, anchor, target, candidates, o.backend);
-  const std::vector<Annotation> annotations = annotate_points(store, g.points);
-  Candidate self;
-  self.value = shape.square ? target.n : 0;
-  self.problem = target;
-  report.points.push_back(make_point(size_label(shape, target), self, g.points[*g.target], annotations[*g.target]));
-  report.stored.push_back(g.points[*g.target]);
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::string label = fmt::format("{} ({})", size_label(shape, candidates[i].problem), candidates[i].why);
-    if (!g.candidates[i]) {
-      report.missing.push_back(fmt::format("{}: not in the store", label));
-      continue;
-    }
-    report.points.push_back(make_point(size_label(shape, candidates[i].problem), candidates[i],
-                                       g.points[*g.candidates[i]], annotations[*g.candidates[i]]));
-    report.stored.push_back(g.points[*g.candidates[i]]);
+MeasureRequest base_request(const ExplainRequest& o) {
+  MeasureRequest r;
+  r.backends = {o.backend};
+  r.lt_algos = o.lt_algos;
+  r.measure.samples = o.samples;
+  return r;
+}
+
+// The neighbours and every control in one request: (problem, backend) pairs.
+MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
+  MeasureRequest r = base_request(o);
+  r.measure.warmup_ms = kWarmAgainMs;
+  const auto add_problem = [&](const Problem& p) {
+    r.problems.push_back(p);
+    return r.problems.size() - 1;
+  };
+  std::vector<size_t> library;  // problems the library and the fixed kernel both run
+  for (const Candidate& c : plan.candidates) library.push_back(add_problem(c.problem));
+  if (plan.controls.aligned16) library.push_back(add_problem(*plan.controls.aligned16));
+  if (plan.controls.aligned32) library.push_back(add_problem(*plan.controls.aligned32));
+  for (size_t p : library) r.pairs.emplace_back(p, 0);
+  const size_t target = add_problem(plan.target);
+  if (plan.fixed) {
+    r.backends.push_back(*plan.fixed);
+    for (size_t p : library) r.pairs.emplace_back(p, r.backends.size() - 1);
+    r.pairs.emplace_back(target, r.backends.size() - 1);
   }
+  if (plan.controls.copy) {
+    r.backends.emplace_back(to_string(BackendKind::kCopy));
+    r.pairs.emplace_back(target, r.backends.size() - 1);
+  }
+  if (o.controls) {
+    r.backends.emplace_back(to_string(BackendKind::kLaunchFloor));
+    r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
+  }
+  return r;
+}
+
+// Runs one request, annotates and saves what it measured, and adds it to the pool.
+void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
+                  const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
+                  MeasureOutcome& total) {
+  const MeasureOutcome got = measure(r, device, store, progress, interrupted);
+  annotate_and_save(store, got.points);
+  if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
+  for (const std::string& why : got.skipped) report.missing.push_back(why);
+  pool.insert(pool.end(), got.points.begin(), got.points.end());
+  total.measured += got.measured;
+  total.reused += got.reused;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -142,7 +332,7 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
 }
 
 ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile, const Problem& target,
-               const std::string& why_not_store) {
+                            const std::string& why_not_store) {
   const auto tile = parse_tile(o.tile);
   if (o.tile.empty())
     throw usage_error(fmt::format("--tile: needed for a model prediction on {} ({}); e.g. --tile 256x128",
@@ -155,8 +345,9 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
   report.source = fmt::format(
       "model prediction for {} ({} SMs) with a {}x{} tile, one CTA per SM, data-parallel; nothing measured ({})",
       profile.name, profile.sm_count, tile->first, tile->second, why_not_store);
-  auto predicted = [&](std::string label, Candidate c) {
+  const auto predicted = [&](Role role, std::string label, Candidate c) {
     ExplainPoint p;
+    p.role = role;
     p.label = std::move(label);
     p.annotation = predict(c.problem, gpu, tile->first, tile->second);
     p.candidate = std::move(c);
@@ -165,12 +356,11 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
   Candidate self;
   self.value = shape.square ? target.n : 0;
   self.problem = target;
-  report.points.push_back(predicted(size_label(shape, target), self));
+  report.points.push_back(predicted(Role::kTarget, size_label(shape, target), self));
   report.stored.emplace_back();
-  std::vector<Candidate> candidates = plan_candidates(o, shape, target, report.points.front().annotation, report.missing);
-  for (Candidate& c : candidates) {
+  for (Candidate& c : plan_candidates(o, shape, target, report.points.front().annotation, report.missing)) {
     std::string label = size_label(shape, c.problem);
-    report.points.push_back(predicted(std::move(label), std::move(c)));
+    report.points.push_back(predicted(Role::kNeighbour, std::move(label), std::move(c)));
     report.stored.emplace_back();
   }
   report.explanation = explain(report.points);
@@ -180,7 +370,6 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
 ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
                                   const Problem& target) {
   const std::string what = describe_problem(target, o.backend);
-  std::vector<StoredPoint> pool;
   std::string why_not;
   if (!std::filesystem::exists(o.db)) {
     why_not = fmt::format("no store '{}'", o.db);
@@ -188,11 +377,13 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
     why_not = "--tile given";
   } else {
     Store store(o.db, Store::Access::kReadOnly);
-    pool = store.load_all();
+    const std::vector<StoredPoint> pool = store.load_all();
     // The newest measurement of the target, on the named GPU when one is named.
     const StoredPoint* anchor = nullptr;
     for (const StoredPoint& p : pool) {
-      if (!same_point(p, target, backend_key(o.backend), algo_of(o.backend))) continue;
+      if (p.key.hot || p.key.backend != backend_key(o.backend) || p.key.algo != algo_of(o.backend) ||
+          !(p.key.problem == target))
+        continue;
       if (profile && profile_for_device_name(p.device.gpu_name) != profile) continue;
       if (!anchor || p.result.measured_at > anchor->result.measured_at) anchor = &p;
     }
@@ -205,10 +396,14 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
                                   o.db, anchor->device.gpu_name, anchor->device.gpu_uuid, anchor->device.driver,
                                   anchor->device.cublas, anchor->result.measured_at, anchor->result.timing.samples);
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
-      std::vector<Candidate> candidates = plan_candidates(o, shape, target, own.front(), report.missing);
-      const StoredPoint anchor_copy = *anchor;
-      report_from(o, shape, store, pool, anchor_copy, target, std::move(candidates), report);
-      report.explanation = explain(report.points);
+      Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
+                fixed_spec(o, anchor->device)};
+      if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+      const Gatherer g(pool, *anchor);
+      ReportBuilder builder(o, shape, plan, g);
+      ExplainReport first = report;
+      builder.build(store, std::nullopt, first);
+      builder.build(store, compared_problem(first), report);
       return report;
     }
     why_not = fmt::format("the store '{}' holds no measurement of {}{}", o.db, what,
@@ -224,44 +419,54 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
 ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
                                const DeviceContext& device, Store& store, const ProgressFor& progress_for,
                                const std::atomic<bool>* interrupted) {
-  // The target first: its tile and slots choose the wave neighbours.
-  MeasureRequest request;
-  request.backends = {o.backend};
-  request.lt_algos = o.lt_algos;
-  request.measure.samples = o.samples;
-  request.problems = {target};
-  MeasureOutcome first = measure(request, device, store, ProgressCallback(), interrupted);
-  annotate_and_save(store, first.points);
-  if (first.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted");
-  if (!first.skipped.empty()) throw Error(ExitCode::kNoGpu, "explain: cannot measure " + first.skipped.front());
-  std::vector<StoredPoint> pool = first.points;
-  const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return same_point(p, target, backend_key(o.backend), algo_of(o.backend));
-  });
-  if (anchor == pool.end()) throw Error(ExitCode::kInternal, "explain: the target was measured but is not in the store");
-  const StoredPoint anchor_point = *anchor;
-
+  const auto started = std::chrono::steady_clock::now();
   ExplainReport report;
   report.shape = o.shape;
   report.mode = "measured";
+  MeasureOutcome total;
+  std::vector<StoredPoint> pool;
+  // The target first: its tile and slots choose the wave neighbours.
+  MeasureRequest first = base_request(o);
+  first.problems = {target};
+  measure_into(first, device, store, ProgressCallback(), interrupted, pool, report, total);
+  const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
+    return !p.key.hot && p.key.backend == backend_key(o.backend) && p.key.algo == algo_of(o.backend) &&
+           p.key.problem == target;
+  });
+  if (anchor == pool.end())
+    throw Error(ExitCode::kNoGpu, "explain: cannot measure " + (report.missing.empty() ? describe_problem(target, o.backend)
+                                                                                      : report.missing.front()));
+  const StoredPoint anchor_point = *anchor;
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
-  std::vector<Candidate> candidates = plan_candidates(o, shape, target, own.front(), report.missing);
-  request.problems.clear();
-  for (const Candidate& c : candidates) request.problems.push_back(c.problem);
-  const MeasureOutcome rest = measure(
-      request, device, store, progress_for(request.problems.size() *
-                   size_t(parse_backend_kind(o.backend) == BackendKind::kCublasLt ? o.lt_algos : 1)),
-      interrupted);
-  annotate_and_save(store, rest.points);
-  if (rest.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& why : rest.skipped) report.missing.push_back(why);
-  pool.insert(pool.end(), rest.points.begin(), rest.points.end());
+  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
+            fixed_spec(o, device)};
+  if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+
+  // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
+  // neighbour the verdict compares with (known only once the neighbours are measured).
+  const MeasureRequest rest = controls_request(o, plan);
+  measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
+  const Gatherer g(pool, anchor_point);
+  ReportBuilder builder(o, shape, plan, g);
+  ExplainReport draft = report;
+  builder.build(store, std::nullopt, draft);
+  const std::optional<Problem> neighbour = compared_problem(draft);
+  if (o.controls) {
+    MeasureRequest alternatives = base_request(o);
+    alternatives.measure.warmup_ms = kWarmAgainMs;
+    alternatives.backends = {std::string(to_string(BackendKind::kCublasLt))};
+    alternatives.lt_algos = o.alternatives;
+    alternatives.problems = {target};
+    if (neighbour) alternatives.problems.push_back(*neighbour);
+    measure_into(alternatives, device, store, progress_for(alternatives.problems.size() * size_t(o.alternatives)),
+                 interrupted, pool, report, total);
+  }
+  builder.build(store, neighbour, report);
+  report.wall_s = seconds_since(started);
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
                               "{} samples, cold L2",
-                              device.gpu_name, device.gpu_uuid, device.driver, device.cublas,
-                              first.measured + rest.measured, first.reused + rest.reused, o.db, o.samples);
-  report_from(o, shape, store, pool, anchor_point, target, std::move(candidates), report);
-  report.explanation = explain(report.points);
+                              device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured,
+                              total.reused, o.db, o.samples);
   return report;
 }
 

@@ -24,6 +24,10 @@ struct ExplainRequest {
   int samples = 10;
   std::string db = "shapescope.db";
   std::string tile;         // BMxBN for a model prediction
+  // The controls (DESIGN.md): our fixed kernel over the neighbours, the layout controls, the copy,
+  // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.
+  bool controls = true;
+  int alternatives = 8;
 };
 
 struct ExplainReport {
@@ -32,7 +36,9 @@ struct ExplainReport {
   std::string source;                // one line: where the numbers come from
   std::vector<ExplainPoint> points;  // [0] is the target
   std::vector<std::optional<StoredPoint>> stored;  // the measured point behind each (none for predictions)
-  std::vector<std::string> missing;  // neighbours without a measurement, "1800 (multiple of 8 above): why"
+  std::vector<std::string> missing;  // neighbours and controls without a measurement, with why
+  std::string fixed_kernel;          // the variant of the fixed-kernel control ("" when none runs here)
+  double wall_s = 0;                 // measured mode: the whole explain, measurement included
   Explanation explanation;
 };
 
