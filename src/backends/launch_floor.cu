@@ -2,15 +2,13 @@
 #include "backends/control_backends.hpp"
 #include "common/check.hpp"
 
+// Outside any namespace, so that its recorded name reads as what it is.
+__global__ void shapescope_empty_kernel() {}
+
 namespace shapescope {
-namespace {
-
-__global__ void empty_kernel() {}
-
-}  // namespace
 
 void enqueue_empty_kernel(cudaStream_t stream) {
-  empty_kernel<<<1, 32, 0, stream>>>();
+  shapescope_empty_kernel<<<1, 32, 0, stream>>>();
   CHECK_CUDA(cudaGetLastError());
 }
 

@@ -175,6 +175,35 @@ bool is_view(const Problem& p) {
   return p.lda != p.a_cols() || p.ldb != p.b_cols() || p.ldc != p.n || p.off_a || p.off_b || p.off_c;
 }
 
+// Every row length (A's, B's, C's as stored) a multiple of 16 bytes: what the libraries' fast kernels
+// need of the sizes themselves, whatever the leading dimensions (measured on cuBLAS 13.1: 1793 with
+// 16-byte rows still runs an align1 kernel).
+bool row_lengths_aligned(const Problem& p) {
+  const int in = input_bytes(p.dtype), out = output_bytes(p.dtype);
+  return (p.a_cols() * in) % 16 == 0 && (p.b_cols() * in) % 16 == 0 && (p.n * out) % 16 == 0;
+}
+
+// The library's part of a gap between two kernels: the size rule when the state's sizes break it
+// and the neighbour's do not, else its choice of kernel.
+EffectKind library_effect(const ExplainPoint& s, const ExplainPoint& r) {
+  return !row_lengths_aligned(s.candidate.problem) && row_lengths_aligned(r.candidate.problem)
+             ? EffectKind::kSizeAlignment
+             : EffectKind::kKernelChoice;
+}
+
+// The fixed kernel at the state's work: at the state itself, else at the layout controls (the
+// same work with aligned rows), the fastest.
+std::optional<size_t> fixed_same_work(const std::vector<ExplainPoint>& points, size_t state) {
+  if (auto f = fixed_at(points, state)) return f;
+  std::optional<size_t> best;
+  for (Role role : {Role::kAligned16, Role::kAligned32}) {
+    const auto c = first_with(points, role);
+    const auto f = c ? fixed_at(points, *c) : std::nullopt;
+    if (f && (!best || *points[*f].time_us < *points[*best].time_us)) best = f;
+  }
+  return best;
+}
+
 // The neighbour the verdict compares with: the nearest size that runs clearly faster per FLOP;
 // among equally near ones, the fastest.
 std::optional<size_t> compared_neighbour(const std::vector<ExplainPoint>& points) {
@@ -250,7 +279,7 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
   const ExplainPoint& t = points.front();
   const double r_time = at_target_work(t, points[r]);
   const bool kernels_differ = points[s].kernel != points[r].kernel || points[s].kernel.empty();
-  const auto fs = fixed_at(points, s), fr = fixed_at(points, r);
+  const auto fs = fixed_same_work(points, s), fr = fixed_at(points, r);
   if (fs && fr) {
     // The fixed kernel's own loss between the two problems is the shape's cost.
     const double loss = at_target_work(t, points[*fs]) / at_target_work(t, points[*fr]) - 1;
@@ -264,7 +293,11 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
       push(e, EffectKind::kTileQuantization, predicted * tile / (wave + tile), true, evidence);
     }
     push(e, EffectKind::kUnexplained, shape - predicted, true, evidence, true);
-    push(e, kernels_differ ? EffectKind::kKernelChoice : EffectKind::kUnexplained, residual - shape, true, evidence);
+    std::vector<size_t> library = evidence;
+    for (Role role : {Role::kAligned16, Role::kAligned32})
+      if (auto c = first_with(points, role)) library.push_back(*c);
+    push(e, kernels_differ ? library_effect(points[s], points[r]) : EffectKind::kUnexplained, residual - shape, true,
+         library);
     return;
   }
   // No fixed kernel at both: the model's waves and tiles of the library's own kernels, computed.
@@ -278,7 +311,7 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
   if (kernels_differ && !sp.annotation.alignment.ok() && points[r].annotation.alignment.ok())
     push(e, EffectKind::kAlignment16, rest, false, {s, r});
   else
-    push(e, kernels_differ ? EffectKind::kKernelChoice : EffectKind::kUnexplained, rest, false, {s, r});
+    push(e, kernels_differ ? library_effect(sp, points[r]) : EffectKind::kUnexplained, rest, false, {s, r});
 }
 
 void fill_reference(const std::vector<ExplainPoint>& points, Reference& ref) {
@@ -370,9 +403,33 @@ void control_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
       e.fixes.push_back(f);
     } else if (effect.kind == EffectKind::kSector32) {
       e.fixes.push_back(fix_at(t, points, FixKind::kAlignSector, at));
-    } else if (effect.kind == EffectKind::kHeuristicRegret) {
-      e.fixes.push_back(fix_at(t, points, FixKind::kAlgorithm, at));
     }
+  }
+  // Sizes the library will not run fast: pad them at run time (copy in, the aligned size's GEMM, copy
+  // out), priced with the measured copy and the smallest larger neighbour whose row lengths align.
+  const auto copy = first_with(points, Role::kCopy);
+  if (copy && !row_lengths_aligned(t.candidate.problem)) {
+    std::optional<size_t> up;
+    for (size_t i = 1; i < points.size(); ++i) {
+      const ExplainPoint& p = points[i];
+      if (p.role != Role::kNeighbour || !timed(p) || !row_lengths_aligned(p.candidate.problem) ||
+          p.candidate.value <= dim_value(t.candidate.problem, p.candidate.dim))
+        continue;
+      if (!up || p.candidate.problem.flops() < points[*up].candidate.problem.flops()) up = i;
+    }
+    if (up) {
+      Fix f = fix_at(t, points, FixKind::kPadAtRunTime, *up);
+      f.copy = copy;
+      f.time_us += *points[*copy].time_us;
+      f.speedup = *t.time_us / f.time_us;
+      f.extra_flops = 0;  // the result is the target's; the padded work is counted in the time
+      if (f.speedup > 1 + threshold(t, points[*up])) e.fixes.push_back(f);
+    }
+  }
+  // Another of the library's algorithms is a fix of its own, whatever the attribution gave it.
+  if (const auto alt = e.reference.best_alternative) {
+    if (*points[*alt].time_us < *t.time_us * (1 - threshold(t, points[*alt])))
+      e.fixes.push_back(fix_at(t, points, FixKind::kAlgorithm, *alt));
   }
 }
 
@@ -452,6 +509,7 @@ std::string_view effect_name(EffectKind kind) {
     case EffectKind::kLayout: return "layout";
     case EffectKind::kAlignment16: return "16-byte alignment";
     case EffectKind::kSector32: return "32-byte sectors";
+    case EffectKind::kSizeAlignment: return "unaligned sizes";
     case EffectKind::kHeuristicRegret: return "heuristic regret";
     case EffectKind::kWaveQuantization: return "wave quantization";
     case EffectKind::kTileQuantization: return "tile quantization";

@@ -72,6 +72,8 @@ enum class EffectKind {
   kLayout,            // strides or offsets of a view: the same shape contiguous and aligned runs faster
   kAlignment16,       // rows not 16-byte aligned: the library's TMA/fast kernels are locked out
   kSector32,          // rows 16- but not 32-byte aligned: each row touches one more 32-byte sector
+  kSizeAlignment,     // a row length (K, N of nn) not a multiple of 16 bytes: the library keeps its
+                      // align1/align2 kernels even with aligned rows (the 16-byte control shows it)
   kHeuristicRegret,   // another of the library's own algorithms runs this very problem faster
   kWaveQuantization,  // the last wave of tiles leaves slots idle (model, proven by the fixed kernel)
   kTileQuantization,  // partial edge tiles compute padding (model, proven by the fixed kernel)
@@ -122,11 +124,13 @@ struct Reference {
   std::optional<double> fixed_loss;    // the fixed kernel's loss at the target against the compared neighbour
 };
 
-enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kLeave };
+// kPadAtRunTime: He's "why doesn't the kernel just pad?": copy the operands into zero-padded buffers
+// of the next aligned size, run that GEMM, copy C back (the copy measured, the GEMM a neighbour).
+enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kPadAtRunTime, kLeave };
 struct Fix {
   FixKind kind = FixKind::kLeave;
   std::optional<size_t> point;    // the measured point the target would become
-  std::optional<size_t> copy;     // kAlignLayout: the copy that padding at run time adds
+  std::optional<size_t> copy;     // kAlignLayout, kPadAtRunTime: the copy that padding at run time adds
   double time_us = 0;             // what the target would then take (the copy included)
   double speedup = 1;             // target time / time_us
   double extra_flops = 0;         // relative: +0.012 = 1.2 % more FLOPs (negative when smaller)

@@ -235,6 +235,16 @@ std::string effect_detail(const ExplainReport& r, const Effect& x) {
                            tile_cell(sa), us(*pt(2).time_us), us(*pt(3).time_us), what);
       return "computed from the library's kernels (no fixed-kernel control here): " + what;
     }
+    case EffectKind::kSizeAlignment: {
+      std::string line = fmt::format("a row length of {} is not a multiple of 16 bytes: the library runs {} there and {} at {}",
+                                     pt(0).label, pt(0).kernel.empty() ? "?" : pt(0).kernel,
+                                     pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label);
+      for (size_t k = 4; k < ev.size(); ++k)
+        line += fmt::format("; with {} still {}", point_name(pt(k)), time_of(pt(k)));
+      if (ev.size() >= 4)
+        line += fmt::format("; our fixed kernel runs the same work in {}", us(*pt(2).time_us));
+      return line;
+    }
     case EffectKind::kKernelChoice:
       return fmt::format("the library runs {} at {} and {} at {}{}", pt(0).kernel.empty() ? "?" : pt(0).kernel,
                          pt(0).label, pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label,
@@ -268,6 +278,10 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
                             times(*t.time_us / (*at(r, *f.copy).time_us + f.time_us)));
       return line;
     }
+    case FixKind::kPadAtRunTime:
+      return fmt::format("pad at run time (copy into zero-padded {} buffers, {}, + the {} GEMM, {}): {} -> {}, {} faster",
+                         p.label, us(*at(r, *f.copy).time_us), p.label, us(*p.time_us), us(*t.time_us), us(f.time_us),
+                         times(f.speedup));
     case FixKind::kAlignSector:
       return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(f.time_us));
     case FixKind::kAlgorithm:
