@@ -57,6 +57,8 @@ void run_explain(const ExplainOptions& o) {
   if (o.request.lt_algos > 1 && kind != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.request.lt_algos));
   check_samples(o.request.samples);
+  if (o.request.alternatives < 1 || o.request.alternatives > 64)
+    throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
   const GpuProfile* profile = nullptr;
   if (!o.gpu.empty()) {
     profile = find_profile(o.gpu);
@@ -97,14 +99,20 @@ void register_explain(CLI::App& app) {
   cmd->footer(
       "SHAPE is N (square: M = N = K) or MxNxK. With a GPU, the shape and its neighbours (n-1, n+1, the\n"
       "nearest multiples of 8..256 below and above, the sizes where the last wave fills) are measured,\n"
-      "reusing the store. Without one, they are read from the store (--db); with --gpu NAME --tile BMxBN\n"
-      "the model predicts for a GPU you do not have.\n"
+      "reusing the store, and with them the controls that prove each cause: our kernel with one fixed\n"
+      "tile over the same sizes (what the shape costs), the same GEMM with 16- and 32-byte rows and\n"
+      "contiguous operands (what the layout costs), the copy that padding at run time would add,\n"
+      "cuBLASLt's top algorithms (what the library's choice costs) and an empty kernel (the launch\n"
+      "floor). Without a GPU they are read from the store (--db); with --gpu NAME --tile BMxBN the\n"
+      "model predicts for a GPU you do not have.\n"
       "Examples:\n"
       "  shapescope explain 1793\n"
       "  shapescope explain 4096x1x4096                  # decode-like: one token\n"
       "  shapescope explain 4095 --layout nt --backend cublaslt --lt-algos 8\n"
       "  shapescope explain 1793 --db h200.db            # on a laptop, from a store measured elsewhere\n"
       "  shapescope explain 1793 --gpu a100 --tile 256x128   # model only\n"
+      "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
+      "  shapescope explain 3080 --no-controls           # neighbours only\n"
       "  shapescope explain 1793 --json");
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
@@ -112,6 +120,9 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--backend", o->request.backend, "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
   cmd->add_option("--lt-algos", o->request.lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   cmd->add_option("--samples", o->request.samples, "samples per point");
+  cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
+                "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
+  cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
   cmd->add_option("--db", o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
