@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/units.hpp"
+#include "core/backend_kind.hpp"
 #include "report/annotation_text.hpp"
 #include "report/plot_figures.hpp"
 #include "report/plot_gnuplot.hpp"
@@ -108,7 +109,12 @@ std::string clock_text(const MeasuredHow& h) {
 std::string method_cards(const ReportView& v) {
   const MeasuredHow& h = v.how;
   std::string s = "<h3>How it was measured</h3>\n<div class=\"cards\">\n";
-  s += card("points", std::to_string(h.points), fmt::format("{}", fmt::join(h.series, "; ")));
+  std::vector<std::string> backends;
+  for (const MeasuredHow::Backend& b : h.backends)
+    backends.push_back(b.algos == 1 ? fmt::format("{}: {}", b.name, b.points)
+                                    : fmt::format("{}: {} ({} {})", b.name, b.points, b.algos,
+                                                  b.name == to_string(BackendKind::kCustom) ? "variants" : "algorithms"));
+  s += card("points", std::to_string(h.points), fmt::format("{}", fmt::join(backends, ", ")));
   s += card("L2 before each sample", h.hot ? "hot (not flushed)" : "cold (flushed)",
             h.hot ? "throughput of a call in a loop" : "the latency of one call, as in a model's step");
   s += card("samples per point", h.samples_min == h.samples_max ? std::to_string(h.samples_min)
@@ -186,7 +192,8 @@ std::string figure_svg(const Plot& plot, const std::string& prefix, const HtmlRe
 
 std::string figures(const ReportView& v, const HtmlReportOptions& o) {
   if (!v.axis)
-    return "<h2 id=\"figures\">Figures</h2>\n<p class=\"note\">No figures: " + esc(v.axis_note) + "</p>\n";
+    return "<h2 id=\"flops\">Figures</h2>\n<p class=\"note\">No figures, which need one swept size: " + esc(v.axis_note) +
+           "</p>\n";
   std::string s = "<h2 id=\"flops\">TFLOP/s by size</h2>\n";
   s += "<p>Every point of " + esc(series_name(v.main.points.front().key)) +
        ", coloured by the largest power of two dividing the size: the levels are the alignment rules. "

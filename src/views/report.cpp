@@ -99,7 +99,8 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
   h.points = all.points.size();
   h.hot = all.context.hot;
   std::vector<double> samples, clocks, noise;
-  std::map<std::string, size_t> series;
+  std::map<std::string, std::set<std::string>> algos;
+  std::map<std::string, size_t> points;
   for (const StoredPoint& p : all.points) {
     const TimingStats& t = p.result.timing;
     samples.push_back(double(t.samples));
@@ -107,7 +108,8 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
     if (t.sm_clock_mhz) clocks.push_back(*t.sm_clock_mhz);
     h.throttled += t.throttled ? 1 : 0;
     h.noisy += t.noisy ? 1 : 0;
-    series[series_name(p.key)]++;
+    algos[p.key.backend].insert(p.key.algo);
+    points[p.key.backend]++;
     if (h.first.empty() || p.result.measured_at < h.first) h.first = p.result.measured_at;
     if (h.last.empty() || p.result.measured_at > h.last) h.last = p.result.measured_at;
   }
@@ -120,7 +122,7 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
   if (!clocks.empty()) h.clock_median = median(clocks);
   h.noise_median = median(noise);
   h.noise_p95 = *quantile(noise, 0.95);
-  for (const auto& [name, count] : series) h.series.push_back(fmt::format("{}: {} points", name, count));
+  for (const auto& [name, count] : points) h.backends.push_back({name, algos[name].size(), count});
   h.calibrations = store.load_calibration(all.points.back().device);
   return h;
 }

@@ -33,7 +33,11 @@ struct MeasuredHow {
   size_t throttled = 0, noisy = 0;
   double noise_median = 0, noise_p95 = 0;  // relative IQR
   std::string first, last;               // measured_at, ISO 8601 UTC
-  std::vector<std::string> series;       // "cublas default: 4096 points"
+  struct Backend {
+    std::string name;                    // "cublas"
+    size_t algos = 0, points = 0;        // algorithms (or our kernel variants) and their points
+  };
+  std::vector<Backend> backends;
   std::vector<Calibration> calibrations; // `info --calibrate` peaks of the GPU in the store
 };
 
