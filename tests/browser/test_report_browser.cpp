@@ -24,19 +24,6 @@ namespace fs = std::filesystem;
 
 const std::string kStore = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-size_t count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
-  return n;
-}
-
 // $SHAPESCOPE_BROWSER, else the first of Debian's Chromium programs on PATH; "" when none.
 std::string find_browser() {
   if (const char* named = std::getenv("SHAPESCOPE_BROWSER")) return named;
@@ -97,7 +84,7 @@ class ReportInBrowser : public ::testing::Test {
     std::stringstream lines(r.err);
     for (std::string line; std::getline(lines, line);)
       if (line.find(":CONSOLE") != std::string::npos) v.console += line + "\n";
-    const std::string log = read_file(netlog);
+    const std::string log = file_text(netlog.string());
     const std::regex url("\"url\":\"([^\"]*)\"");
     for (auto it = std::sregex_iterator(log.begin(), log.end(), url); it != std::sregex_iterator(); ++it)
       v.requests += (*it)[1].str() + "\n";
@@ -122,10 +109,10 @@ TEST_F(ReportInBrowser, TheChecksCatchARequestAndAConsoleMessage) {
 
 TEST_F(ReportInBrowser, TheSweepsPageLoadsWithNoRequestAndNoConsoleMessage) {
   const fs::path page = dir_ / "report.html";
-  const std::string store_before = read_file(kStore);
+  const std::string store_before = file_text(kStore);
   const CliRun made = run("report --db '" + kStore + "' --out '" + page.string() + "'");
   ASSERT_EQ(made.code, 0) << made.err;
-  EXPECT_TRUE(read_file(kStore) == store_before) << "report changed the store";
+  EXPECT_TRUE(file_text(kStore) == store_before) << "report changed the store";
 
   const Visit v = visit(page);
   ASSERT_EQ(v.code, 0) << v.console;
@@ -133,8 +120,8 @@ TEST_F(ReportInBrowser, TheSweepsPageLoadsWithNoRequestAndNoConsoleMessage) {
   EXPECT_EQ(v.console, "") << "the page logged console messages";
   // The DOM the browser built holds what we wrote: both figures, a hover title per point in each,
   // the slow-shapes table with explain's verdicts.
-  EXPECT_EQ(count(v.dom, "<svg"), 2u);
-  EXPECT_EQ(count(v.dom, "<g class=\"tip\"><title>"), 2u * 4096u);
+  EXPECT_EQ(occurrences(v.dom, "<svg"), 2u);
+  EXPECT_EQ(occurrences(v.dom, "<g class=\"tip\"><title>"), 2u * 4096u);
   EXPECT_NE(v.dom.find("Slowest shapes against their neighbours"), std::string::npos);
   EXPECT_NE(v.dom.find("2095 is 6.8x slower than 2096: alignment"), std::string::npos);
   EXPECT_EQ(v.dom.find("<script"), std::string::npos);
@@ -142,7 +129,7 @@ TEST_F(ReportInBrowser, TheSweepsPageLoadsWithNoRequestAndNoConsoleMessage) {
   const fs::path shot = dir_ / "report.png";
   const CliRun s = run_binary("timeout 120 " + browser_command("--window-size=1280,2400 --screenshot='" + shot.string() + "'", page), "");
   ASSERT_EQ(s.code, 0) << s.err;
-  const std::string png = read_file(shot);
+  const std::string png = file_text(shot.string());
   ASSERT_GT(png.size(), 24u) << "no screenshot";
   EXPECT_EQ(png.substr(1, 3), "PNG");
   // IHDR: width and height, big-endian, at bytes 16..23.

@@ -26,19 +26,6 @@ const std::string kStore = kData + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
 const std::string kGallery = kData + "/h200-2026-11-21-explain/gallery.db";
 const std::string kLadder = kData + "/h200-2026-11-21-ladder/ladder.db";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-size_t count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
-  return n;
-}
-
 // A square point of size n that took `us` and ran `kernel`.
 void add_point(Selection& s, int64_t n, double us, const std::string& kernel) {
   StoredPoint p;
@@ -215,7 +202,7 @@ TEST(InlineSvg, ScriptsHandlersAndNamespacesGoHoverTextBecomesATitle) {
       << out;
   EXPECT_NE(out.find("<circle id='f-gpDot'"), std::string::npos) << out;
   EXPECT_NE(out.find("<use xlink:href='#f-gpDot' style='filter:url(#f-greybox)'/>"), std::string::npos) << out;
-  EXPECT_EQ(count(out, "<title>"), 1u);
+  EXPECT_EQ(occurrences(out, "<title>"), 1u);
   EXPECT_EQ(html_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
 }
 
@@ -226,10 +213,10 @@ class ReportCommand : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    store_before_ = read_file(kStore);
+    store_before_ = file_text(kStore);
   }
   void TearDown() override {
-    EXPECT_TRUE(read_file(kStore) == store_before_) << "report changed the store";
+    EXPECT_TRUE(file_text(kStore) == store_before_) << "report changed the store";
     EXPECT_FALSE(fs::exists(kStore + "-wal"));
     EXPECT_FALSE(fs::exists(kStore + "-shm"));
     fs::remove_all(dir_);
@@ -242,7 +229,7 @@ TEST_F(ReportCommand, ThePageIsSelfContained) {
   const fs::path out = dir_ / "report.html";
   const CliRun r = run("report --db '" + kStore + "' --n 1..512 --out '" + out.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::string html = read_file(out);
+  const std::string html = file_text(out.string());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), std::string::npos);
   // Nothing that a browser would fetch: no URL, script, external style, font or image.
@@ -254,8 +241,8 @@ TEST_F(ReportCommand, ThePageIsSelfContained) {
   for (size_t at = html.find("href="); at != std::string::npos; at = html.find("href=", at + 1))
     EXPECT_EQ(html[at + 6], '#') << html.substr(at, 40);  // in-page links and SVG references only
   // Both figures, with the hover text of each of the 512 points in each.
-  EXPECT_EQ(count(html, "<svg class=\"figure-svg\""), 2u);
-  EXPECT_EQ(count(html, "<g class=\"tip\"><title>"), 2u * 512u);
+  EXPECT_EQ(occurrences(html, "<svg class=\"figure-svg\""), 2u);
+  EXPECT_EQ(occurrences(html, "<g class=\"tip\"><title>"), 2u * 512u);
   EXPECT_NE(html.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(html.find("580.159.04"), std::string::npos);
   EXPECT_NE(html.find("Slowest shapes against their neighbours"), std::string::npos);
@@ -286,7 +273,7 @@ TEST_F(ReportCommand, RefusalsLeaveEveryFileAsItWas) {
     EXPECT_EQ(r.code, c.code) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.words), std::string::npos) << c.args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << ": " << r.err;
-    EXPECT_EQ(read_file(out), "old page\n") << c.args;
+    EXPECT_EQ(file_text(out.string()), "old page\n") << c.args;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "a file was left behind";
   const CliRun missing = run("report --db '" + (dir_ / "none.db").string() + "' --out '" + out.string() + "'");
