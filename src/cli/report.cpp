@@ -19,6 +19,7 @@ struct ReportOptions {
   std::string out = "report.html";
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
+  int slowest = int(ReportRequest{}.slowest);  // signed, so that "-1" is named as given
 };
 
 // The command as the page's footer shows it.
@@ -26,17 +27,17 @@ std::string command_line(const ReportOptions& o) {
   std::string line = fmt::format("shapescope report --db {} --out {}", o.request.db, o.out);
   const std::string filters = o.request.filter.given();
   if (filters != "no filter") line += " " + filters;
-  if (o.request.slowest != ReportRequest{}.slowest) line += fmt::format(" --slowest {}", o.request.slowest);
+  if (size_t(o.slowest) != ReportRequest{}.slowest) line += fmt::format(" --slowest {}", o.slowest);
   return line;
 }
 
-void run_report(const ReportOptions& o) {
+void run_report(ReportOptions o) {
   check_db_option(o.request.db);
   if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html)");
   const std::string db = o.request.db;
   check_output_path(o.out, "--out", {db, db + "-wal", db + "-shm"});
-  if (o.request.slowest < 1 || o.request.slowest > 100)
-    throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.request.slowest));
+  if (o.slowest < 1 || o.slowest > 100) throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.slowest));
+  o.request.slowest = size_t(o.slowest);
   for (const char* kind : {"flops", "waves"}) {
     if (!std::filesystem::is_regular_file(std::filesystem::path(o.templates) / (std::string(kind) + ".gp")))
       throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: shapescope's "
@@ -79,7 +80,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete)");
   cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->request.filter);
-  cmd->add_option("--slowest", o->request.slowest, "rows of the slow-shapes table (1..100)");
+  cmd->add_option("--slowest", o->slowest, "rows of the slow-shapes table (1..100)");
   cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
   cmd->add_option("--templates", o->templates, "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
   cmd->callback([o] { run_report(*o); });
