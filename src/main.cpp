@@ -1,6 +1,6 @@
 // shapescope: why is this matmul shape slow, and what shape should I use?
 // Exit codes: 0 ok, 1 internal error, 2 bad option or value, 3 a missing resource: no usable GPU
-// (or the GPU cannot run the dtype; explain/pad with nothing stored), or no gnuplot (plot),
+// (or the GPU cannot run the dtype; explain/pad with nothing stored), or no gnuplot (plot, report),
 // 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
 #include <fmt/format.h>
 
@@ -51,8 +51,9 @@ int main(int argc, char** argv) {
                "  shapescope pad --model gpt2 --tokens 12288 --train   pad-or-not for a model's GEMMs\n"
                "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "  shapescope export --format csv       stored points with their annotations (no GPU needed)\n"
-               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot: no gnuplot), 4 not enough\n"
-               "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
+               "  shapescope report --out report.html  one self-contained page of a sweep (no GPU needed)\n"
+               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot, report: no gnuplot), 4 not\n"
+               "enough GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.set_version_flag("--version", version_text());
   // --help shows each option's default (subcommands inherit this).
   app.option_defaults()->always_capture_default();
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   register_pad(app);
   register_plot(app);
   register_export(app);
+  register_report(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".

@@ -17,6 +17,7 @@ void register_explain(CLI::App& app);
 void register_pad(CLI::App& app);
 void register_plot(CLI::App& app);
 void register_export(CLI::App& app);
+void register_report(CLI::App& app);
 
 // The options that describe a problem besides its dimensions, shared by the commands that plan
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
@@ -29,7 +30,7 @@ void check_samples(int samples);
 // cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
 void check_fp8_backend(DType dtype, const std::string& backend);
 
-// The options that select stored points (plot, export): --cublas, --dtype, --layout, --backend,
+// The options that select stored points (plot, export, report): --cublas, --dtype, --layout, --backend,
 // --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot. (--gpu is each command's own.)
 struct PlotFilter;
 void add_selection_options(CLI::App* cmd, PlotFilter& filter);

@@ -21,6 +21,7 @@ struct ExportOptions {
   std::string db = "shapescope.db";
   std::string format = "csv";
   std::string out;  // empty: stdout
+  bool wide = false;
 };
 
 void run_export(const ExportOptions& o) {
@@ -31,12 +32,13 @@ void run_export(const ExportOptions& o) {
   const Store store(o.db, Store::Access::kReadOnly);
   const Selection s = select_points(store.load_all(), o.db, o.filter, Algos::kAll, "export", store, Mixes::kKeep);
   if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);
+  const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
   if (o.out.empty()) {
-    write_points(std::cout, *format, s.points, s.annotations);
+    write_points(std::cout, *format, s.points, s.annotations, names);
     return;
   }
   OutputFile out(o.out, "--out");
-  write_points(out.stream(), *format, s.points, s.annotations);
+  write_points(out.stream(), *format, s.points, s.annotations, names);
   out.commit();
   fmt::print(stderr, "export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
 }
@@ -52,11 +54,12 @@ void register_export(CLI::App& app) {
       "Examples:\n"
       "  shapescope export --db h200.db --out points.csv\n"
       "  shapescope export --db h200.db --n 1..4096 --backend cublas --format json --out squares.json\n"
-      "  shapescope export --db h200.db --n 1791..1793 --format table\n"
+      "  shapescope export --db h200.db --n 1791..1793 --format table [--wide]\n"
       "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable.");
   cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only")->capture_default_str();
   cmd->add_option("--format", o->format, "csv | json | table")->capture_default_str();
   cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); default: stdout");
+  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise; CSV/JSON: always whole)");
   cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->filter);
   cmd->callback([o] { run_export(*o); });

@@ -37,6 +37,7 @@ struct SweepOptions {
   double warmup_ms = 300;
   uint64_t seed = 0x5eed;
   bool format_given = false;  // --format on the command line (set by the callback)
+  bool wide = false;          // --wide: kernel names whole in the table
 };
 
 void validate(const SweepOptions& o) {
@@ -156,11 +157,12 @@ void run_sweep(const SweepOptions& o) {
 
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
   const Format format = *parse_format(o.format);
+  const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
   if (out_file && !outcome.interrupted) {
-    write_points(out_file->stream(), format, outcome.points, annotations);
+    write_points(out_file->stream(), format, outcome.points, annotations, names);
     out_file->commit();
   } else if (!out_file) {
-    write_points(std::cout, format, outcome.points, annotations);
+    write_points(std::cout, format, outcome.points, annotations, names);
   }
   print_summary(o, outcome);
   if (outcome.interrupted) {
@@ -207,6 +209,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--db", o->db, "result store (SQLite file)");
   auto* format = cmd->add_option("--format", o->format, "table | csv | json");
   cmd->add_option("--out", o->out, "write the results to this file instead of stdout");
+  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise)");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
   add_device_option(cmd, o->device);
   cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");

@@ -41,9 +41,11 @@ void check_output_path(const std::string& path, const std::string& option,
     throw usage_error(fmt::format("{}: '{}' is a device or other special file, not a regular file", option, path));
   for (const std::string& other : protected_paths) {
     if (other.empty()) continue;
-    const bool same = fs::exists(status) && fs::exists(other, ec) ? fs::equivalent(path, other, ec)
-                                                                   : fs::weakly_canonical(path, ec) ==
-                                                                         fs::weakly_canonical(other, ec);
+    // A path that does not exist yet (the store's -wal) is compared by its absolute spelling:
+    // weakly_canonical leaves "store.db-wal" relative but makes "./store.db-wal" absolute.
+    const bool same = fs::exists(status) && fs::exists(other, ec)
+                          ? fs::equivalent(path, other, ec)
+                          : fs::weakly_canonical(fs::absolute(path, ec), ec) == fs::weakly_canonical(fs::absolute(other, ec), ec);
     if (same) throw usage_error(fmt::format("{}: '{}' is the result store '{}' itself", option, path, other));
   }
   if (!fs::is_directory(parent_of(path), ec))

@@ -38,10 +38,11 @@ std::string table_cell(std::string text) {
   return text;
 }
 
-std::string kernel_cell(const StoredPoint& point) {
+std::string kernel_cell(const StoredPoint& point, KernelNames names) {
   if (!point.annotated || point.kernels.empty()) return "-";
   std::string cell = short_kernel_name(point.kernels.front().name);
   if (cell.empty()) cell = "?";  // CUPTI gave no name
+  if (names == KernelNames::kShort) cell = shorten_middle(cell, kKernelCellWidth);
   if (point.kernels.size() > 1) cell += fmt::format(" +{}", point.kernels.size() - 1);
   return cell;
 }
@@ -53,7 +54,7 @@ std::string number(double value) {
 }
 
 void write_points_table(std::ostream& out, const std::vector<StoredPoint>& points,
-                 const std::vector<Annotation>& annotations) {
+                        const std::vector<Annotation>& annotations, KernelNames names) {
   struct Column {
     const char* header;
     bool right;  // numbers are right-aligned so that their digits line up
@@ -86,7 +87,7 @@ void write_points_table(std::ostream& out, const std::vector<StoredPoint>& point
                     t.sm_clock_mhz ? fixed(*t.sm_clock_mhz, 0) : "-", flags, align_cell(a), rule_cell(a),
                     tile_cell(a), grid_cell(a), waves_cell(a),
                     a.waves.slots > 0 && a.waves.work > 0 ? fixed(a.waves.efficiency * 100, 0) : "-",
-                    table_cell(kernel_cell(point))});
+                    table_cell(kernel_cell(point, names))});
   }
 
   std::vector<std::string> header;
@@ -339,13 +340,22 @@ std::string field_text(const FieldValue& value) {
   return {};
 }
 
+std::string shorten_middle(const std::string& name, size_t width) {
+  constexpr std::string_view kElided = "...";
+  // The end of a library kernel's name says its tile and alignment ("256x128_nn_align1"): keep 17.
+  constexpr size_t kTail = 17;
+  if (name.size() <= width || width < kElided.size() + kTail + 1) return name;
+  const size_t head = width - kElided.size() - kTail;
+  return name.substr(0, head) + std::string(kElided) + name.substr(name.size() - kTail);
+}
+
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
-                  const std::vector<Annotation>& annotations) {
+                  const std::vector<Annotation>& annotations, KernelNames names) {
   if (annotations.size() != points.size())
     throw Error(ExitCode::kInternal, fmt::format("write_points: {} points but {} annotations", points.size(),
                                                  annotations.size()));
   switch (format) {
-    case Format::kTable: write_points_table(out, points, annotations); return;
+    case Format::kTable: write_points_table(out, points, annotations, names); return;
     case Format::kCsv: write_csv(out, points, annotations); return;
     case Format::kJson: write_json(out, points, annotations); return;
   }

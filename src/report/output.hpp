@@ -20,9 +20,17 @@ namespace shapescope {
 enum class Format { kTable, kCsv, kJson };
 std::optional<Format> parse_format(std::string_view text);
 
+// How the table writes kernel names: shortened to kKernelCellWidth characters, the middle elided
+// ("cutlass_75_tensorop_bf16_s16...256x128_nn_align1": the family, dtype, tile and alignment stay),
+// or whole (--wide). CSV and JSON always carry the whole name.
+enum class KernelNames { kShort, kWhole };
+inline constexpr size_t kKernelCellWidth = 48;
+// `name` shortened as the table writes it; whole when it fits in `width`.
+std::string shorten_middle(const std::string& name, size_t width);
+
 // One row per point, in the order given, with its annotation (annotations[i] belongs to points[i]).
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
-                  const std::vector<Annotation>& annotations);
+                  const std::vector<Annotation>& annotations, KernelNames names = KernelNames::kShort);
 
 // One point as a JSON object: its fields, its annotation's and its kernels (what --format json writes).
 std::string point_json(const StoredPoint& point, const Annotation& annotation);

@@ -159,6 +159,10 @@ TEST_F(DataSafety, DangerousOutputsAreRefused) {
   // The figure's data file would be the store: store.dat read as --db, written as --out store.
   fs::copy_file(dir_ / "store.db", dir_ / "store.dat");
   EXPECT_EQ(expect_untouched("plot flops --db store.dat --out store"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("report --db store.db --out store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("report --db store.db --out ./store.db-wal"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("report --db store.db --out /dev/null"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("report --db store.db --out figures"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --db figures"), int(ExitCode::kStore));
   EXPECT_EQ(expect_untouched("explain 1793 --db figures"), int(ExitCode::kStore));
   EXPECT_EQ(expect_untouched("sweep --n 64 --db ''"), int(ExitCode::kUsage));
@@ -174,6 +178,10 @@ TEST_F(DataSafety, FailingPlotKeepsTheEarlierFigure) {
   EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --templates nowhere"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --gnuplot /nonexistent/gnuplot"),
             int(ExitCode::kNoGpu));
+  // The report draws its figures in a scratch folder beside --out: a failing gnuplot leaves none.
+  fs::copy_file(dir_ / "templates" / "flops.gp", dir_ / "templates" / "waves.gp");
+  const int report = expect_untouched("report --db store.db --out page.html --templates templates");
+  EXPECT_TRUE(report == int(ExitCode::kInternal) || report == int(ExitCode::kNoGpu)) << report;
 }
 
 // kill -9 while a figure is being drawn: the earlier figure is intact. The stand-in gnuplot sleeps,

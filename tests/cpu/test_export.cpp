@@ -96,5 +96,19 @@ TEST_F(ExportCommand, BadInputIsOneLineAndWritesNothing) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1) << "a file appeared";
 }
 
+TEST_F(ExportCommand, TableShortensLongKernelNamesUnlessWide) {
+  const std::string whole = "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1";  // 1793's kernel
+  const CliRun table = run("export --db '" + kStore + "' --n 1793 --format table");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("cutlass_75_tensorop_bf16_s16...256x128_nn_align1"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find(whole), std::string::npos) << table.out;
+  const CliRun wide = run("export --db '" + kStore + "' --n 1793 --format table --wide");
+  ASSERT_EQ(wide.code, 0) << wide.err;
+  EXPECT_NE(wide.out.find(whole), std::string::npos) << wide.out;
+  EXPECT_LT(table.out.size(), wide.out.size());
+  const CliRun csv = run("export --db '" + kStore + "' --n 1793");
+  EXPECT_NE(csv.out.find(whole), std::string::npos);
+}
+
 }  // namespace
 }  // namespace shapescope

@@ -76,6 +76,14 @@ TEST_F(Installed, PlotFindsItsTemplatesFromAnotherFolder) {
   EXPECT_TRUE(fs::is_regular_file(prefix_ / "elsewhere" / "figs" / "flops.svg")) << r.err;
 }
 
+TEST_F(Installed, ReportFindsItsTemplatesFromAnotherFolder) {
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (CI installs gnuplot-nox)";
+  const std::string store = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
+  const CliRun r = installed("report --db '" + store + "' --n 1..64 --out page.html");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(prefix_ / "elsewhere" / "page.html")) << r.err;
+}
+
 TEST_F(Installed, DataOverrideIsHonouredAndNamedWhenMissing) {
   const CliRun r = installed("pad --model gpt2 --tokens 12288 --dry-run", "SHAPESCOPE_DATA=/nonexistent/data");
   EXPECT_EQ(r.code, 2) << r.err;

@@ -95,12 +95,12 @@ std::vector<StoredPoint> sample_points() {
   return {plain, lt, escapes};
 }
 
-std::string render(Format format, const std::vector<StoredPoint>& points) {
+std::string render(Format format, const std::vector<StoredPoint>& points, KernelNames names = KernelNames::kShort) {
   std::ostringstream out;
   std::vector<Annotation> annotations;
   const ModelGpu gpu = model_gpu(*find_profile("h200"));
   for (const StoredPoint& point : points) annotations.push_back(annotate(point, gpu));
-  write_points(out, format, points, annotations);
+  write_points(out, format, points, annotations, names);
   return out.str();
 }
 
@@ -147,9 +147,10 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return records;
 }
 
-// The kernel column of the single point's table row: the column starts where its header does.
-std::string kernel_cell(const StoredPoint& point) {
-  std::vector<std::string> lines = lines_of(render(Format::kTable, {point}));
+// The kernel column of the single point's table row (--wide unless asked): the column starts where
+// its header does.
+std::string kernel_cell(const StoredPoint& point, KernelNames names = KernelNames::kWhole) {
+  std::vector<std::string> lines = lines_of(render(Format::kTable, {point}, names));
   EXPECT_EQ(lines.size(), 2u);
   if (lines.size() != 2) return {};
   size_t column = lines[0].find("kernel");
@@ -267,9 +268,11 @@ TEST(OutputTable, KernelNamesAreShortened) {
   point.kernels = {kernel("void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1>"
                           "(cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1::Params)")};
   EXPECT_EQ(kernel_cell(point), "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
+  EXPECT_EQ(kernel_cell(point, KernelNames::kShort), "cutlass_75_tensorop_bf16_s16...256x128_nn_align1");
 
   point.kernels = {kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"), kernel("splitKreduce_kernel")};
   EXPECT_EQ(kernel_cell(point), "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT +1");
+  EXPECT_EQ(kernel_cell(point, KernelNames::kShort), kernel_cell(point)) << "46 characters fit";
 
   point.kernels = {kernel("void gemv2T_kernel_val<int, int, float, float, 128, 16, 4, 4, false, false>(params)"),
                    kernel("a"), kernel("b")};
@@ -471,6 +474,37 @@ TEST(OutputProgress, RedrawsAfterTheInterval) {
   EXPECT_NE(last.find("last      - TFLOP/s"), std::string::npos) << "no throughput for a failed point: " << last;
   // Half done after ~150 ms: about 150 ms to go.
   EXPECT_NE(last.find("ETA 0:00"), std::string::npos) << last;
+}
+
+}  // namespace
+}  // namespace shapescope
+
+namespace shapescope {
+namespace {
+
+TEST(OutputTable, LongKernelNamesAreShortenedInTheMiddleUnlessWide) {
+  const std::string name = "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1";  // 57 characters
+  EXPECT_EQ(shorten_middle(name, kKernelCellWidth), "cutlass_75_tensorop_bf16_s16...256x128_nn_align1");
+  EXPECT_EQ(shorten_middle(name, kKernelCellWidth).size(), kKernelCellWidth);
+  EXPECT_EQ(shorten_middle("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", kKernelCellWidth),
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");  // 46: fits
+
+  StoredPoint point = sample_point(1, 100);
+  point.annotated = true;
+  point.kernels = {kernel(name)};
+  const std::vector<Annotation> annotations = {annotate(point, model_gpu(*find_profile("h200")))};
+  auto write = [&](Format format, KernelNames names) {
+    std::ostringstream out;
+    write_points(out, format, {point}, annotations, names);
+    return out.str();
+  };
+  const std::string table = write(Format::kTable, KernelNames::kShort);
+  EXPECT_NE(table.find("cutlass_75_tensorop_bf16_s16...256x128_nn_align1"), std::string::npos) << table;
+  EXPECT_EQ(table.find(name), std::string::npos) << table;
+  EXPECT_NE(write(Format::kTable, KernelNames::kWhole).find(name), std::string::npos);
+  // Programs get the whole name whatever the table does.
+  EXPECT_NE(write(Format::kCsv, KernelNames::kShort).find(name), std::string::npos);
+  EXPECT_NE(write(Format::kJson, KernelNames::kShort).find(name), std::string::npos);
 }
 
 }  // namespace

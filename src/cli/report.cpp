@@ -1,0 +1,89 @@
+// `shapescope report`: one self-contained HTML page of a sweep, from the store alone (no GPU needed).
+// The store is only read; --out is replaced only when the page is complete.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+#include "report/html_report.hpp"
+#include "views/report.hpp"
+
+namespace shapescope {
+namespace {
+
+struct ReportOptions {
+  ReportRequest request;
+  std::string out = "report.html";
+  std::string gnuplot = "gnuplot";
+  std::string templates = data_dir("plots");
+  int slowest = int(ReportRequest{}.slowest);  // signed, so that "-1" is named as given
+};
+
+// The command as the page's footer shows it.
+std::string command_line(const ReportOptions& o) {
+  std::string line = fmt::format("shapescope report --db {} --out {}", o.request.db, o.out);
+  const std::string filters = o.request.filter.given();
+  if (filters != "no filter") line += " " + filters;
+  if (size_t(o.slowest) != ReportRequest{}.slowest) line += fmt::format(" --slowest {}", o.slowest);
+  return line;
+}
+
+void run_report(ReportOptions o) {
+  check_db_option(o.request.db);
+  if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html)");
+  const std::string db = o.request.db;
+  check_output_path(o.out, "--out", {db, db + "-wal", db + "-shm"});
+  if (o.slowest < 1 || o.slowest > 100) throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.slowest));
+  o.request.slowest = size_t(o.slowest);
+  for (const char* kind : {"flops", "waves"}) {
+    if (!std::filesystem::is_regular_file(std::filesystem::path(o.templates) / (std::string(kind) + ".gp")))
+      throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: shapescope's "
+                                    "plots/, or $SHAPESCOPE_DATA/plots)",
+                                    o.templates, kind));
+  }
+  const ReportView view = report_view(o.request);
+  HtmlReportOptions html;
+  html.templates = o.templates;
+  html.gnuplot = o.gnuplot;
+  const std::filesystem::path out_path(o.out);
+  html.scratch_dir = out_path.has_parent_path() ? out_path.parent_path().string() : ".";
+  html.command_line = command_line(o);
+  const std::string version = version_text();
+  html.version = version.substr(0, version.find('\n'));
+  OutputFile out(o.out, "--out");
+  write_html_report(out.stream(), view, html);
+  out.commit();
+  fmt::print(stderr, "report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
+}
+
+}  // namespace
+
+void register_report(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = app.add_subcommand("report", "One self-contained HTML page of stored points: figures, slow shapes, regret (no GPU needed)");
+  cmd->footer(
+      "The page holds the GPU and libraries, how the points were measured (samples, cold/hot L2, clocks,\n"
+      "throttled and noisy counts), the flops and waves figures (hover a point), the shapes that are slow\n"
+      "against a larger size near them with explain's verdict and fix, cuBLASLt's heuristic regret and our\n"
+      "kernels against cuBLAS where the store has them. It fetches nothing: open it anywhere, or mail it.\n"
+      "The selection options are plot's; one GPU, cuBLAS version, dtype and layout per page.\n"
+      "Examples:\n"
+      "  shapescope report --db h200.db --out report.html\n"
+      "  shapescope report --db h200.db --n 1..4096 --out squares.html\n"
+      "  shapescope report --db sweeps.db --m 4096 --k 4096 --n 1..8192:8 --gpu h100 --out h100.html\n"
+      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 3 gnuplot not\n"
+      "installed (apt-get install gnuplot-nox), 5 result store unusable.");
+  cmd->add_option("--db", o->request.db, "result store (SQLite file), opened read-only");
+  cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete)");
+  cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
+  add_selection_options(cmd, o->request.filter);
+  cmd->add_option("--slowest", o->slowest, "rows of the slow-shapes table (1..100)");
+  cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
+  cmd->add_option("--templates", o->templates, "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
+  cmd->callback([o] { run_report(*o); });
+}
+
+}  // namespace shapescope
