@@ -16,7 +16,7 @@ cases=(
   "odd|1793"
   "8 mod 16 (band)|3080"
   "8 mod 16 (band)|2616"
-  "tile switch|3200"
+  "tile switch at a wave boundary|2272"
   "x[..., 1:] view|4096 --lda 4097 --offset 1"
   "sliced B|4096x4095x4096 --ldb 4096"
   "regret (cublaslt)|3080 --backend cublaslt"

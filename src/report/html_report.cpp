@@ -1,5 +1,7 @@
 #include "report/html_report.hpp"
 
+#include "report/explain_report.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -218,9 +220,9 @@ std::string slow_row(const ReportView& v, size_t rank, const SlowShape& w) {
   const Annotation& a = v.main.annotations[w.index];
   std::string answer = fmt::format("<div class=\"why\">runs {} (as do {} slow shapes)</div>", code(kernel_of(p, a)),
                                    w.same_kernel);
-  if (!w.verdict.empty()) {
-    answer += "<div class=\"verdict\">" + esc(w.verdict) + "</div>";
-    if (!w.fix.empty()) answer += "<div class=\"fix\">" + esc(w.fix) + "</div>";
+  if (w.explanation) {
+    answer += "<div class=\"verdict\">" + esc(explain_verdict_line(*w.explanation)) + "</div>";
+    answer += "<div class=\"fix\">" + esc(explain_fix_line(*w.explanation)) + "</div>";
   } else {
     answer += "<div class=\"why\">explain had no answer: " + esc(w.explain_error) + "</div>";
   }

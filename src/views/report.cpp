@@ -21,7 +21,8 @@ namespace {
 // explain's one-line answer for a stored point, from the store alone. The one place the report
 // calls explain: when explain's view changes, only this adapter follows.
 struct ExplainLine {
-  std::string verdict, fix, error;
+  std::optional<ExplainReport> report;
+  std::string error;
 };
 
 ExplainLine explain_line(const std::string& db, const StoredPoint& point) {
@@ -40,10 +41,7 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point) {
   ExplainLine line;
   try {
     const Problem target = plan_one(request, p.m, p.n, p.k);
-    const ExplainReport report =
-        explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target);
-    line.verdict = report.explanation.verdict;
-    line.fix = report.explanation.fix_text;
+    line.report = explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target);
   } catch (const Error& e) {
     line.error = e.what();
   }
@@ -264,8 +262,7 @@ ReportView report_view(const ReportRequest& r) {
     v.slowest = slow_shapes(v.main, *v.axis, r.slowest, 1, v.slow_count);
     for (SlowShape& shape : v.slowest) {
       ExplainLine line = explain_line(r.db, v.main.points[shape.index]);
-      shape.verdict = std::move(line.verdict);
-      shape.fix = std::move(line.fix);
+      shape.explanation = std::move(line.report);
       shape.explain_error = std::move(line.error);
     }
   }

@@ -4,6 +4,9 @@
 // (with explain's verdict and fix), the cuBLASLt heuristic's regret and our kernels against cuBLAS.
 // report/html_report.hpp writes it.
 #pragma once
+#include <optional>
+
+#include "views/explain.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -48,7 +51,7 @@ struct SlowShape {
   size_t neighbour = 0;      // into ReportView::main: the faster, at least as large size
   double speedup = 1;        // this point's time / the neighbour's
   size_t same_kernel = 0;    // slow shapes (speedup >= the threshold) that ran the same main kernel
-  std::string verdict, fix;  // explain's; empty with explain_error set when explain had no answer
+  std::optional<ExplainReport> explanation;  // explain's, from the store; nullopt with explain_error set
   std::string explain_error;
 };
 
