@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
                "  shapescope pad --model gpt2 --tokens 12288 --train   pad-or-not for a model's GEMMs\n"
                "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "  shapescope export --format csv       stored points with their annotations (no GPU needed)\n"
+               "  shapescope merge all.db a.db b.db    several stores (shards, GPUs) into one\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot: no gnuplot), 4 not enough\n"
                "GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.set_version_flag("--version", version_text());
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   register_pad(app);
   register_plot(app);
   register_export(app);
+  register_merge(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".

@@ -17,6 +17,7 @@ void register_explain(CLI::App& app);
 void register_pad(CLI::App& app);
 void register_plot(CLI::App& app);
 void register_export(CLI::App& app);
+void register_merge(CLI::App& app);
 
 // The options that describe a problem besides its dimensions, shared by the commands that plan
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
