@@ -18,6 +18,7 @@
 namespace shapescope {
 
 std::atomic<bool> g_interrupted{false};
+std::vector<std::string> g_arguments;
 
 namespace {
 const auto g_process_start = std::chrono::steady_clock::now();
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".
   std::vector<std::string> args(argv + 1, argv + argc);
+  g_arguments = args;
   if (!args.empty() && args.front() == "help") {
     args.erase(args.begin());
     args.push_back("--help");

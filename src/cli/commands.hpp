@@ -38,7 +38,7 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter);
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.
-void add_device_option(CLI::App* cmd, int& device);
+CLI::Option* add_device_option(CLI::App* cmd, int& device);
 
 // The folder of one kind of shapescope's data ("models": presets, "plots": gnuplot templates):
 // $SHAPESCOPE_DATA/KIND when set; else PREFIX/share/shapescope/KIND beside an installed binary; else
@@ -48,6 +48,8 @@ std::string data_dir(const std::string& kind);
 // "shapescope 0.1.0 (git v0.1.0-12-gabcdef), CUDA 13.0, cuBLAS 13.1.0, architectures 80;90a"
 std::string version_text();
 
+// The command line as given (argv[1..]): a --devices parent runs its workers with it.
+extern std::vector<std::string> g_arguments;
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;
 // Seconds since the process started (for the wall time a sweep reports).

@@ -1,6 +1,7 @@
 #include "report/scale_report.hpp"
 
 #include <fmt/format.h>
+#include <string.h>
 
 namespace shapescope {
 
@@ -37,6 +38,32 @@ std::vector<std::string> merge_summary(const MergeResult& r, const std::string& 
                                 c.path, c.skipped_model_version, out, c.out_model_version));
   }
   return lines;
+}
+
+std::string sweep_summary(const SweepTotals& t, double wall, bool hot, size_t gpus) {
+  const std::string on = gpus > 1 ? fmt::format(" on {} GPUs", gpus) : "";
+  std::string floor;
+  if (t.measured > 0 && !hot)
+    floor = fmt::format("; GPU-time floor {:.2f} s{} (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
+                        t.floor_s, gpus > 1 ? " on the busiest GPU" : "", t.flush_us, wall / t.floor_s);
+  std::string clock;
+  if (t.measured > 0)
+    clock = t.clock_mhz > 0 ? fmt::format("; median SM clock {:.0f} MHz", t.clock_mhz)
+                            : std::string("; SM clock unknown (no NVML)");
+  return fmt::format("measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}{}; {} noisy, {} throttled",
+                     t.measured, t.reused, t.annotated, wall, on, floor, clock, t.noisy, t.throttled);
+}
+
+std::string interrupted_line(size_t measured, const std::string& db, const std::string& out) {
+  return fmt::format("interrupted: {} points are saved in {}; run the same command to resume{}", measured, db,
+                     out.empty() ? "" : fmt::format(" ('{}' is left as it was)", out));
+}
+
+std::string worker_failure(const Worker& w) {
+  const std::string how = w.signal != 0 ? fmt::format("was killed by signal {} ({})", w.signal, strsignal(w.signal))
+                          : w.exit_code == 0 ? std::string("ended without its report")
+                                             : fmt::format("failed with exit code {} (its message is above)", w.exit_code);
+  return fmt::format("the worker on GPU {} (shard {}) {}", w.ordinal, w.shard.text(), how);
 }
 
 }  // namespace shapescope
