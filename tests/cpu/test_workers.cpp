@@ -126,7 +126,10 @@ TEST(Devices, PoolForwardsSigintOnce) {
       "echo 'progress 0.1 1 1' >&3; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 9";
   std::vector<Worker> workers = {shell_worker(0, script, 1), shell_worker(1, script, 1)};
   std::atomic<bool> interrupted{false};
-  run_workers(workers, [&] { interrupted = true; }, &interrupted);
+  // Once both have set their trap (they report after it).
+  run_workers(workers, [&] {
+    interrupted = workers[0].progress.measured == 1 && workers[1].progress.measured == 1;
+  }, &interrupted);
   for (const Worker& w : workers) {
     EXPECT_EQ(w.exit_code, 130);
     EXPECT_FALSE(w.failed());
