@@ -40,6 +40,11 @@ void check_db_option(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.
 CLI::Option* add_device_option(CLI::App* cmd, int& device);
 
+// explain SHAPE with several --db: the shape on each store's GPUs side by side (compare_gpus.cpp).
+struct ExplainRequest;
+void explain_across_stores(const ExplainRequest& request, const std::vector<std::string>& dbs, const Problem& target,
+                           const std::string& gpu, bool json);
+
 // The folder of one kind of shapescope's data ("models": presets, "plots": gnuplot templates):
 // $SHAPESCOPE_DATA/KIND when set; else PREFIX/share/shapescope/KIND beside an installed binary; else
 // the source tree the binary was built from; else KIND beside the binary's folder. When none exists,
