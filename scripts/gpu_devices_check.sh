@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `sweep --devices` on a GPU host (one GPU is enough), from the repository root with build/ made:
+#   scripts/gpu_devices_check.sh            # logs and stores in $OUT (default ./out)
+# 1. `--devices 0` against no option: same points, same keys, same table order, similar times.
+# 2. A --devices sweep whose worker is killed (SIGKILL) mid-way, then the same command again: it
+#    measures only the missing points. 3. The same with ^C (SIGINT to the parent, forwarded).
+# Ends with a short table. Needs python3 (sqlite3 module) for the counts.
+set -u -o pipefail
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+S=${S:-build/shapescope}
+N=${N:-1..1024}
+TOTAL=$(python3 -c "a,b='$N'.split('..'); print(int(b)-int(a)+1)")
+SWEEP=(sweep --n "$N" --samples 5)
+rm -f "$OUT"/dev_*.db*
+
+count() {  # points, distinct keys, integrity of a store
+  python3 - "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+rows = c.execute("select count(*) from points").fetchone()[0]
+keys = c.execute("select count(*) from (select distinct gpu_uuid, backend, algo, m, n, k, batch, lda, ldb, ldc from points)").fetchone()[0]
+ok = c.execute("pragma integrity_check").fetchone()[0]
+print(rows, rows - keys, ok)
+PY
+}
+summary_field() {  # "measured X points, reused Y" from a sweep's stderr
+  grep -o "measured [0-9]* points, reused [0-9]*" "$1" | tail -1 | awk '{print $2, $5}'
+}
+# Stored points while a sweep runs (the store is in WAL mode: read through it).
+stored_now() { python3 -c "import sqlite3; print(sqlite3.connect('file:$1?mode=ro', uri=True).execute('select count(*) from points').fetchone()[0])" 2>/dev/null || echo 0; }
+
+# 1. --devices 0 against no option.
+$S "${SWEEP[@]}" --db "$OUT/dev_plain.db" --format csv --out "$OUT/dev_plain.csv" 2> "$OUT/dev_plain.err"
+plain_rc=$?
+$S "${SWEEP[@]}" --db "$OUT/dev_devices.db" --devices 0 --format csv --out "$OUT/dev_devices.csv" 2> "$OUT/dev_devices.err"
+devices_rc=$?
+same_order=$(python3 - "$OUT/dev_plain.csv" "$OUT/dev_devices.csv" <<'PY'
+import csv, sys, statistics
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+key = lambda r: (r["backend"], r["algo"], r["m"], r["n"], r["k"], r["gpu_uuid"])
+same = [key(r) for r in a] == [key(r) for r in b]
+ratio = statistics.median(float(y["median_us"]) / float(x["median_us"]) for x, y in zip(a, b)) if same and a else 0
+print(f"{'yes' if same else 'NO'} {ratio:.3f}")
+PY
+)
+header_same=$([ "$(head -1 "$OUT/dev_plain.err")" = "$(head -1 "$OUT/dev_devices.err")" ] && echo yes || echo NO)
+
+# 2. SIGKILL the worker mid-way, then again.
+$S "${SWEEP[@]}" --db "$OUT/dev_kill.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_kill_1.err" &
+parent=$!
+for _ in $(seq 1 300); do [ "$(stored_now "$OUT/dev_kill.db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
+worker=$(pgrep -P "$parent" | head -1)
+kill -9 "$worker"
+wait "$parent"; kill_rc=$?
+read -r kill_stored _ _ <<< "$(count "$OUT/dev_kill.db")"
+$S "${SWEEP[@]}" --db "$OUT/dev_kill.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_kill_2.err"
+kill_rerun_rc=$?
+read -r kill_measured kill_reused <<< "$(summary_field "$OUT/dev_kill_2.err")"
+read -r kill_rows kill_dups kill_ok <<< "$(count "$OUT/dev_kill.db")"
+
+# 3. ^C (SIGINT to the parent, which forwards it), then again.
+$S "${SWEEP[@]}" --db "$OUT/dev_int.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_int_1.err" &
+parent=$!
+for _ in $(seq 1 300); do [ "$(stored_now "$OUT/dev_int.db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
+kill -INT "$parent"
+wait "$parent"; int_rc=$?
+read -r int_stored _ _ <<< "$(count "$OUT/dev_int.db")"
+$S "${SWEEP[@]}" --db "$OUT/dev_int.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_int_2.err"
+int_rerun_rc=$?
+read -r int_measured int_reused <<< "$(summary_field "$OUT/dev_int_2.err")"
+read -r int_rows int_dups int_ok <<< "$(count "$OUT/dev_int.db")"
+
+read -r plain_rows plain_dups _ <<< "$(count "$OUT/dev_plain.db")"
+read -r devices_rows devices_dups _ <<< "$(count "$OUT/dev_devices.db")"
+echo "--- last stderr lines"
+tail -n 2 "$OUT/dev_plain.err" "$OUT/dev_devices.err" "$OUT/dev_kill_1.err" "$OUT/dev_kill_2.err" "$OUT/dev_int_1.err" "$OUT/dev_int_2.err"
+echo
+echo "check                                   result"
+echo "no option: exit, points, duplicates     $plain_rc, $plain_rows/$TOTAL, $plain_dups"
+echo "--devices 0: exit, points, duplicates   $devices_rc, $devices_rows/$TOTAL, $devices_dups"
+echo "same rows in the same order; median time ratio (devices/plain)   $same_order"
+echo "same device header line                 $header_same"
+echo "worker SIGKILLed: parent exit, stored   $kill_rc, $kill_stored"
+echo "  rerun: exit, measured, reused         $kill_rerun_rc, $kill_measured (missing $((TOTAL - kill_stored))), $kill_reused"
+echo "  rerun measured only the missing       $([ "$kill_measured" = "$((TOTAL - kill_stored))" ] && [ "$kill_reused" = "$kill_stored" ] && echo yes || echo NO)"
+echo "  store: points, duplicates, integrity  $kill_rows/$TOTAL, $kill_dups, $kill_ok"
+echo "parent SIGINTed: exit (130), stored     $int_rc, $int_stored"
+echo "  rerun: exit, measured, reused         $int_rerun_rc, $int_measured (missing $((TOTAL - int_stored))), $int_reused"
+echo "  rerun measured only the missing       $([ "$int_measured" = "$((TOTAL - int_stored))" ] && [ "$int_reused" = "$int_stored" ] && echo yes || echo NO)"
+echo "  store: points, duplicates, integrity  $int_rows/$TOTAL, $int_dups, $int_ok"
