@@ -2,6 +2,7 @@
 # `sweep --devices` on a GPU host (one GPU is enough), from the repository root with build/ made:
 #   scripts/gpu_devices_check.sh            # logs and stores in $OUT (default ./out)
 # 1. `--devices 0` against no option: same points, same keys, same table order, similar times.
+# (N=1..1024 scripts/gpu_devices_check.sh for a shorter run; the stops must still land mid-way.)
 # 2. A --devices sweep whose worker is killed (SIGKILL) mid-way, then the same command again: it
 #    measures only the missing points. 3. The same with ^C (SIGINT to the parent, forwarded).
 # Ends with a short table. Needs python3 (sqlite3 module) for the counts.
@@ -9,7 +10,7 @@ set -u -o pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 S=${S:-build/shapescope}
-N=${N:-1..1024}
+N=${N:-1..4096}  # large enough that the stops below land mid-way
 TOTAL=$(python3 -c "a,b='$N'.split('..'); print(int(b)-int(a)+1)")
 SWEEP=(sweep --n "$N" --samples 5)
 rm -f "$OUT"/dev_*.db*
@@ -46,30 +47,29 @@ PY
 )
 header_same=$([ "$(head -1 "$OUT/dev_plain.err")" = "$(head -1 "$OUT/dev_devices.err")" ] && echo yes || echo NO)
 
-# 2. SIGKILL the worker mid-way, then again.
-$S "${SWEEP[@]}" --db "$OUT/dev_kill.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_kill_1.err" &
-parent=$!
-for _ in $(seq 1 300); do [ "$(stored_now "$OUT/dev_kill.db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
-worker=$(pgrep -P "$parent" | head -1)
-kill -9 "$worker"
-wait "$parent"; kill_rc=$?
-read -r kill_stored _ _ <<< "$(count "$OUT/dev_kill.db")"
-$S "${SWEEP[@]}" --db "$OUT/dev_kill.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_kill_2.err"
-kill_rerun_rc=$?
-read -r kill_measured kill_reused <<< "$(summary_field "$OUT/dev_kill_2.err")"
-read -r kill_rows kill_dups kill_ok <<< "$(count "$OUT/dev_kill.db")"
-
-# 3. ^C (SIGINT to the parent, which forwards it), then again.
-$S "${SWEEP[@]}" --db "$OUT/dev_int.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_int_1.err" &
-parent=$!
-for _ in $(seq 1 300); do [ "$(stored_now "$OUT/dev_int.db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
-kill -INT "$parent"
-wait "$parent"; int_rc=$?
-read -r int_stored _ _ <<< "$(count "$OUT/dev_int.db")"
-$S "${SWEEP[@]}" --db "$OUT/dev_int.db" --devices 0 --format csv --out /dev/null 2> "$OUT/dev_int_2.err"
-int_rerun_rc=$?
-read -r int_measured int_reused <<< "$(summary_field "$OUT/dev_int_2.err")"
-read -r int_rows int_dups int_ok <<< "$(count "$OUT/dev_int.db")"
+# 2. and 3. Stop a --devices sweep once a quarter of its points is stored (SIGKILL to its worker, or
+# SIGINT to the parent, which forwards it), then run the same command again. Prints: exit, stored,
+# the rerun's exit, measured, reused, and the store's points, duplicates and integrity.
+stop_and_resume() {  # NAME SIGNAL worker|parent
+  local db="$OUT/dev_$1.db" parent rc stored rerun_rc
+  $S "${SWEEP[@]}" --db "$db" --devices 0 --format csv --out "$OUT/dev_$1.csv" 2> "$OUT/dev_$1_1.err" &
+  parent=$!
+  for _ in $(seq 1 300); do [ "$(stored_now "$db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
+  if [ "$3" = worker ]; then kill "-$2" "$(pgrep -P "$parent" | head -1)"; else kill "-$2" "$parent"; fi
+  wait "$parent"; rc=$?
+  read -r stored _ _ <<< "$(count "$db")"
+  $S "${SWEEP[@]}" --db "$db" --devices 0 --format csv --out "$OUT/dev_$1.csv" 2> "$OUT/dev_$1_2.err"
+  rerun_rc=$?
+  echo "$rc $stored $rerun_rc $(summary_field "$OUT/dev_$1_2.err") $(count "$db")"
+}
+rows() {  # LABEL RC STORED RERUN_RC MEASURED REUSED POINTS DUPS OK
+  echo "$1: exit, stored                 $2, $3 (mid-way: $([ "$3" -lt "$TOTAL" ] && echo yes || echo NO))"
+  echo "  rerun: exit, measured, reused         $4, $5 (missing $((TOTAL - $3))), $6"
+  echo "  rerun measured only the missing       $([ "$5" = "$((TOTAL - $3))" ] && [ "$6" = "$3" ] && echo yes || echo NO)"
+  echo "  store: points, duplicates, integrity  $7/$TOTAL, $8, $9"
+}
+killed=$(stop_and_resume kill KILL worker)
+interrupted=$(stop_and_resume int INT parent)
 
 read -r plain_rows plain_dups _ <<< "$(count "$OUT/dev_plain.db")"
 read -r devices_rows devices_dups _ <<< "$(count "$OUT/dev_devices.db")"
@@ -81,11 +81,5 @@ echo "no option: exit, points, duplicates     $plain_rc, $plain_rows/$TOTAL, $pl
 echo "--devices 0: exit, points, duplicates   $devices_rc, $devices_rows/$TOTAL, $devices_dups"
 echo "same rows in the same order; median time ratio (devices/plain)   $same_order"
 echo "same device header line                 $header_same"
-echo "worker SIGKILLed: parent exit, stored   $kill_rc, $kill_stored"
-echo "  rerun: exit, measured, reused         $kill_rerun_rc, $kill_measured (missing $((TOTAL - kill_stored))), $kill_reused"
-echo "  rerun measured only the missing       $([ "$kill_measured" = "$((TOTAL - kill_stored))" ] && [ "$kill_reused" = "$kill_stored" ] && echo yes || echo NO)"
-echo "  store: points, duplicates, integrity  $kill_rows/$TOTAL, $kill_dups, $kill_ok"
-echo "parent SIGINTed: exit (130), stored     $int_rc, $int_stored"
-echo "  rerun: exit, measured, reused         $int_rerun_rc, $int_measured (missing $((TOTAL - int_stored))), $int_reused"
-echo "  rerun measured only the missing       $([ "$int_measured" = "$((TOTAL - int_stored))" ] && [ "$int_reused" = "$int_stored" ] && echo yes || echo NO)"
-echo "  store: points, duplicates, integrity  $int_rows/$TOTAL, $int_dups, $int_ok"
+rows "worker SIGKILLed (exit 1)" $killed
+rows "parent SIGINTed (exit 130)" $interrupted

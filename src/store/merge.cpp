@@ -196,16 +196,22 @@ class Merger {
                      key_join(), taken)
              .c_str(),
          "cannot write");
-    std::vector<std::string> kernel_columns;
-    for (const std::string& column : columns_of(db_, out_, "main", "kernels"))
-      if (column != "point_id") kernel_columns.push_back(column);
+    counts.kernels = copy_rows_of_copied_points("kernels");
+  }
+
+  // The rows of `table` (kernels, annotations: keyed by point_id) that belong to the points just
+  // copied, with their ids in OUT; returns how many.
+  size_t copy_rows_of_copied_points(const std::string& table) {
+    std::vector<std::string> columns;
+    for (const std::string& column : columns_of(db_, out_, "main", table))
+      if (column != "point_id") columns.push_back(column);
     exec(db_, out_,
-         fmt::format("INSERT INTO main.kernels (point_id, {}) SELECT ids.main_id, {} FROM src.kernels AS k "
-                     "JOIN temp.ids AS ids ON k.point_id = ids.src_id",
-                     joined(kernel_columns, "", ", "), joined(kernel_columns, "k.", ", "))
+         fmt::format("INSERT INTO main.{0} (point_id, {1}) SELECT ids.main_id, {2} FROM src.{0} AS r "
+                     "JOIN temp.ids AS ids ON r.point_id = ids.src_id",
+                     table, joined(columns, "", ", "), joined(columns, "r.", ", "))
              .c_str(),
          "cannot write");
-    counts.kernels = size_t(sqlite3_changes(db_));
+    return size_t(sqlite3_changes(db_));
   }
 
   // The input's annotation rows, when OUT's table is of the same model version (or OUT has none:
@@ -229,16 +235,7 @@ class Merger {
       counts.out_model_version = out_version.value_or("?");
       return;
     }
-    std::vector<std::string> columns;
-    for (const std::string& column : columns_of(db_, out_, "main", "annotations"))
-      if (column != "point_id") columns.push_back(column);
-    exec(db_, out_,
-         fmt::format("INSERT INTO main.annotations (point_id, {}) SELECT ids.main_id, {} FROM src.annotations AS a "
-                     "JOIN temp.ids AS ids ON a.point_id = ids.src_id",
-                     joined(columns, "", ", "), joined(columns, "a.", ", "))
-             .c_str(),
-         "cannot write");
-    counts.annotations = size_t(sqlite3_changes(db_));
+    counts.annotations = copy_rows_of_copied_points("annotations");
   }
 
   // Calibrations are a history (the views take the newest per GPU and kind): rows OUT lacks.

@@ -38,6 +38,12 @@ inline CliRun run_binary(const std::string& binary, const std::string& args, con
   return r;
 }
 
+// A file's bytes (empty when it cannot be read): for tests that promise a file is unchanged.
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 // Runs the shapescope of this build: `shapescope ARGS`, in `cwd` when one is given.
 inline CliRun run(const std::string& args, const std::string& cwd = "") { return run_binary(SHAPESCOPE_BIN, args, cwd); }
 
