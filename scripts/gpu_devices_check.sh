@@ -15,7 +15,8 @@ TOTAL=$(python3 -c "a,b='$N'.split('..'); print(int(b)-int(a)+1)")
 SWEEP=(sweep --n "$N" --samples 5)
 rm -f "$OUT"/dev_*.db*
 
-count() {  # points, distinct keys, integrity of a store
+count() {  # points, duplicate keys, integrity of a store
+  [ -f "$1" ] || { echo "0 0 no-store"; return; }
   python3 - "$1" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
@@ -26,17 +27,19 @@ print(rows, rows - keys, ok)
 PY
 }
 summary_field() {  # "measured X points, reused Y" from a sweep's stderr
-  grep -o "measured [0-9]* points, reused [0-9]*" "$1" | tail -1 | awk '{print $2, $5}'
+  local found
+  found=$(grep -o "measured [0-9]* points, reused [0-9]*" "$1" | tail -1 | awk '{print $2, $5}')
+  echo "${found:-- -}"
 }
 # Stored points while a sweep runs (the store is in WAL mode: read through it).
-stored_now() { python3 -c "import sqlite3; print(sqlite3.connect('file:$1?mode=ro', uri=True).execute('select count(*) from points').fetchone()[0])" 2>/dev/null || echo 0; }
+stored_now() { [ -f "$1" ] || { echo 0; return; }; python3 -c "import sqlite3; print(sqlite3.connect('file:$1?mode=ro', uri=True).execute('select count(*) from points').fetchone()[0])" 2>/dev/null || echo 0; }
 
 # 1. --devices 0 against no option.
 $S "${SWEEP[@]}" --db "$OUT/dev_plain.db" --format csv --out "$OUT/dev_plain.csv" 2> "$OUT/dev_plain.err"
 plain_rc=$?
 $S "${SWEEP[@]}" --db "$OUT/dev_devices.db" --devices 0 --format csv --out "$OUT/dev_devices.csv" 2> "$OUT/dev_devices.err"
 devices_rc=$?
-same_order=$(python3 - "$OUT/dev_plain.csv" "$OUT/dev_devices.csv" <<'PY'
+same_order=$(python3 - "$OUT/dev_plain.csv" "$OUT/dev_devices.csv" 2>/dev/null <<'PY' || echo "NO (no results)"
 import csv, sys, statistics
 a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
 key = lambda r: (r["backend"], r["algo"], r["m"], r["n"], r["k"], r["gpu_uuid"])
@@ -54,8 +57,11 @@ stop_and_resume() {  # NAME SIGNAL worker|parent
   local db="$OUT/dev_$1.db" parent rc stored rerun_rc
   $S "${SWEEP[@]}" --db "$db" --devices 0 --format csv --out "$OUT/dev_$1.csv" 2> "$OUT/dev_$1_1.err" &
   parent=$!
-  for _ in $(seq 1 300); do [ "$(stored_now "$db")" -gt $((TOTAL / 4)) ] && break; sleep 0.1; done
-  if [ "$3" = worker ]; then kill "-$2" "$(pgrep -P "$parent" | head -1)"; else kill "-$2" "$parent"; fi
+  for _ in $(seq 1 300); do
+    { [ "$(stored_now "$db")" -gt $((TOTAL / 4)) ] || ! kill -0 "$parent" 2>/dev/null; } && break
+    sleep 0.1
+  done
+  if [ "$3" = worker ]; then kill "-$2" "$(pgrep -P "$parent" | head -1)" 2>/dev/null; else kill "-$2" "$parent" 2>/dev/null; fi
   wait "$parent"; rc=$?
   read -r stored _ _ <<< "$(count "$db")"
   $S "${SWEEP[@]}" --db "$db" --devices 0 --format csv --out "$OUT/dev_$1.csv" 2> "$OUT/dev_$1_2.err"
@@ -63,7 +69,7 @@ stop_and_resume() {  # NAME SIGNAL worker|parent
   echo "$rc $stored $rerun_rc $(summary_field "$OUT/dev_$1_2.err") $(count "$db")"
 }
 rows() {  # LABEL RC STORED RERUN_RC MEASURED REUSED POINTS DUPS OK
-  echo "$1: exit, stored                 $2, $3 (mid-way: $([ "$3" -lt "$TOTAL" ] && echo yes || echo NO))"
+  echo "$1: exit, stored                 $2, $3 (mid-way: $([ "$3" -gt 0 ] && [ "$3" -lt "$TOTAL" ] && echo yes || echo NO))"
   echo "  rerun: exit, measured, reused         $4, $5 (missing $((TOTAL - $3))), $6"
   echo "  rerun measured only the missing       $([ "$5" = "$((TOTAL - $3))" ] && [ "$6" = "$3" ] && echo yes || echo NO)"
   echo "  store: points, duplicates, integrity  $7/$TOTAL, $8, $9"
