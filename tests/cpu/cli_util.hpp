@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace shapescope {
@@ -38,10 +39,17 @@ inline CliRun run_binary(const std::string& binary, const std::string& args, con
   return r;
 }
 
-// A file's bytes (empty when it cannot be read): for tests that promise a file is unchanged.
-inline std::string file_bytes(const std::string& path) {
+// A file's bytes ("" when it cannot be read).
+inline std::string file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// How many times `part` occurs in `text`, without overlaps.
+inline size_t occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
 }
 
 // Runs the shapescope of this build: `shapescope ARGS`, in `cwd` when one is given.

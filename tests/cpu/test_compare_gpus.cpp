@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 const std::string kSquares = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
 
-std::string bytes_of(const fs::path& path) { return file_bytes(path.string()); }
+std::string bytes_of(const fs::path& path) { return file_text(path.string()); }
 
 class CompareGpus : public ::testing::Test {
  protected:

@@ -38,7 +38,7 @@ const std::string kExplain = kData + "/h200-2026-11-21-final/explain.db";       
 const std::string kOtherExplain = kData + "/h200-2026-11-21-explain/explain.db";  // 92 points, another run
 const std::string kSquares = kData + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";  // 4096 points
 
-std::string bytes_of(const fs::path& path) { return file_bytes(path.string()); }
+std::string bytes_of(const fs::path& path) { return file_text(path.string()); }
 size_t checksum(const fs::path& path) { return std::hash<std::string>{}(bytes_of(path)); }
 
 void sql(const std::string& path, const std::string& statement) {
