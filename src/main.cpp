@@ -18,6 +18,7 @@
 namespace shapescope {
 
 std::atomic<bool> g_interrupted{false};
+std::vector<std::string> g_arguments;
 
 namespace {
 const auto g_process_start = std::chrono::steady_clock::now();
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
                "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "  shapescope export --format csv       stored points with their annotations (no GPU needed)\n"
                "  shapescope report --out report.html  one self-contained page of a sweep (no GPU needed)\n"
+               "  shapescope merge all.db a.db b.db    several stores (shards, GPUs) into one\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot, report: no gnuplot), 4 not\n"
                "enough GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
   app.set_version_flag("--version", version_text());
@@ -65,10 +67,12 @@ int main(int argc, char** argv) {
   register_plot(app);
   register_export(app);
   register_report(app);
+  register_merge(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".
   std::vector<std::string> args(argv + 1, argv + argc);
+  g_arguments = args;
   if (!args.empty() && args.front() == "help") {
     args.erase(args.begin());
     args.push_back("--help");

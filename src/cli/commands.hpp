@@ -18,6 +18,7 @@ void register_pad(CLI::App& app);
 void register_plot(CLI::App& app);
 void register_export(CLI::App& app);
 void register_report(CLI::App& app);
+void register_merge(CLI::App& app);
 
 // The options that describe a problem besides its dimensions, shared by the commands that plan
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
@@ -38,7 +39,12 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter);
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.
-void add_device_option(CLI::App* cmd, int& device);
+CLI::Option* add_device_option(CLI::App* cmd, int& device);
+
+// explain SHAPE with several --db: the shape on each store's GPUs side by side (compare_gpus.cpp).
+struct ExplainRequest;
+void explain_across_stores(const ExplainRequest& request, const std::vector<std::string>& dbs, const Problem& target,
+                           const std::string& gpu, bool json);
 
 // The folder of one kind of shapescope's data ("models": presets, "plots": gnuplot templates):
 // $SHAPESCOPE_DATA/KIND when set; else PREFIX/share/shapescope/KIND beside an installed binary; else
@@ -48,6 +54,8 @@ std::string data_dir(const std::string& kind);
 // "shapescope 0.1.0 (git v0.1.0-12-gabcdef), CUDA 13.0, cuBLAS 13.1.0, architectures 80;90a"
 std::string version_text();
 
+// The command line as given (argv[1..]): a --devices parent runs its workers with it.
+extern std::vector<std::string> g_arguments;
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.
 extern std::atomic<bool> g_interrupted;
 // Seconds since the process started (for the wall time a sweep reports).

@@ -25,6 +25,7 @@ struct ExplainOptions {
   ExplainRequest request;
   int device = 0;
   std::string gpu;          // a profile: answer for that GPU (from the store, else the model)
+  std::vector<std::string> dbs;  // --db as given; several: the shape on each store's GPUs
   bool json = false;
 };
 
@@ -69,6 +70,7 @@ void run_explain(const ExplainOptions& o) {
     throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.request.tile));
   const Problem target = plan_one(o.request, shape->m, shape->n, shape->k);
   check_fp8_backend(target.dtype, o.request.backend);
+  if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
   const bool have_gpu = profile == nullptr && device_count() > 0;
@@ -113,7 +115,8 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 1793 --gpu a100 --tile 256x128   # model only\n"
       "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
       "  shapescope explain 3080 --no-controls           # neighbours only\n"
-      "  shapescope explain 1793 --json");
+      "  shapescope explain 1793 --json\n"
+      "  shapescope explain 1793 --db h100.db --db h200.db   # the shape on each GPU, side by side");
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
   add_problem_options(cmd, o->request.plan);
@@ -123,12 +126,16 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
-  cmd->add_option("--db", o->request.db, "result store (SQLite file)");
+  cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")
+      ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->request.db);
   add_device_option(cmd, o->device);
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
   cmd->add_option("--tile", o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
   cmd->add_flag("--json", o->json, "the same content as JSON fields");
-  cmd->callback([o] { run_explain(*o); });
+  cmd->callback([o] {
+    if (o->dbs.size() == 1) o->request.db = o->dbs.front();
+    run_explain(*o);
+  });
 }
 
 }  // namespace shapescope

@@ -62,9 +62,9 @@ void check_db_option(const std::string& db) {
   if (db.empty()) throw usage_error("--db: '' is empty (a store file, e.g. shapescope.db)");
 }
 
-void add_device_option(CLI::App* cmd, int& device) {
+CLI::Option* add_device_option(CLI::App* cmd, int& device) {
   // Taken as text so that "-1" or "x" gets a message of ours rather than CLI11's range dump.
-  cmd->add_option_function<std::string>(
+  return cmd->add_option_function<std::string>(
       "--device",
       [&device](const std::string& text) {
         int value = -1;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/plot.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "model/device_profile.hpp"
@@ -26,57 +27,10 @@ namespace {
 constexpr std::array<std::string_view, 8> kKinds = {"flops",   "runtime", "waves",    "kernels",
                                                     "compare", "heatmap", "tilegrid", "roofline"};
 
-struct PlotOptions {
-  std::string kind;
-  std::string shape;         // tilegrid only
-  PlotFilter filter;
-  std::string db = "shapescope.db";
-  std::string out = ".";
-  std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
-  std::string tile;          // tilegrid from the model: BMxBN, with --gpu PROFILE
-  std::string gnuplot = "gnuplot";
-  std::string templates = data_dir("plots");
-  std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
-};
-
 std::string kinds_text() {
   std::string text;
   for (std::string_view k : kKinds) text += (text.empty() ? "" : ", ") + std::string(k);
   return text;
-}
-
-// The command that made a figure, for the top of its script.
-std::string command_line(const PlotOptions& o) {
-  std::string line = fmt::format("shapescope plot {}", o.kind);
-  if (!o.shape.empty()) line += " " + o.shape;
-  line += fmt::format(" --db {} --out {}", o.db, o.out);
-  const std::string filters = o.filter.given();
-  if (filters != "no filter") line += " " + filters;
-  if (!o.calibration.empty()) line += " --calibration " + o.calibration;
-  if (!o.tile.empty()) line += " --tile " + o.tile;
-  return line;
-}
-
-void render(const PlotOptions& o, const Plot& plot, const std::string& default_name, const std::string& title) {
-  const PlotPaths paths = plot_paths(o.out, default_name);
-  // None of the four files may be a store the plot reads, a directory or a device.
-  for (const char* extension : {"svg", "png", "gp", "dat"})
-    check_output_path(paths.file(extension), "--out",
-                      {o.db, o.db + "-wal", o.db + "-shm", o.calibration, o.calibration + "-wal",
-                       o.calibration + "-shm"});
-  const std::string template_path =
-      (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
-  const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
-  size_t start = 0;
-  while (start < warnings.size()) {
-    const size_t end = warnings.find('\n', start);
-    const std::string line = warnings.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!line.empty()) fmt::print(stderr, "gnuplot: {}\n", line);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  fmt::print("wrote {} {} {} {}\n", paths.file("svg"), paths.file("png"), paths.file("gp"), paths.file("dat"));
-  for (const std::string& line : plot.summary) fmt::print("  {}\n", line);
 }
 
 // The model's tile grid for a GPU profile and a tile: nothing stored is read.
@@ -114,6 +68,7 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
     throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
   const bool tilegrid = o.kind == "tilegrid";
   check_db_option(o.db);
+  for (const std::string& db : o.dbs) check_db_option(db);
   // --out is a directory or a path prefix: a device or other special file is neither.
   {
     std::error_code ec;
@@ -153,6 +108,10 @@ void run_plot(PlotOptions o) {
   const std::optional<ShapeArg> shape = checked_options(o);
   if (tilegrid && !o.tile.empty()) {
     run_tilegrid_model(o, *shape);
+    return;
+  }
+  if (o.dbs.size() > 1) {
+    plot_gpus(o);
     return;
   }
   const Store store(o.db, Store::Access::kReadOnly);
@@ -209,7 +168,8 @@ void register_plot(CLI::App& app) {
       "  runtime    time by size; 'bigger and faster' points (a smaller size takes >10% longer) marked\n"
       "  waves      TFLOP/s with waves and wave efficiency below, and the sizes where a new wave starts\n"
       "  kernels    TFLOP/s coloured by the kernel (or family and tile) that ran\n"
-      "  compare    backends and algorithms on one axis: cuBLAS, cuBLASLt h0, the best of h0..hK\n"
+      "  compare    backends and algorithms on one axis: cuBLAS, cuBLASLt h0, the best of h0..hK;\n"
+      "             with several --db, the GPUs of those stores side by side (a line per GPU)\n"
       "  heatmap    TFLOP/s over a grid of two sizes (e.g. M x N at fixed K)\n"
       "  tilegrid SHAPE  one shape's output cut into tiles, coloured by wave; idle slots drawn\n"
       "  roofline   points against the compute and bandwidth roofs\n"
@@ -224,6 +184,7 @@ void register_plot(CLI::App& app) {
       "  shapescope plot runtime --out out/runtime-squares --n 1..4096\n"
       "  shapescope plot waves --m 4096 --k 4096 --n 1..8192:8\n"
       "  shapescope plot compare --n 64..4096:64 --backend cublas,cublaslt\n"
+      "  shapescope plot compare --db h100.db --db h200.db --n 1..4096        # GPUs side by side\n"
       "  shapescope plot heatmap --m 256..8192:256 --n 256..8192:256 --k 4096\n"
       "  shapescope plot tilegrid 1793                                    # from the stored point\n"
       "  shapescope plot tilegrid 1793 --gpu a100 --tile 256x128          # from the model\n"
@@ -232,7 +193,8 @@ void register_plot(CLI::App& app) {
       "not installed (apt-get install gnuplot-nox), 5 result store unusable.");
   cmd->add_option("KIND", o->kind, kinds_text())->required();
   cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
-  cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only");
+  cmd->add_option("--db", o->dbs, "result store (SQLite file), opened read-only; compare: several, a line per GPU")
+      ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->db);
   cmd->add_option("--out", o->out,
                   "a directory (existing, or ending in /: OUT/KIND.svg ...) or a path prefix (OUT.svg ...); "
                   "default: the current directory");
@@ -243,7 +205,10 @@ void register_plot(CLI::App& app) {
   cmd->add_option("--tile", o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
   cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
   cmd->add_option("--templates", o->templates, "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
-  cmd->callback([o] { run_plot(*o); });
+  cmd->callback([o] {
+    if (!o->dbs.empty()) o->db = o->dbs.front();
+    run_plot(*o);
+  });
 }
 
 }  // namespace shapescope

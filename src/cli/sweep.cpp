@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <limits>
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/sweep.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "device/device.hpp"
@@ -14,31 +16,13 @@
 #include "store/store.hpp"
 #include "views/annotated.hpp"
 #include "measure/measure.hpp"
+#include "measure/workers.hpp"
 #include "report/output.hpp"
+#include "report/scale_report.hpp"
 
 namespace shapescope {
 namespace {
 
-struct SweepOptions {
-  ShapeOptions shape;
-  std::string backends = "cublas";
-  int lt_algos = 1;
-  int samples = 10;
-  double max_noise_pct = 5;
-  int max_rounds = 2;
-  bool hot = false;
-  bool force = false;
-  bool dry_run = false;
-  std::string db = "shapescope.db";
-  std::string format = "table";
-  std::string out;
-  std::string shard;
-  int device = 0;
-  double warmup_ms = 300;
-  uint64_t seed = 0x5eed;
-  bool format_given = false;  // --format on the command line (set by the callback)
-  bool wide = false;          // --wide: kernel names whole in the table
-};
 
 void validate(const SweepOptions& o) {
   check_samples(o.samples);
@@ -56,6 +40,14 @@ void validate(const SweepOptions& o) {
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
                                   o.format));
+  if (!o.devices.empty() && o.device_given)
+    throw usage_error(fmt::format("--devices: '{}' with --device {}: --devices runs one worker per GPU, --device "
+                                  "measures on one; give one of them", o.devices, o.device));
+  // The list's form now; whether its GPUs exist once the store and the GPU count are checked.
+  if (!o.devices.empty() && o.devices != "all") parse_devices(o.devices, std::numeric_limits<int>::max());
+  if (!o.devices.empty() && o.dry_run)
+    throw usage_error(fmt::format("--devices: '{}' measures on several GPUs; --dry-run measures nothing (see one part "
+                                  "of the plan with --shard I/N)", o.devices));
   if (o.dry_run && !o.out.empty())
     throw usage_error(fmt::format("--out: '{}' takes measured results; --dry-run prints its plan to stdout "
                                   "(redirect it to keep it)",
@@ -106,33 +98,16 @@ MeasureRequest measure_request(const SweepOptions& o, const std::vector<Problem>
   return request;
 }
 
-// The last line on stderr: what was measured and reused, the GPU-time floor and the clock.
-void print_summary(const SweepOptions& o, const MeasureOutcome& outcome) {
-  size_t noisy = 0, throttled = 0;
-  for (const StoredPoint& p : outcome.points) {
-    noisy += p.result.timing.noisy;
-    throttled += p.result.timing.throttled;
-  }
-  const double wall = process_seconds();
-  std::string floor;
-  if (outcome.measured > 0 && !o.hot)
-    floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
-                        outcome.gpu_floor_s, outcome.flush_us, wall / outcome.gpu_floor_s);
-  std::string clock;
-  if (outcome.measured > 0)
-    clock = outcome.median_clock_mhz > 0
-                ? fmt::format("; median SM clock {:.0f} MHz", outcome.median_clock_mhz)
-                : std::string("; SM clock unknown (no NVML)");
-  fmt::print(stderr, "measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}; {} noisy, {} throttled\n",
-             outcome.measured, outcome.reused, outcome.annotated, wall, floor, clock, noisy, throttled);
-}
-
 void run_sweep(const SweepOptions& o) {
   validate(o);
   const auto backends = parse_backends(o.backends);
   const auto problems = checked_problems(o, backends);
   if (o.dry_run) {
     print_dry_run(problems, backends, o);
+    return;
+  }
+  if (!o.devices.empty()) {
+    run_sweep_on_devices(o, problems, backends);
     return;
   }
   // Every check that needs no measurement comes before anything is written: a bad --out, the store
@@ -150,26 +125,23 @@ void run_sweep(const SweepOptions& o) {
              o.samples, o.db);
   warn_if_absurd(plan_cost(problems, backends, o.lt_algos, o.samples, o.hot, device), o.samples);
 
-  Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
-  const MeasureOutcome outcome =
-      measure(measure_request(o, problems, backends), device, store, progress.callback(), &g_interrupted);
+  // A worker of `--devices` reports to its parent, which draws the progress and prints the points.
+  std::optional<WorkerReporter> reporter;
+  std::optional<Progress> progress;
+  if (o.report_fd >= 0) {
+    reporter.emplace(o.report_fd);
+  } else {
+    progress.emplace(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
+  }
+  const MeasureOutcome outcome = measure(measure_request(o, problems, backends), device, store,
+                                         reporter ? reporter->progress() : progress->callback(), &g_interrupted);
   const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
-
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
-  const Format format = *parse_format(o.format);
-  const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
-  if (out_file && !outcome.interrupted) {
-    write_points(out_file->stream(), format, outcome.points, annotations, names);
-    out_file->commit();
-  } else if (!out_file) {
-    write_points(std::cout, format, outcome.points, annotations, names);
+  if (reporter) {
+    reporter->done(totals_of(outcome));  // interrupted: g_interrupted makes the exit code 130
+    return;
   }
-  print_summary(o, outcome);
-  if (outcome.interrupted) {
-    fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume{}\n",
-               outcome.measured, o.db, out_file ? fmt::format(" ('{}' is left as it was)", o.out) : "");
-    throw Error(ExitCode::kInterrupted, "interrupted");
-  }
+  finish_sweep(o, outcome.points, annotations, totals_of(outcome), out_file, 1);
 }
 
 }  // namespace
@@ -187,6 +159,8 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --m 8192 --n 4096 --k 4096 --layout nt --dtype fp8 --backend cublaslt\n"
       "  shapescope sweep --n 1..4096 --dry-run\n"
       "  shapescope sweep --n 4096 --backend cublas,custom                    # our kernels vs cuBLAS\n"
+      "  shapescope sweep --n 1..8192 --devices all           # one worker per GPU of this host, one store\n"
+      "  shapescope sweep --n 1..8192 --shard 3/16 --db s3.db  # one task of a job array (then: merge)\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
   std::vector<std::pair<CLI::Option*, std::string*>> ranges = {
       {cmd->add_option("--m", o->shape.m, "rows of A and C (range)"), &o->shape.m},
@@ -205,13 +179,16 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--max-rounds", o->max_rounds, "re-measurement rounds before a point is flagged noisy");
   cmd->add_flag("--hot", o->hot, "no L2 flush between samples (labelled hot in the store)");
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
+  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise)");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
   auto* format = cmd->add_option("--format", o->format, "table | csv | json");
   cmd->add_option("--out", o->out, "write the results to this file instead of stdout");
-  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise)");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
-  add_device_option(cmd, o->device);
+  CLI::Option* device = add_device_option(cmd, o->device);
+  cmd->add_option("--devices", o->devices,
+                  "all | 0,2,...: one worker process per GPU, each on an interleaved part of the plan, one store");
+  cmd->add_option("--report-fd", o->report_fd, "(internal: a --devices worker reports on this fd)")->group("");
   cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");
   cmd->add_option_function<std::string>(
          "--seed",
@@ -224,8 +201,9 @@ void register_sweep(CLI::App& app) {
          },
          "seed of the pass shuffles")
       ->default_str(std::to_string(o->seed));
-  cmd->callback([o, ranges, format] {
+  cmd->callback([o, ranges, format, device] {
     o->format_given = format->count() > 0;
+    o->device_given = device->count() > 0;
     // An empty value means "not given" to the planner: a given-but-empty one is an error here.
     for (const auto& [option, value] : ranges)
       if (option->count() > 0 && value->empty()) parse_range(*value, option->get_name());

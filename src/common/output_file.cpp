@@ -28,6 +28,33 @@ mode_t new_file_mode() {
   return 0666 & ~mask;
 }
 
+// ".NAME.shapescope-XXXXXX" beside `path`, created empty with the mode the destination keeps (an
+// existing file's) or gets (0666 less the umask).
+std::string temp_beside(const std::string& path, const std::string& option) {
+  const fs::path target(path);
+  std::string pattern = (parent_of(path) / fmt::format(".{}.shapescope-XXXXXX", target.filename().string())).string();
+  const int fd = mkstemp(pattern.data());
+  if (fd < 0) throw usage_error(fmt::format("{}: cannot write beside '{}' ({})", option, path, std::strerror(errno)));
+  struct stat existing {};
+  const mode_t mode = stat(path.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : new_file_mode();
+  fchmod(fd, mode);
+  close(fd);
+  return pattern;
+}
+
+// The data reaches the disk before the name does: a crash leaves the old file or the new one.
+void sync_and_rename(const std::string& temp, const std::string& path, const std::string& option) {
+  const int fd = open(temp.c_str(), O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) close(fd);
+    throw usage_error(fmt::format("{}: writing '{}' failed ({})", option, path, std::strerror(error)));
+  }
+  close(fd);
+  if (std::rename(temp.c_str(), path.c_str()) != 0)
+    throw usage_error(fmt::format("{}: cannot replace '{}' ({})", option, path, std::strerror(errno)));
+}
+
 }  // namespace
 
 void check_output_path(const std::string& path, const std::string& option,
@@ -52,17 +79,8 @@ void check_output_path(const std::string& path, const std::string& option,
     throw usage_error(fmt::format("{}: '{}': directory '{}' does not exist", option, path, parent_of(path).string()));
 }
 
-OutputFile::OutputFile(std::string path, std::string option) : path_(std::move(path)), option_(std::move(option)) {
-  const fs::path target(path_);
-  std::string pattern = (parent_of(path_) / fmt::format(".{}.shapescope-XXXXXX", target.filename().string())).string();
-  const int fd = mkstemp(pattern.data());
-  if (fd < 0) throw usage_error(fmt::format("{}: cannot write beside '{}' ({})", option_, path_, std::strerror(errno)));
-  temp_ = pattern;
-  // An existing destination keeps its mode; a new one gets the usual 0666 less the umask.
-  struct stat existing {};
-  const mode_t mode = stat(path_.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : new_file_mode();
-  fchmod(fd, mode);
-  close(fd);
+OutputFile::OutputFile(std::string path, std::string option)
+    : path_(std::move(path)), option_(std::move(option)), temp_(temp_beside(path_, option_)) {
   stream_.open(temp_, std::ios::binary | std::ios::trunc);
   if (!stream_) {
     std::remove(temp_.c_str());
@@ -80,16 +98,19 @@ void OutputFile::commit() {
   stream_.flush();
   stream_.close();
   if (!stream_) throw usage_error(fmt::format("{}: writing '{}' failed ({})", option_, path_, std::strerror(errno)));
-  // The data reaches the disk before the name does: a crash leaves the old file or the new one.
-  const int fd = open(temp_.c_str(), O_RDONLY);
-  if (fd < 0 || fsync(fd) != 0) {
-    const int error = errno;
-    if (fd >= 0) close(fd);
-    throw usage_error(fmt::format("{}: writing '{}' failed ({})", option_, path_, std::strerror(error)));
-  }
-  close(fd);
-  if (std::rename(temp_.c_str(), path_.c_str()) != 0)
-    throw usage_error(fmt::format("{}: cannot replace '{}' ({})", option_, path_, std::strerror(errno)));
+  sync_and_rename(temp_, path_, option_);
+  committed_ = true;
+}
+
+StagedFile::StagedFile(std::string path, std::string option)
+    : path_(std::move(path)), option_(std::move(option)), temp_(temp_beside(path_, option_)) {}
+
+StagedFile::~StagedFile() {
+  if (!committed_) std::remove(temp_.c_str());
+}
+
+void StagedFile::commit() {
+  sync_and_rename(temp_, path_, option_);
   committed_ = true;
 }
 

@@ -35,6 +35,25 @@ class OutputFile {
   bool committed_ = false;
 };
 
+// A temporary file beside `path` that another writer fills by its name (SQLite builds a store in
+// it): commit() syncs it to disk and renames it over the destination; without commit() the
+// destructor removes it. A killed process leaves the destination as it was (and the hidden
+// ".NAME.shapescope-XXXXXX" file behind). Throws usage_error naming `option` as OutputFile does.
+class StagedFile {
+ public:
+  StagedFile(std::string path, std::string option);
+  ~StagedFile();
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+
+  const std::string& path() const { return temp_; }
+  void commit();
+
+ private:
+  std::string path_, option_, temp_;
+  bool committed_ = false;
+};
+
 // A temporary folder beside `dir` for outputs made of several files (plot: .gp, .dat, .svg, .png);
 // commit() moves each file into `dir` (each rename atomic), then removes the folder; without
 // commit() the destructor removes the folder and everything in it.

@@ -230,26 +230,49 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
   return problems;
 }
 
-std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
-  if (shard.empty()) return problems;
+std::string Shard::text() const { return fmt::format("{}/{}", index, count); }
+
+Shard parse_shard(const std::string& text, const std::string& option) {
   const auto refuse = [&] {
-    return usage_error(fmt::format("--shard: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", shard));
+    return usage_error(fmt::format("{}: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", option, text));
   };
-  const size_t slash = shard.find('/');
+  const size_t slash = text.find('/');
   if (slash == std::string::npos) throw refuse();
   // from_chars takes digits only (no sign, no spaces) and reports a number beyond 64 bits.
   const auto number = [&](size_t begin, size_t end) {
     int64_t value = 0;
-    const auto [stop, error] = std::from_chars(shard.data() + begin, shard.data() + end, value);
-    if (error != std::errc() || stop != shard.data() + end || begin == end) throw refuse();
+    const auto [stop, error] = std::from_chars(text.data() + begin, text.data() + end, value);
+    if (error != std::errc() || stop != text.data() + end || begin == end) throw refuse();
     return value;
   };
-  const int64_t index = number(0, slash), count = number(slash + 1, shard.size());
-  if (count < 1 || index < 1 || index > count) throw refuse();
-  std::vector<Problem> part;
-  for (size_t i = size_t(index - 1); i < problems.size(); i += size_t(count)) part.push_back(problems[i]);
-  return part;
+  Shard shard{number(0, slash), number(slash + 1, text.size())};
+  if (shard.count < 1 || shard.index < 1 || shard.index > shard.count) throw refuse();
+  return shard;
 }
 
+std::vector<size_t> shard_positions(size_t plan_size, const Shard& shard) {
+  std::vector<size_t> positions;
+  if (uint64_t(shard.index - 1) >= plan_size) return positions;
+  // Stepping by count from index-1 never overflows: both are below plan_size or stop the loop.
+  for (size_t i = size_t(shard.index - 1); i < plan_size; i += size_t(std::min<uint64_t>(uint64_t(shard.count), plan_size)))
+    positions.push_back(i);
+  return positions;
+}
+
+// Outer shard I/N takes positions I-1 + jN; its part k of D takes j = k-1 + tD, that is positions
+// I-1 + (k-1)N + tND: the shard (I + (k-1)N) / (ND).
+Shard sub_shard(const Shard& outer, int64_t index, int64_t count) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (count < 1 || index < 1 || index > count || outer.count > kMax / count)
+    throw usage_error(fmt::format("--shard: {} split {} ways is more parts than a plan can have", outer.text(), count));
+  return Shard{outer.index + (index - 1) * outer.count, outer.count * count};
+}
+
+std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {
+  if (shard.empty()) return problems;
+  std::vector<Problem> part;
+  for (size_t i : shard_positions(problems.size(), parse_shard(shard))) part.push_back(problems[i]);
+  return part;
+}
 
 }  // namespace shapescope

@@ -19,8 +19,12 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
 
 namespace shapescope {
+
+using namespace sql;
 
 namespace {
 
@@ -162,116 +166,6 @@ constexpr const char* kKernelColumns =
     "point_id, seq, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
     "cluster_x, cluster_y, cluster_z, registers, static_smem, dynamic_smem, duration_us";
 
-// What a SQLite result code means to someone holding the file, for the one-line message.
-std::string describe(int rc, const char* otherwise) {
-  switch (rc & 0xff) {
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT: return "not a shapescope store or corrupt";
-    case SQLITE_READONLY: return "read-only";
-    case SQLITE_CANTOPEN: return "cannot open";
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: return "locked by another process";
-    case SQLITE_FULL: return "disk full";
-    case SQLITE_IOERR: return "I/O error";
-    default: return otherwise;
-  }
-}
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error(ExitCode::kStore, fmt::format("store '{}': {}", path, what));
-}
-
-[[noreturn]] void fail_sqlite(const std::string& path, sqlite3* db, int rc, const char* otherwise) {
-  // The connection's message names the failure more precisely than the code's generic text.
-  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  fail(path, fmt::format("{} ({})", describe(rc, otherwise), message));
-}
-
-// A prepared statement that is finalized on every path out, and reports failures naming the store.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& path, const std::string& sql) : db_(db), path_(path) {
-    int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt_, nullptr);
-    if (rc != SQLITE_OK) fail_sqlite(path_, db_, rc, "cannot read");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  void bind(int index, int64_t value) { check_bind(sqlite3_bind_int64(stmt_, index, value)); }
-  void bind(int index, int value) { check_bind(sqlite3_bind_int(stmt_, index, value)); }
-  void bind(int index, double value) { check_bind(sqlite3_bind_double(stmt_, index, value)); }
-  void bind(int index, const std::string& value) {
-    check_bind(sqlite3_bind_text(stmt_, index, value.data(), int(value.size()), SQLITE_TRANSIENT));
-  }
-  void bind(int index, std::string_view value) {
-    check_bind(sqlite3_bind_text(stmt_, index, value.data(), int(value.size()), SQLITE_TRANSIENT));
-  }
-  void bind_null(int index) { check_bind(sqlite3_bind_null(stmt_, index)); }
-
-  // True when a row is ready; false when the statement is done.
-  bool step(const char* otherwise = "cannot read") {
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail_sqlite(path_, db_, rc, otherwise);
-  }
-  void run(const char* otherwise = "cannot write") {
-    while (step(otherwise)) {
-    }
-  }
-  void reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-
-  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
-  int int32(int column) const { return sqlite3_column_int(stmt_, column); }
-  double real(int column) const { return sqlite3_column_double(stmt_, column); }
-  std::string text(int column) const {
-    const unsigned char* value = sqlite3_column_text(stmt_, column);
-    if (value == nullptr) return {};
-    return std::string(reinterpret_cast<const char*>(value), size_t(sqlite3_column_bytes(stmt_, column)));
-  }
-
- private:
-  void check_bind(int rc) {
-    if (rc != SQLITE_OK) fail_sqlite(path_, db_, rc, "cannot write");
-  }
-
-  sqlite3* db_;
-  const std::string& path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::string& path, const char* sql, const char* otherwise) {
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) fail_sqlite(path, db, rc, otherwise);
-}
-
-// BEGIN IMMEDIATE takes the write lock up front, so a concurrent writer waits on busy_timeout instead
-// of failing halfway through; anything but commit() rolls back.
-class Transaction {
- public:
-  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) {
-    exec(db_, path_, "BEGIN IMMEDIATE", "cannot write");
-  }
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  void commit() {
-    exec(db_, path_, "COMMIT", "cannot write");
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  const std::string& path_;
-  bool done_ = false;
-};
 
 std::string key_where_clause() {
   std::string clause;
@@ -413,20 +307,6 @@ KernelRecord read_kernel(const Statement& row) {
   return kernel;
 }
 
-// SQLite's URI form of a path, so that query parameters (mode=ro, immutable=1) can follow it:
-// '?', '#' and '%' are escaped; everything else stands as it is.
-std::string uri_of(const std::string& path) {
-  std::string uri = "file:";
-  for (char c : path) {
-    if (c == '?' || c == '#' || c == '%') {
-      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-    } else {
-      uri += c;
-    }
-  }
-  return uri;
-}
-
 // Connection settings: extended result codes, the busy timeout and the pragmas. A writable
 // connection must really be writable, and turns WAL on.
 void configure_connection(sqlite3* db, const std::string& path, bool writable) {
@@ -491,9 +371,17 @@ void create_schema(sqlite3* db, const std::string& path) {
 // when a sweep reaches the damaged pages; stores are small, so check every page now.
 void check_pages(sqlite3* db, const std::string& path) {
   Statement check(db, path, "PRAGMA quick_check");
+  std::vector<std::string> problems;
   while (check.step()) {
     std::string result = check.text(0);
-    if (result != "ok") fail(path, fmt::format("not a shapescope store or corrupt ({})", result));
+    if (result == "ok") continue;
+    // One line: SQLite's report spans lines (a header, then a line per damaged page).
+    std::replace(result.begin(), result.end(), '\n', ' ');
+    problems.push_back(result);
+  }
+  if (!problems.empty()) {
+    const std::string more = problems.size() > 1 ? fmt::format("; {} more", problems.size() - 1) : "";
+    fail(path, fmt::format("not a shapescope store or corrupt (quick_check: {}{})", problems.front(), more));
   }
 }
 
@@ -532,17 +420,14 @@ Store::Store(const std::string& path, Access access)
 // Writable (the first write): creates the file or brings its schema up to date in one transaction,
 // saying so in one line when an existing store changes.
 void Store::open_connection(bool writable) const {
-  namespace fs = std::filesystem;
   int flags = SQLITE_OPEN_URI;
   std::string uri = uri_of(path_);
   if (writable) {
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   } else {
     flags |= SQLITE_OPEN_READONLY;
-    std::error_code ec;
-    const bool has_wal = fs::exists(path_ + "-wal", ec) && fs::file_size(path_ + "-wal", ec) > 0;
     // A measuring command reads through the normal locks: another writer may be at work.
-    if (read_only_ && !has_wal) uri += "?immutable=1";
+    if (read_only_) uri = read_only_uri(path_);
   }
   int rc = sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -847,5 +732,27 @@ std::vector<Calibration> Store::load_calibration(const DeviceContext& device) co
   }
   return calibrations;
 }
+
+int Store::schema_version() const {
+  if (reader() == nullptr) return 0;
+  Statement meta(db_, path_, "SELECT value FROM meta WHERE key = 'schema_version'");
+  // The constructor has checked that the value is a number this build reads.
+  return meta.step() ? std::stoi(meta.text(0)) : 0;
+}
+
+namespace schema {
+
+int version() { return kSchemaVersion; }
+
+std::vector<std::string> key_columns() { return {std::begin(kKeyColumns), std::end(kKeyColumns)}; }
+
+std::vector<std::string> point_columns() {
+  std::vector<std::string> columns;
+  for (const Column& column : kPointTable)
+    if (std::string_view(column.name) != "id") columns.emplace_back(column.name);
+  return columns;
+}
+
+}  // namespace schema
 
 }  // namespace shapescope

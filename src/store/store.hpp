@@ -33,6 +33,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  // The schema version the file holds (0 while there is no file yet).
+  int schema_version() const;
 
   // The id of the stored point with this device and key, if any.
   std::optional<int64_t> find(const DeviceContext& device, const PointKey& key) const;

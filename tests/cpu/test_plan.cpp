@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -411,6 +412,58 @@ TEST(PlanProblemsError, TooLargeToAddress) {
   options = sizes("", "8", "");
   options.offset = int64_t(1) << 62;
   plan_error(options, "--n, --offset: ", "8x8x8");
+}
+
+// Every position of a plan is taken by exactly one of the N shards, for N = 1..16 and plan sizes
+// around those N (fewer points than shards included); and the parts of a shard (--devices within
+// --shard) take exactly the shard's positions, once each.
+TEST(Shard, EveryPointExactlyOnce) {
+  for (int64_t n = 1; n <= 16; ++n) {
+    for (size_t size : {size_t(0), size_t(1), size_t(n - 1), size_t(n), size_t(n + 1), size_t(3 * n + 2), size_t(1000)}) {
+      std::vector<int> taken(size, 0);
+      for (int64_t i = 1; i <= n; ++i)
+        for (size_t position : shard_positions(size, Shard{i, n})) {
+          ASSERT_LT(position, size);
+          ++taken[position];
+        }
+      for (size_t p = 0; p < size; ++p) ASSERT_EQ(taken[p], 1) << "N = " << n << ", size " << size << ", position " << p;
+    }
+  }
+}
+
+TEST(Shard, PartsOfAShardTakeItsPositionsOnce) {
+  constexpr size_t kSize = 997;  // prime: no shard count divides it
+  for (int64_t outer_count = 1; outer_count <= 4; ++outer_count) {
+    for (int64_t outer_index = 1; outer_index <= outer_count; ++outer_index) {
+      const Shard outer{outer_index, outer_count};
+      const std::vector<size_t> whole = shard_positions(kSize, outer);
+      for (int64_t devices = 1; devices <= 16; ++devices) {
+        std::vector<size_t> parts;
+        for (int64_t k = 1; k <= devices; ++k) {
+          const std::vector<size_t> part = shard_positions(kSize, sub_shard(outer, k, devices));
+          parts.insert(parts.end(), part.begin(), part.end());
+        }
+        std::sort(parts.begin(), parts.end());
+        ASSERT_EQ(parts, whole) << outer.text() << " in " << devices << " parts";
+      }
+    }
+  }
+}
+
+TEST(Shard, TakeShardMatchesThePositions) {
+  ShapeOptions options;
+  options.n = "1..37";
+  const std::vector<Problem> plan = plan_problems(options);
+  const std::vector<Problem> part = take_shard(plan, "3/5");
+  const std::vector<size_t> positions = shard_positions(plan.size(), Shard{3, 5});
+  ASSERT_EQ(part.size(), positions.size());
+  for (size_t i = 0; i < part.size(); ++i) EXPECT_EQ(part[i], plan[positions[i]]);
+  EXPECT_EQ(take_shard(plan, "").size(), plan.size());
+  for (const char* bad : {"0/4", "5/4", "1/0", "a/4", "1/", "/4", "-1/4", "1/4/2", " 1/4", "99999999999999999999/1"})
+    EXPECT_THROW(parse_shard(bad), Error) << bad;
+  EXPECT_EQ(parse_shard("9223372036854775807/9223372036854775807").index, INT64_MAX);
+  EXPECT_THROW(sub_shard(Shard{1, INT64_MAX}, 1, 2), Error);
+  EXPECT_EQ(sub_shard(Shard{2, 3}, 2, 4).text(), "5/12");
 }
 
 }  // namespace

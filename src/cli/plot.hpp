@@ -1,0 +1,36 @@
+// `shapescope plot`'s options and the drawing of a figure, shared by plot.cpp and the figure of
+// several stores' GPUs side by side (compare_gpus.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "report/plot_figures.hpp"
+#include "views/plot_select.hpp"
+
+namespace shapescope {
+
+struct PlotOptions {
+  std::string kind;
+  std::string shape;         // tilegrid only
+  PlotFilter filter;
+  std::string db = "shapescope.db";
+  std::vector<std::string> dbs;  // --db as given: several draw their GPUs side by side (plot compare)
+  std::string out = ".";
+  std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
+  std::string tile;          // tilegrid from the model: BMxBN, with --gpu PROFILE
+  std::string gnuplot = "gnuplot";
+  std::string templates = data_dir("plots");
+  std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
+};
+
+// The command that made a figure, for the top of its script.
+std::string command_line(const PlotOptions& o);
+// Draws the figure into o.out (refusing outputs that are a store read), prints the files written
+// and the figure's summary lines.
+void render(const PlotOptions& o, const Plot& plot, const std::string& default_name, const std::string& title);
+
+// plot compare with several --db: a line per GPU (cli/compare_gpus.cpp).
+void plot_gpus(const PlotOptions& o);
+
+}  // namespace shapescope

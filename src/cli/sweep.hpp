@@ -1,0 +1,55 @@
+// `shapescope sweep`'s options and the parts of the command shared by its two ways of running:
+// in this process on one GPU (sweep.cpp) or as the parent of one worker per GPU (--devices,
+// sweep_devices.cpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/output_file.hpp"
+#include "core/records.hpp"
+#include "measure/workers.hpp"
+#include "model/annotate.hpp"
+#include "shape/plan.hpp"
+
+namespace shapescope {
+
+struct SweepOptions {
+  ShapeOptions shape;
+  std::string backends = "cublas";
+  int lt_algos = 1;
+  int samples = 10;
+  double max_noise_pct = 5;
+  int max_rounds = 2;
+  bool hot = false;
+  bool force = false;
+  bool wide = false;          // --wide: kernel names whole in the table
+  bool dry_run = false;
+  std::string db = "shapescope.db";
+  std::string format = "table";
+  std::string out;
+  std::string shard;
+  int device = 0;
+  std::string devices;        // --devices: all | 0,2,... (empty: one GPU, in this process)
+  int report_fd = -1;         // a --devices worker: reports go to this fd (hidden option)
+  double warmup_ms = 300;
+  uint64_t seed = 0x5eed;
+  bool format_given = false;  // --format on the command line (set by the callback)
+  bool device_given = false;  // --device on the command line (set by the callback)
+};
+
+// The points (table, CSV or JSON to stdout or --out), the summary line on stderr (`gpus` the
+// sweep ran on), and for an interrupted sweep the line that says what is saved (then
+// Error(kInterrupted)).
+void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
+                  const std::vector<Annotation>& annotations, const SweepTotals& totals,
+                  std::optional<OutputFile>& out_file, size_t gpus);
+
+// --devices: one worker process per GPU on an interleaved part of `problems` (the plan, or its
+// --shard), all writing o.db; one progress line; the points and the summary as a single sweep
+// prints them. Error naming the GPU when a worker fails.
+void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems,
+                          const std::vector<std::string>& backends);
+
+}  // namespace shapescope

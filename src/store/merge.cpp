@@ -1,0 +1,290 @@
+#include "store/merge.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
+
+namespace shapescope {
+
+using namespace sql;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+// One store as an input or as OUT: a shapescope store of exactly this build's schema version that
+// passes quick_check (the Store's read-only constructor checks all but the exact version).
+void check_store(const std::string& path) {
+  const Store store(path, Store::Access::kReadOnly);
+  const int version = store.schema_version();
+  if (version != schema::version())
+    fail(path, fmt::format("schema version {}; this build merges stores of version {} only", version, schema::version()));
+}
+
+void check_merge(const std::string& out, const std::vector<std::string>& inputs) {
+  if (out.empty()) throw usage_error("OUT: '' is empty (the store to merge into, e.g. all.db)");
+  if (inputs.empty()) throw usage_error("IN: no store to merge (shapescope merge OUT.db IN.db...)");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (same_file(inputs[i], out))
+      throw usage_error(fmt::format("IN: '{}' is OUT itself; OUT's points are kept anyway (leave it out of the inputs)",
+                                    inputs[i]));
+    for (size_t j = 0; j < i; ++j)
+      if (same_file(inputs[i], inputs[j]))
+        throw usage_error(fmt::format("IN: '{}' is given twice ('{}')", inputs[i], inputs[j]));
+  }
+  std::error_code ec;
+  if (fs::exists(out, ec) || fs::is_symlink(out, ec)) {
+    check_store(out);
+    if (has_wal(out))
+      fail(out, "a -wal file lies beside it: a sweep is writing it, or was killed; let the sweep finish (or run it "
+                "again to completion) before merging into it");
+  }
+  for (const std::string& input : inputs) check_store(input);
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& prefix, const char* separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + prefix + item;
+  return text;
+}
+
+// "m.gpu_uuid = s.gpu_uuid AND ...": the key columns of main (m) and the input (s) equal.
+std::string key_join() {
+  std::string clause;
+  for (const std::string& column : schema::key_columns())
+    clause += fmt::format("{}m.{} = s.{}", clause.empty() ? "" : " AND ", column, column);
+  return clause;
+}
+
+size_t count(sqlite3* db, const std::string& path, const std::string& sql) {
+  Statement stmt(db, path, sql);
+  return stmt.step() ? size_t(stmt.int64(0)) : 0;
+}
+
+std::optional<std::string> text_value(sqlite3* db, const std::string& path, const std::string& sql) {
+  Statement stmt(db, path, sql);
+  if (!stmt.step()) return std::nullopt;
+  return stmt.text(0);
+}
+
+std::vector<std::string> columns_of(sqlite3* db, const std::string& path, const std::string& schema_name,
+                                    const std::string& table) {
+  std::vector<std::string> columns;
+  Statement info(db, path, fmt::format("PRAGMA {}.table_info({})", schema_name, table));
+  while (info.step()) columns.push_back(info.text(1));
+  return columns;
+}
+
+// The copy of OUT that the merge starts from (SQLite's online backup: consistent, whatever the
+// journal mode), or a new store's schema.
+void start_from(const std::string& out, bool out_exists, const std::string& staged) {
+  if (!out_exists) {
+    Store fresh(staged);
+    fresh.open_for_writing();
+    return;
+  }
+  sqlite3* from = nullptr;
+  sqlite3* to = nullptr;
+  int rc = sqlite3_open_v2(read_only_uri(out).c_str(), &from, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_open_v2(staged.c_str(), &to, SQLITE_OPEN_READWRITE, nullptr);
+  sqlite3_backup* backup = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", from, "main") : nullptr;
+  if (backup != nullptr) {
+    sqlite3_backup_step(backup, -1);
+    sqlite3_backup_finish(backup);
+    rc = sqlite3_errcode(to);
+  }
+  const std::string message = to != nullptr ? sqlite3_errmsg(to) : sqlite3_errstr(rc);
+  sqlite3_close_v2(from);
+  sqlite3_close_v2(to);
+  if (rc != SQLITE_OK) fail(out, fmt::format("cannot copy it to merge into ({})", message));
+}
+
+class Merger {
+ public:
+  Merger(const std::string& out, const std::string& staged) : out_(out) {
+    const int rc = sqlite3_open_v2(staged.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db_);
+      fail(out_, fmt::format("cannot write beside it ({})", message));
+    }
+    // The staged copy needs no -wal or rollback file on disk: a failed merge throws it away whole.
+    exec(db_, out_, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA foreign_keys = ON; "
+                    "PRAGMA temp_store = MEMORY", "cannot write");
+  }
+  ~Merger() { sqlite3_close_v2(db_); }
+  Merger(const Merger&) = delete;
+  Merger& operator=(const Merger&) = delete;
+
+  size_t points() { return count(db_, out_, "SELECT count(*) FROM main.points"); }
+
+  MergeCounts merge(const std::string& input) {
+    MergeCounts counts;
+    counts.path = input;
+    {
+      Statement attach(db_, input, "ATTACH ? AS src");
+      attach.bind(1, read_only_uri(input));
+      attach.run("cannot open");
+    }
+    try {
+      Transaction transaction(db_, out_);
+      copy_points(counts);
+      copy_annotations(counts);
+      copy_calibrations(counts);
+      exec(db_, out_, "DROP TABLE temp.pairs; DROP TABLE temp.ids", "cannot write");
+      transaction.commit();
+    } catch (...) {
+      sqlite3_exec(db_, "DETACH src", nullptr, nullptr, nullptr);
+      throw;
+    }
+    exec(db_, out_, "DETACH src", "cannot write");
+    return counts;
+  }
+
+  // Leaves the staged file complete and closed, ready to be renamed.
+  void finish() {
+    Statement check(db_, out_, "PRAGMA quick_check");
+    while (check.step())
+      if (check.text(0) != "ok") fail(out_, fmt::format("the merged store fails its check ({})", check.text(0)));
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  // Pairs every input point with OUT's point of the same key, if any; deletes OUT's older ones and
+  // copies the new and newer points, then their kernels (temp.ids: input id -> OUT id).
+  void copy_points(MergeCounts& counts) {
+    counts.points = count(db_, out_, "SELECT count(*) FROM src.points");
+    exec(db_, out_,
+         fmt::format("CREATE TEMP TABLE pairs AS SELECT s.id AS src_id, m.id AS main_id, "
+                     "(m.id IS NOT NULL AND s.measured_at > m.measured_at) AS newer "
+                     "FROM src.points AS s LEFT JOIN main.points AS m ON {}",
+                     key_join())
+             .c_str(),
+         "cannot write");
+    counts.added = count(db_, out_, "SELECT count(*) FROM temp.pairs WHERE main_id IS NULL");
+    counts.replaced = count(db_, out_, "SELECT count(*) FROM temp.pairs WHERE newer");
+    counts.left_out = counts.points - counts.added - counts.replaced;
+    // Their kernels and annotations go with them (ON DELETE CASCADE).
+    exec(db_, out_, "DELETE FROM main.points WHERE id IN (SELECT main_id FROM temp.pairs WHERE newer)",
+         "cannot write");
+    const std::vector<std::string> columns = schema::point_columns();
+    const std::string taken = "SELECT src_id FROM temp.pairs WHERE main_id IS NULL OR newer";
+    exec(db_, out_,
+         fmt::format("INSERT INTO main.points ({0}) SELECT {0} FROM src.points WHERE id IN ({1}) ORDER BY id",
+                     joined(columns, "", ", "), taken)
+             .c_str(),
+         "cannot write");
+    exec(db_, out_,
+         fmt::format("CREATE TEMP TABLE ids AS SELECT s.id AS src_id, m.id AS main_id FROM src.points AS s "
+                     "JOIN main.points AS m ON {} WHERE s.id IN ({})",
+                     key_join(), taken)
+             .c_str(),
+         "cannot write");
+    counts.kernels = copy_rows_of_copied_points("kernels");
+  }
+
+  // The rows of `table` (kernels, annotations: keyed by point_id) that belong to the points just
+  // copied, with their ids in OUT; returns how many.
+  size_t copy_rows_of_copied_points(const std::string& table) {
+    std::vector<std::string> columns;
+    for (const std::string& column : columns_of(db_, out_, "main", table))
+      if (column != "point_id") columns.push_back(column);
+    exec(db_, out_,
+         fmt::format("INSERT INTO main.{0} (point_id, {1}) SELECT ids.main_id, {2} FROM src.{0} AS r "
+                     "JOIN temp.ids AS ids ON r.point_id = ids.src_id",
+                     table, joined(columns, "", ", "), joined(columns, "r.", ", "))
+             .c_str(),
+         "cannot write");
+    return size_t(sqlite3_changes(db_));
+  }
+
+  // The input's annotation rows, when OUT's table is of the same model version (or OUT has none:
+  // the input's table is made in OUT).
+  void copy_annotations(MergeCounts& counts) {
+    const auto src_version =
+        text_value(db_, out_, "SELECT value FROM src.meta WHERE key = 'model_version'");
+    const auto src_sql = text_value(
+        db_, out_, "SELECT sql FROM src.sqlite_master WHERE type = 'table' AND name = 'annotations'");
+    if (!src_version || !src_sql) return;
+    const auto out_version =
+        text_value(db_, out_, "SELECT value FROM main.meta WHERE key = 'model_version'");
+    const std::vector<std::string> out_columns = columns_of(db_, out_, "main", "annotations");
+    if (out_columns.empty()) {
+      exec(db_, out_, src_sql->c_str(), "cannot write");
+      Statement meta(db_, out_, "INSERT OR REPLACE INTO main.meta (key, value) VALUES ('model_version', ?)");
+      meta.bind(1, *src_version);
+      meta.run();
+    } else if (out_version != src_version || columns_of(db_, out_, "src", "annotations") != out_columns) {
+      counts.skipped_model_version = *src_version;
+      counts.out_model_version = out_version.value_or("?");
+      return;
+    }
+    counts.annotations = copy_rows_of_copied_points("annotations");
+  }
+
+  // Calibrations are a history (the views take the newest per GPU and kind): rows OUT lacks.
+  void copy_calibrations(MergeCounts& counts) {
+    const std::vector<std::string> columns = {"gpu_uuid", "gpu_name", "driver", "cublas",
+                                              "what",     "value",    "measured_at", "detail"};
+    std::string same;
+    for (const std::string& column : columns) same += fmt::format("{}m.{} = s.{}", same.empty() ? "" : " AND ", column, column);
+    exec(db_, out_,
+         fmt::format("INSERT INTO main.calibration ({}) SELECT {} FROM src.calibration AS s "
+                     "WHERE NOT EXISTS (SELECT 1 FROM main.calibration AS m WHERE {}) ORDER BY s.id",
+                     joined(columns, "", ", "), joined(columns, "s.", ", "), same)
+             .c_str(),
+         "cannot write");
+    counts.calibrations = size_t(sqlite3_changes(db_));
+  }
+
+  const std::string& out_;
+  sqlite3* db_ = nullptr;
+};
+
+// Files a killed SQLite writer of the old OUT left empty beside it belong to the old file.
+void remove_stale_sidecars(const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(out + "-wal", ec) && fs::file_size(out + "-wal", ec) == 0) {
+    fs::remove(out + "-wal", ec);
+    fs::remove(out + "-shm", ec);
+  }
+}
+
+}  // namespace
+
+MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs) {
+  check_merge(out, inputs);
+  MergeResult result;
+  std::error_code ec;
+  result.out_existed = fs::exists(out, ec);
+  StagedFile staged(out, "OUT");
+  start_from(out, result.out_existed, staged.path());
+  {
+    Merger merger(out, staged.path());
+    result.out_points = merger.points();
+    for (const std::string& input : inputs) result.inputs.push_back(merger.merge(input));
+    result.points = merger.points();
+    merger.finish();
+  }
+  staged.commit();
+  remove_stale_sidecars(out);
+  return result;
+}
+
+}  // namespace shapescope
