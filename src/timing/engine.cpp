@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/check.hpp"
+#include "common/error.hpp"
 #include "timing/device_kernels.hpp"
 #include "timing/stopping.hpp"
 
@@ -216,6 +217,9 @@ std::unique_ptr<Engine::Graph> Engine::build_graph(Chunk& chunk) {
     std::shuffle(order.begin(), order.end(), rng);
     orders.push_back(std::move(order));
   }
+  // A job still sampling is below max_samples, so the first pass always holds one; a graph with no
+  // sample would never let the chunk finish.
+  if (orders.empty()) throw Error(ExitCode::kInternal, "engine: a chunk still sampling got an empty pass");
   capture(*graph, orders, chunk);
   return graph;
 }
