@@ -95,9 +95,9 @@ else
   fail "agreement: no PyTorch with CUDA here (python3 -c 'import torch'): the agreement rows stay empty"
 fi
 
-step "custom sweep: --n 2600..2680:8,3840..3968:8 --backend cublas,custom:05_wgmma_tma"
+step "custom sweep: --n 2600..2680:8,3840..3968:8 --backend cublas,custom:05_wgmma_tma:128x256 (112 points, as in the issue)"
 timed_run custom 120 "$L/custom.txt" "$L/custom.log" "$S" sweep --n 2600..2680:8,3840..3968:8 \
-  --backend cublas,custom:05_wgmma_tma --db "$L/custom.db" --verbose
+  --backend cublas,custom:05_wgmma_tma:128x256 --db "$L/custom.db" --verbose
 grep -E "^skipped" "$L/custom.log" | head -5 >&2
 tail -n 1 "$L/custom.log" >&2
 

@@ -56,7 +56,7 @@ void check_samples(int samples) {
 void add_timing_options(CLI::App* cmd, TimingOptions& t) {
   t.samples_option = cmd->add_option("--samples", t.samples,
                                      "exactly N samples per point (shuffled passes), instead of the stopping rule")
-                         ->default_str("none: the stopping rule");
+                         ->default_str("");
   t.rule_options = {
       cmd->add_option("--min-samples", t.min_samples, "stopping rule: samples every point gets first"),
       cmd->add_option("--max-samples", t.max_samples, "stopping rule: samples no point goes beyond"),
