@@ -27,7 +27,7 @@ class SpinCall : public GemmCall {
 };
 
 // A noisy job: each sample spins 20 to 80 us, uniformly at random (drawn when the graph is
-// captured), so that its median is never known to 0.5 % (30 samples leave a ~20 % interval).
+// captured), so that its median is never known to 2 % (30 samples leave a ~20 % interval).
 class NoisySpinCall : public GemmCall {
  public:
   void enqueue(cudaStream_t stream) override { launch_spin(20000 + rng_() % 60001, stream); }
@@ -123,7 +123,9 @@ TEST(Engine, StoppingRuleStopsSteadyJobsEarlyAndNoisyOnesAtTheCap) {
   MeasureOptions options;
   options.hot = true;
   options.warmup_ms = 0;
-  options.rule = StopRule{4, 30, 0.005};
+  // 2 %: a spin's samples agree to ~1 us (0.25 % of 400 us), so they stop at the minimum even if one
+  // sample carries a few microseconds of graph start-up; the noisy job's interval stays ~20 % wide.
+  options.rule = StopRule{4, 30, 0.02};
   std::vector<std::unique_ptr<GemmCall>> calls;
   std::vector<TimedJob> jobs;
   const std::vector<uint64_t> steady_us = {400, 800, 600};
@@ -142,13 +144,13 @@ TEST(Engine, StoppingRuleStopsSteadyJobsEarlyAndNoisyOnesAtTheCap) {
     EXPECT_EQ(t.stop, StopReason::kConverged) << "steady job " << i << ": " << t.samples << " samples";
     EXPECT_EQ(t.samples, 4) << "steady job " << i;
     ASSERT_TRUE(t.median_ci.has_value());
-    EXPECT_LE(*t.median_ci, 0.005);
+    EXPECT_LE(*t.median_ci, 0.02);
   }
   const TimingStats& noisy = got.at(steady_us.size());
   EXPECT_EQ(noisy.stop, StopReason::kCap);
   EXPECT_EQ(noisy.samples, 30);
   ASSERT_TRUE(noisy.median_ci.has_value());
-  EXPECT_GT(*noisy.median_ci, 0.005);
+  EXPECT_GT(*noisy.median_ci, 0.02);
   EXPECT_GE(noisy.median_us, 20.0);
   EXPECT_LE(noisy.median_us, 88.0);
 }
