@@ -88,7 +88,10 @@ void write_sentinel_events(std::ostream& out, const MeasureOutcome& o) {
                        c.chunk + 1, c.attempt + 1, o.sentinel->backend, o.sentinel->problem.shape_string(),
                        us_or_ms(c.sentinel_us), us_or_ms(c.reference_us.value_or(0)), signed_percent(c.drift),
                        percent(c.limit, 1),
-                       c.remeasured ? "measured again" : "out of re-runs, kept and flagged drifted (D)");
+                       c.remeasured ? "measured again"
+                       : c.rebased  ? "the shift held when measured again: kept, flagged drifted (D), and the "
+                                      "reference moves to it"
+                                    : "out of re-runs, kept and flagged drifted (D)");
   }
 }
 
@@ -133,7 +136,9 @@ void write_sweep_details(std::ostream& out, const MeasureOutcome& o, const Sweep
                        c.attempt + 1, us_or_ms(c.sentinel_us),
                        c.reference_us ? us_or_ms(*c.reference_us) : std::string("none (sets the reference)"),
                        c.reference_us ? signed_percent(c.drift) : std::string("-"), percent(c.limit, 1),
-                       c.remeasured ? ": measured again" : (c.kept_drifted ? ": kept drifted" : ""));
+                       c.remeasured ? ": measured again"
+                       : c.rebased  ? ": kept drifted, reference moved"
+                                    : (c.kept_drifted ? ": kept drifted" : ""));
 }
 
 }  // namespace shapescope

@@ -31,10 +31,6 @@ constexpr double kCooldownFactor = 4;
 constexpr double kMinCooldownMs = 20;
 constexpr uint64_t kProbeNs = 100000;  // 100 us: the clock to ~0.1 % even with 1 us timer ticks
 constexpr size_t kProbeSlots = 64;     // pairs of probes; at most two graphs are ever in flight
-// The sentinel's reference: the median of the last accepted chunks' sentinel medians, so that a slow
-// drift (the clocks settling) moves it and a sudden one (another process) stands out.
-constexpr size_t kReferenceChunks = 3;
-constexpr double kNoiseMultiple = 3;
 
 double now() { return ClockSampler::now(); }
 
@@ -54,6 +50,7 @@ struct Engine::Chunk {
   Samples sentinel;
   double pass_us = 0;  // estimated GPU time of one pass over every job, flushes and sentinel included
   int attempt = 0;     // re-runs so far
+  std::optional<double> previous_sentinel;  // its sentinel's median at the attempt before
   std::optional<double> drift;
   bool drifted = false;
 };
@@ -77,7 +74,7 @@ bool Engine::is_active(const Chunk& chunk, size_t slot) const { return !chunk.st
 
 Engine::Engine(const MeasureOptions& options, const ClockSampler* clocks, const std::atomic<bool>* interrupted)
     : options_(options), rule_(options.stop_rule()), clocks_(clocks), interrupted_(interrupted),
-      rng_state_(options.seed) {
+      reference_(options.drift_limit, options.max_reruns), rng_state_(options.seed) {
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   CHECK_CUDA(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking));
   if (options_.clocks == ClockState::kBurst) {
@@ -315,29 +312,23 @@ void Engine::read(Graph& graph) {
 bool Engine::accept(Chunk& chunk, const SentinelFn& on_sentinel) {
   if (!sentinel_ || chunk.sentinel.us.empty()) return true;
   const SampleStats s = summarize(chunk.sentinel.us);
+  const SentinelReference::Verdict v = reference_.judge(s.median, s.noise, chunk.attempt, chunk.previous_sentinel);
   SentinelCheck check;
   check.chunk = chunk.index;
   check.attempt = chunk.attempt;
   check.sentinel_us = s.median;
-  if (reference_.empty()) {  // the first chunk finished sets the reference
-    reference_.push_back(s.median);
-    reference_noise_.push_back(s.noise);
-    if (on_sentinel) on_sentinel(check);
-    return true;
-  }
-  const size_t from = reference_.size() - std::min(reference_.size(), kReferenceChunks);
-  const double reference = median(std::vector<double>(reference_.begin() + long(from), reference_.end()));
-  const double noise = median(std::vector<double>(reference_noise_.begin() + long(from), reference_noise_.end()));
-  check.reference_us = reference;
-  check.drift = s.median / reference - 1.0;
-  check.limit = std::max(options_.drift_limit, kNoiseMultiple * noise);
-  chunk.drift = check.drift;
-  const bool beyond = std::fabs(check.drift) > check.limit;
-  if (beyond && chunk.attempt < options_.max_reruns) {
-    check.remeasured = true;
-    if (on_sentinel) on_sentinel(check);
+  check.reference_us = v.reference;
+  check.drift = v.drift;
+  check.limit = v.limit;
+  check.remeasured = v.action == SentinelReference::Action::kMeasureAgain;
+  check.kept_drifted = v.action == SentinelReference::Action::kKeepDrifted;
+  check.rebased = v.rebased;
+  if (on_sentinel) on_sentinel(check);
+  if (v.reference) chunk.drift = v.drift;
+  if (check.remeasured) {
     ++chunk.attempt;
     ++times_.reruns;
+    chunk.previous_sentinel = s.median;
     for (size_t slot = 0; slot < chunk.jobs.size(); ++slot) {
       chunk.samples[slot] = Samples{};
       chunk.stopped[slot].reset();
@@ -346,13 +337,7 @@ bool Engine::accept(Chunk& chunk, const SentinelFn& on_sentinel) {
     total_cost_ += chunk.pass_us * std::max(rule_.min_samples, 1);
     return false;
   }
-  chunk.drifted = beyond;
-  check.kept_drifted = beyond;
-  if (on_sentinel) on_sentinel(check);
-  if (!beyond) {
-    reference_.push_back(s.median);
-    reference_noise_.push_back(s.noise);
-  }
+  chunk.drifted = check.kept_drifted;
   return true;
 }
 

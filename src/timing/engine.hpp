@@ -12,7 +12,9 @@
 //     burst clocks: one short graph (<= kBurstGraphUs of GPU work) at a time, each followed by an idle
 //     cool-down, its SM clock read on the GPU by a probe kernel at its start and end;
 //   - a sentinel job (a fixed shape) is measured in every pass of every chunk; a chunk whose
-//     sentinel median drifts from the run's reference by more than the noise is measured again;
+//     sentinel median drifts from the run's reference by more than the noise is measured again
+//     (timing/sentinel.hpp: a transient drift costs one re-run, a persistent shift moves the
+//     reference);
 //   - the SM clock and clock-event reasons come from a side thread (NVML), matched to each graph by
 //     host time; samples taken below 90 % of the run's median clock (and in the burst state, with a
 //     power or thermal clock-event reason) mark the job throttled;
@@ -34,6 +36,7 @@
 #include "core/records.hpp"
 #include "timing/engine_facts.hpp"
 #include "timing/measure_options.hpp"
+#include "timing/sentinel.hpp"
 #include "timing/stats.hpp"
 
 namespace shapescope {
@@ -106,8 +109,7 @@ class Engine {
   std::deque<std::unique_ptr<Graph>> flight_;
   double last_done_ = 0;             // host time the previous graph was seen finished
   std::vector<double> run_clocks_;   // every clock reading matched to a graph
-  std::vector<double> reference_;    // sentinel medians of the accepted chunks, in order
-  std::vector<double> reference_noise_;
+  SentinelReference reference_;      // the sentinel's verdicts (timing/sentinel.hpp)
   double total_cost_ = 0, done_cost_ = 0;
   EngineTimes times_;
   uint64_t rng_state_;

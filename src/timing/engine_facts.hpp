@@ -15,7 +15,9 @@ struct SentinelCheck {
   double drift = 0;        // sentinel / reference - 1
   double limit = 0;        // the |drift| beyond which the chunk goes again
   bool remeasured = false; // this measurement was thrown away and the chunk measured again
-  bool kept_drifted = false;  // out of re-runs: kept, its points flagged drifted
+  bool kept_drifted = false;  // kept beyond the limit, its points flagged drifted: the shift
+                              // persisted through a re-run (then `rebased`), or re-runs ran out
+  bool rebased = false;    // the reference moved to this chunk's level (a persistent shift)
 };
 
 // Where the engine's wall time went (seconds), for the sweep's phase breakdown.

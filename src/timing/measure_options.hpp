@@ -25,8 +25,9 @@ struct MeasureOptions {
   double warm_since = 0;
   double chunk_ms = 100;      // GPU time of one pass over a chunk (estimated)
   int max_chunk_jobs = 512;
-  // Sentinel (MEASURE.md step 6): a chunk whose sentinel's median is off the run's reference by more
-  // than max(drift_limit, 3 x the sentinel's noise) is measured again, at most max_reruns times.
+  // Sentinel (MEASURE.md step 6, timing/sentinel.hpp): a chunk whose sentinel's median is off the
+  // run's reference by more than max(drift_limit, 3 x the sentinel's noise) is measured again, at
+  // most max_reruns times; a shift that a re-run confirms moves the reference.
   double drift_limit = 0.05;
   int max_reruns = 2;
   uint64_t seed = 0x5eed;
