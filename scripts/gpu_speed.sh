@@ -27,7 +27,16 @@ fail() {
   echo "gpu_speed: FAILED: $*" | tee -a "$L/errors.txt" >&2
   failures=$((failures + 1))
 }
-step() { echo "== $(date +%T) $*" | tee -a "$L/steps.txt" >&2; }
+# The logs so far into $OUT before each step, so that a run stopped at the device's time limit still
+# brings back what it did (the stores stay out: the CSVs hold the same points).
+snapshot() {
+  tar czf "$OUT/gpu_speed_logs.tar.gz" --exclude='*.db' --exclude='*.db-*' -C "$WORK" gpu_speed 2> /dev/null
+  cp "$L/errors.txt" "$OUT/errors.txt" 2> /dev/null
+}
+step() {
+  snapshot
+  echo "== $(date +%T) $*" | tee -a "$L/steps.txt" >&2
+}
 now() { date +%s.%N; }
 # Runs a command with a time limit, its stdout and stderr into files; records its whole-process wall
 # time (seconds, from outside the process) under NAME in walls.txt.
@@ -127,10 +136,8 @@ grep -q "measured again" "$L/drift.log" || echo "gpu_speed: note: no chunk was r
 
 step "tables"
 python3 scripts/speed_table.py "$L" > "$L/table.md" 2> "$L/table.err" || fail "speed_table.py (see table.err)"
-# The stores stay out (the CSVs hold the same points); logs and CSVs compress to a few MB.
-tar czf "$OUT/gpu_speed_logs.tar.gz" --exclude='*.db' --exclude='*.db-*' -C "$WORK" gpu_speed ||
-  fail "tar of the logs"
-cp "$L/table.md" "$L/errors.txt" "$OUT/" 2> /dev/null
+snapshot || fail "tar of the logs"
+cp "$L/table.md" "$OUT/" 2> /dev/null
 echo
 echo "logs: $OUT/gpu_speed_logs.tar.gz; failed steps: $failures"
 cat "$L/errors.txt"
