@@ -58,7 +58,7 @@ for spec in "1793|--n 1793" "4095|--n 4095" "3200|--n 3200" "4096x1x4096|--m 409
   $S sweep $args --db "$DB" --format csv --out "$OUT/$label.csv" 2>/dev/null
   timeout 180 ncu --clock-control none --kernel-name-base demangled -k "$NCU_K" -c 2 \
     --section LaunchStats --section Occupancy --csv \
-    $S sweep $args --samples 1 --warmup-ms 0 --max-rounds 0 --force --db "/tmp/ncu_$label.db" \
+    $S sweep $args --samples 1 --warmup-ms 0 --force --db "/tmp/ncu_$label.db" \
     > "/tmp/ncu_$label.csv" 2>>"$OUT/log.txt"
   python3 scripts/ncu_check.py --ncu "/tmp/ncu_$label.csv" --sweep "$OUT/$label.csv" --label "$label" \
     >> "$OUT/ncu.txt" 2>&1

@@ -2,17 +2,33 @@
 """Independent timing of square bf16 torch.mm, to cross-check shapescope's numbers.
 
 Same quantity as `shapescope sweep` (one call's GPU time with a cold L2) by a different route:
-PyTorch's own allocator, torch.mm (cuBLAS), eager launches, CUDA events per sample. A long
-torch.cuda._sleep first keeps the host ahead of the GPU, so no launch gap sits between the events.
-The flush is a write of an L2-sized buffer before each sample, as shapescope does.
+PyTorch's own allocator, torch.mm (cuBLAS), CUDA events per sample, an L2-sized flush (a write of an
+L2-sized buffer) before each sample, as shapescope does. Three orders, which together separate the
+effects behind a difference (scripts/agreement.py runs them and compares):
+
+  eager            (default) each size's samples back to back, eager launches; a long
+                   torch.cuda._sleep first keeps the host ahead, so no launch gap sits between the
+                   events. The same kernel runs again and again: its code, constants and TLB
+                   entries stay warm, the flush only evicts data from L2.
+  eager-shuffled   every pass over all sizes in a new random order (shapescope's order), eager
+                   launches queued behind a sleep in blocks: each sample follows another kernel.
+  graph-shuffled   the same order in CUDA graphs of flush/event/mm/event: shapescope's method.
+  eager-gaps       like eager but without the sleep: the host launches as the GPU runs, so a small
+                   kernel's event pair can hold the host's launch gap (to show that effect).
+  graph            each size's samples back to back in one CUDA graph (no launch gap, same order
+                   as eager).
 
     python3 scripts/torch_timing.py --n 256..4096 --samples 10 --out torch.csv
+    python3 scripts/torch_timing.py --n 256..4096 --order eager-shuffled --out torch_shuffled.csv
 """
 import argparse
 import csv
+import random
 import statistics
 
 import torch
+
+ORDERS = ("eager", "eager-shuffled", "graph-shuffled", "eager-gaps", "graph")
 
 
 def parse_range(text):
@@ -27,9 +43,92 @@ def write(path, rows):
         w.writerows(rows)
 
 
-def shuffled_passes(ns, samples, a_all, b_all, c_all, flush, chunk=400):
+class Buffers:
+    """Operands at the largest size, C, and the flush buffer; random normal data (never zeros)."""
+
+    def __init__(self, nmax, l2_bytes, dev):
+        torch.manual_seed(0)
+        self.a = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
+        self.b = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
+        self.c = torch.empty(nmax * nmax, device=dev, dtype=torch.bfloat16)
+        self.flush = torch.empty(l2_bytes, device=dev, dtype=torch.uint8)
+
+    def views(self, n):
+        return (self.a[: n * n].view(n, n), self.b[: n * n].view(n, n), self.c[: n * n].view(n, n))
+
+
+def sample(bufs, n, events):
+    a, b, c = bufs.views(n)
+    bufs.flush.fill_(n & 0xFF)
+    events[0].record()
+    torch.mm(a, b, out=c)
+    events[1].record()
+
+
+def summarize(times):
+    return [(n, statistics.median(us), min(us)) for n, us in sorted(times.items())]
+
+
+def eager_consecutive(ns, samples, bufs, prequeue=True):
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(samples)]
+    times = {}
+    for n in ns:
+        a, b, c = bufs.views(n)
+        torch.mm(a, b, out=c)  # first call of a shape: cuBLAS heuristics, untimed
+        if prequeue:
+            torch.cuda._sleep(4_000_000)  # ~2 ms of GPU time while the host queues the samples
+        for pair in events:
+            sample(bufs, n, pair)
+        torch.cuda.synchronize()
+        times[n] = [s.elapsed_time(e) * 1000.0 for s, e in events]
+    return summarize(times)
+
+
+def graph_consecutive(ns, samples, bufs):
+    """Each size's samples back to back in one graph."""
+    events = [(torch.cuda.Event(enable_timing=True, external=True),
+               torch.cuda.Event(enable_timing=True, external=True)) for _ in range(samples)]
+    times = {}
+    for n in ns:
+        a, b, c = bufs.views(n)
+        torch.mm(a, b, out=c)  # first call of a shape: cuBLAS heuristics, untimed
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for pair in events:
+                sample(bufs, n, pair)
+        graph.replay()
+        torch.cuda.synchronize()
+        times[n] = [s.elapsed_time(e) * 1000.0 for s, e in events]
+    return summarize(times)
+
+
+def eager_shuffled(ns, samples, bufs, block=128):
+    """Each pass in a new random order; blocks of sizes queued behind a sleep, then read. The host
+    needs ~40 us to queue one sample and the GPU at least ~25 us (flush and a small GEMM) to run it,
+    so ~5 ms of sleep keeps the host ahead through a block of 128 however they are mixed."""
+    rng = random.Random(0)
+    sizes = list(ns)
+    for n in sizes:  # heuristics and first launches, untimed
+        a, b, c = bufs.views(n)
+        torch.mm(a, b, out=c)
+    torch.cuda.synchronize()
+    times = {n: [] for n in sizes}
+    for _ in range(samples):
+        rng.shuffle(sizes)
+        for lo in range(0, len(sizes), block):
+            part = sizes[lo:lo + block]
+            ev = {n: (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for n in part}
+            torch.cuda._sleep(10_000_000)  # ~5 ms of GPU time
+            for n in part:
+                sample(bufs, n, ev[n])
+            torch.cuda.synchronize()
+            for n in part:
+                times[n].append(ev[n][0].elapsed_time(ev[n][1]) * 1000.0)
+    return summarize(times)
+
+
+def graph_shuffled(ns, samples, bufs, chunk=400):
     """Each pass: graphs of `chunk` sizes in a fresh random order, flush/event/mm/event each."""
-    import random
     rng = random.Random(0)
     sizes = list(ns)
     times = {n: [] for n in sizes}
@@ -42,15 +141,32 @@ def shuffled_passes(ns, samples, a_all, b_all, c_all, flush, chunk=400):
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph):
                 for n in part:
-                    flush.fill_(n & 0xFF)
-                    ev[n][0].record()
-                    torch.mm(a_all[: n * n].view(n, n), b_all[: n * n].view(n, n), out=c_all[: n * n].view(n, n))
-                    ev[n][1].record()
+                    sample(bufs, n, ev[n])
             graph.replay()
             torch.cuda.synchronize()
             for n in part:
                 times[n].append(ev[n][0].elapsed_time(ev[n][1]) * 1000.0)
-    return [(n, statistics.median(times[n]), min(times[n])) for n in sorted(times)]
+    return summarize(times)
+
+
+def warm_up(bufs, nmax):
+    """Half a second of large GEMMs, as shapescope warms up."""
+    a, _, c = bufs.views(nmax)
+    for _ in range(200):
+        torch.mm(a, a, out=c)
+    torch.cuda.synchronize()
+
+
+def run(order, ns, samples, bufs):
+    if order == "eager":
+        return eager_consecutive(ns, samples, bufs)
+    if order == "eager-gaps":
+        return eager_consecutive(ns, samples, bufs, prequeue=False)
+    if order == "eager-shuffled":
+        return eager_shuffled(ns, samples, bufs)
+    if order == "graph":
+        return graph_consecutive(ns, samples, bufs)
+    return graph_shuffled(ns, samples, bufs)
 
 
 def main():
@@ -58,64 +174,19 @@ def main():
     ap.add_argument("--n", default="256..4096")
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--graph", action="store_true",
-                    help="capture flush/event/mm/event in CUDA graphs, as shapescope does")
-    ap.add_argument("--shuffled", action="store_true",
-                    help="graph mode with shapescope's order: each pass over all sizes in a new random "
-                         "order, so a size's neighbours are other sizes (other kernels)")
+    ap.add_argument("--order", choices=ORDERS, default="eager")
+    ap.add_argument("--graph", action="store_true", help="(older name) --order graph")
+    ap.add_argument("--shuffled", action="store_true", help="(older name) --order graph-shuffled")
     args = ap.parse_args()
+    order = "graph-shuffled" if args.shuffled else "graph" if args.graph else args.order
     ns = parse_range(args.n)
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
-    l2 = props.L2_cache_size
-    nmax = max(ns)
-    torch.manual_seed(0)
-    a_all = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
-    b_all = torch.randn(nmax * nmax, device=dev, dtype=torch.bfloat16)
-    c_all = torch.empty(nmax * nmax, device=dev, dtype=torch.bfloat16)
-    flush = torch.empty(l2, device=dev, dtype=torch.uint8)
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(args.samples)]
-    # Warm-up: half a second of large GEMMs.
-    a = a_all.view(nmax, nmax)
-    for _ in range(200):
-        torch.mm(a, a, out=c_all.view(nmax, nmax))
-    torch.cuda.synchronize()
-    if args.shuffled:
-        rows = shuffled_passes(ns, args.samples, a_all, b_all, c_all, flush)
-        write(args.out, rows)
-        print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes (shuffled passes) -> {args.out}")
-        return
-    if args.graph:
-        events = [(torch.cuda.Event(enable_timing=True, external=True),
-                   torch.cuda.Event(enable_timing=True, external=True)) for _ in range(args.samples)]
-    rows = []
-    for n in ns:
-        a = a_all[: n * n].view(n, n)
-        b = b_all[: n * n].view(n, n)
-        c = c_all[: n * n].view(n, n)
-        torch.mm(a, b, out=c)  # first call of a shape: cuBLAS heuristics, untimed
-        if args.graph:
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                for start, stop in events:
-                    flush.fill_(n & 0xFF)
-                    start.record()
-                    torch.mm(a, b, out=c)
-                    stop.record()
-            graph.replay()
-        else:
-            torch.cuda._sleep(4_000_000)  # ~2 ms of GPU time while the host queues the samples
-            for start, stop in events:
-                flush.fill_(n & 0xFF)
-                start.record()
-                torch.mm(a, b, out=c)
-                stop.record()
-        torch.cuda.synchronize()
-        us = [s.elapsed_time(e) * 1000.0 for s, e in events]
-        rows.append((n, statistics.median(us), min(us)))
+    bufs = Buffers(max(ns), props.L2_cache_size, dev)
+    warm_up(bufs, max(ns))
+    rows = run(order, ns, args.samples, bufs)
     write(args.out, rows)
-    print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes -> {args.out}")
+    print(f"torch {torch.__version__}, {props.name}: {len(rows)} sizes ({order}) -> {args.out}")
 
 
 if __name__ == "__main__":

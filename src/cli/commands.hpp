@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/problem.hpp"
+#include "core/states.hpp"
+#include "timing/measure_options.hpp"
 
 namespace shapescope {
 
@@ -28,6 +30,22 @@ void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
 std::vector<std::string> parse_backends(const std::string& text);
 // --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
 void check_samples(int samples);
+// How a measuring sweep times its points: --samples N (exactly N each) or the stopping rule
+// (--min-samples, --max-samples, --target-noise), --max-noise (the noisy flag), --clocks, --warmup-ms.
+struct TimingOptions {
+  int samples = 0;  // 0: not given
+  int min_samples = StopRule{}.min_samples;
+  int max_samples = StopRule{}.max_samples;
+  double target_noise_pct = StopRule{}.target * 100;
+  double max_noise_pct = 5;
+  std::string clocks = std::string(to_string(ClockState::kSustained));
+  double warmup_ms = 300;
+  CLI::Option* samples_option = nullptr;  // which were given (set by add_timing_options)
+  std::vector<CLI::Option*> rule_options;
+};
+void add_timing_options(CLI::App* cmd, TimingOptions& timing);
+// The checks (one line naming the option and its value, exit 2) and the options they make.
+MeasureOptions measure_options(const TimingOptions& timing);
 // cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
 void check_fp8_backend(DType dtype, const std::string& backend);
 

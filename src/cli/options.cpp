@@ -53,6 +53,57 @@ void check_samples(int samples) {
     throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", samples));
 }
 
+void add_timing_options(CLI::App* cmd, TimingOptions& t) {
+  t.samples_option = cmd->add_option("--samples", t.samples,
+                                     "exactly N samples per point (shuffled passes), instead of the stopping rule")
+                         ->default_str("");
+  t.rule_options = {
+      cmd->add_option("--min-samples", t.min_samples, "stopping rule: samples every point gets first"),
+      cmd->add_option("--max-samples", t.max_samples, "stopping rule: samples no point goes beyond"),
+      cmd->add_option("--target-noise", t.target_noise_pct,
+                      "stopping rule: stop when the median's 95 % confidence interval is within this "
+                      "percentage of it on either side")};
+  cmd->add_option("--max-noise", t.max_noise_pct, "flag points whose relative IQR is above this percentage");
+  cmd->add_option("--clocks", t.clocks,
+                  "sustained (passes back to back after a warm-up, at the power limit for large GEMMs) | "
+                  "burst (short bursts with idle cool-downs: boost clocks)");
+  cmd->add_option("--warmup-ms", t.warmup_ms, "GEMM load before the first sample (sustained clocks)");
+}
+
+MeasureOptions measure_options(const TimingOptions& t) {
+  MeasureOptions m;
+  if (t.samples_option && t.samples_option->count() > 0) {
+    check_samples(t.samples);
+    for (const CLI::Option* rule : t.rule_options)
+      if (rule->count() > 0)
+        throw usage_error(fmt::format("{}: --samples {} fixes the count of every point; leave out {} (the "
+                                      "stopping rule's option) or --samples",
+                                      rule->get_name(), t.samples, rule->get_name()));
+    m.samples = t.samples;
+  }
+  if (t.min_samples < kMinAdaptiveSamples || t.min_samples > 100000)
+    throw usage_error(fmt::format("--min-samples: {} must be between {} and 100000 (the median's interval needs "
+                                  "{}; --samples N for a fixed count)",
+                                  t.min_samples, kMinAdaptiveSamples, kMinAdaptiveSamples));
+  if (t.max_samples < t.min_samples || t.max_samples > 100000)
+    throw usage_error(fmt::format("--max-samples: {} must be between --min-samples ({}) and 100000", t.max_samples,
+                                  t.min_samples));
+  if (!(t.target_noise_pct > 0 && t.target_noise_pct <= 100))
+    throw usage_error(fmt::format("--target-noise: {} must be a percentage in (0, 100]", t.target_noise_pct));
+  if (!(t.max_noise_pct > 0 && t.max_noise_pct <= 100))
+    throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", t.max_noise_pct));
+  const std::optional<ClockState> clocks = parse_clock_state(t.clocks);
+  if (!clocks || *clocks == ClockState::kUnrecorded)
+    throw usage_error(fmt::format("--clocks: '{}' is not a clock state (sustained, burst)", t.clocks));
+  if (!(t.warmup_ms >= 0 && t.warmup_ms <= 60000))
+    throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", t.warmup_ms));
+  m.rule = StopRule{t.min_samples, t.max_samples, t.target_noise_pct / 100.0};
+  m.max_noise = t.max_noise_pct / 100.0;
+  m.clocks = *clocks;
+  m.warmup_ms = t.warmup_ms;
+  return m;
+}
+
 void check_fp8_backend(DType dtype, const std::string& backend) {
   if (dtype == DType::kFp8 && backend == to_string(BackendKind::kCublas))
     throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");
@@ -91,6 +142,9 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
   cmd->add_option("--ld-pad", filter.ld_pad, "points swept with this --ld-pad (default 0)");
   cmd->add_option("--offset", filter.offset, "points swept with this --offset (default 0)");
   cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");
+  cmd->add_option("--clocks", filter.clocks,
+                  "points measured in this clock state: sustained | burst | unrecorded (before states were "
+                  "recorded); default: any");
 }
 
 }  // namespace shapescope

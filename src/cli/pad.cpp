@@ -38,6 +38,7 @@ struct PadOptions {
   std::string dtype = "bf16";
   std::string backend = "cublas";
   int samples = 10;
+  std::string clocks = "sustained";
   std::string db = "shapescope.db";
   int device = 0;
   bool json = false;
@@ -103,6 +104,9 @@ void run_pad(const PadOptions& o) {
   check_fp8_backend(*dtype, o.backend);
   check_samples(o.samples);
   check_tp(config, o.tp);
+  const std::optional<ClockState> clocks = parse_clock_state(o.clocks);
+  if (!clocks || *clocks == ClockState::kUnrecorded)
+    throw usage_error(fmt::format("--clocks: '{}' is not a clock state (sustained, burst)", o.clocks));
 
 
   PadRequest request;
@@ -113,6 +117,7 @@ void run_pad(const PadOptions& o) {
   request.dtype_name = o.dtype;
   request.backend = o.backend;
   request.samples = o.samples;
+  request.clocks = *clocks;
   request.db = o.db;
   auto write = [&](const PadResult& result) {
     if (o.json) {
@@ -179,6 +184,7 @@ void register_pad(CLI::App& app) {
   cmd->add_option("--dtype", o->dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (forward only, cublaslt)");
   cmd->add_option("--backend", o->backend, "cublas | cublaslt");
   cmd->add_option("--samples", o->samples, "samples per GEMM");
+  cmd->add_option("--clocks", o->clocks, "sustained | burst: the clock state the GEMMs are measured (and compared) in");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "JSON instead of the tables");

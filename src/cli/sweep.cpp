@@ -19,21 +19,19 @@
 #include "measure/workers.hpp"
 #include "report/output.hpp"
 #include "report/scale_report.hpp"
+#include "report/sweep_report.hpp"
 
 namespace shapescope {
 namespace {
 
 
-void validate(const SweepOptions& o) {
-  check_samples(o.samples);
-  if (!(o.max_noise_pct > 0 && o.max_noise_pct <= 100))
-    throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", o.max_noise_pct));
-  if (o.max_rounds < 0 || o.max_rounds > 100)
-    throw usage_error(fmt::format("--max-rounds: {} must be between 0 and 100", o.max_rounds));
+// The checks that need no plan; the timing options they make (the flush is added by measure()).
+MeasureOptions validate(const SweepOptions& o) {
+  MeasureOptions timing = measure_options(o.timing);
+  timing.hot = o.hot;
+  timing.seed = o.seed;
   if (o.lt_algos < 1 || o.lt_algos > 64)
     throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.lt_algos));
-  if (!(o.warmup_ms >= 0 && o.warmup_ms <= 60000))
-    throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", o.warmup_ms));
   if (!parse_format(o.format))
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
   check_db_option(o.db);
@@ -52,10 +50,11 @@ void validate(const SweepOptions& o) {
     throw usage_error(fmt::format("--out: '{}' takes measured results; --dry-run prints its plan to stdout "
                                   "(redirect it to keep it)",
                                   o.out));
+  return timing;
 }
 
 void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
-                   const SweepOptions& o) {
+                   const SweepOptions& o, const StopRule& rule) {
   // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
   DeviceContext device;
   device.l2_bytes = 50ll << 20;
@@ -64,8 +63,8 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
     device = query_device(o.device);
     where = device_header(device);
   }
-  write_dry_run(problems, backends.size(), plan_cost(problems, backends, o.lt_algos, o.samples, o.hot, device),
-                where, o.samples);
+  write_dry_run(problems, backends.size(), plan_cost(problems, backends, o.lt_algos, rule.min_samples, o.hot, device),
+                where, rule);
 }
 
 // The checks that need the backends and the plan; the shard's problems.
@@ -82,28 +81,23 @@ std::vector<Problem> checked_problems(const SweepOptions& o, const std::vector<s
   return problems;
 }
 
-MeasureRequest measure_request(const SweepOptions& o, const std::vector<Problem>& problems,
-                               const std::vector<std::string>& backends) {
+MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timing,
+                               const std::vector<Problem>& problems, const std::vector<std::string>& backends) {
   MeasureRequest request;
   request.problems = problems;
   request.backends = backends;
   request.lt_algos = o.lt_algos;
   request.force = o.force;
-  request.measure.samples = o.samples;
-  request.measure.max_noise = o.max_noise_pct / 100.0;
-  request.measure.max_extra_rounds = o.max_rounds;
-  request.measure.hot = o.hot;
-  request.measure.warmup_ms = o.warmup_ms;
-  request.measure.seed = o.seed;
+  request.measure = timing;
   return request;
 }
 
 void run_sweep(const SweepOptions& o) {
-  validate(o);
+  const MeasureOptions timing = validate(o);
   const auto backends = parse_backends(o.backends);
   const auto problems = checked_problems(o, backends);
   if (o.dry_run) {
-    print_dry_run(problems, backends, o);
+    print_dry_run(problems, backends, o, timing.stop_rule());
     return;
   }
   if (!o.devices.empty()) {
@@ -119,11 +113,9 @@ void run_sweep(const SweepOptions& o) {
   std::optional<OutputFile> out_file;
   if (!o.out.empty()) out_file.emplace(o.out, "--out");
   fmt::print(stderr, "{}\n", device_header(device));
-  fmt::print(stderr, "{}; {} samples per point, shuffled passes; store {}\n",
-             o.hot ? "hot L2 (no flush: a throughput-like figure)"
-                   : fmt::format("cold L2 (flush {} MiB before each sample)", device.l2_bytes >> 20),
-             o.samples, o.db);
-  warn_if_absurd(plan_cost(problems, backends, o.lt_algos, o.samples, o.hot, device), o.samples);
+  fmt::print(stderr, "{}\n", sweep_method_line(timing, device.l2_bytes, o.db));
+  const StopRule rule = timing.stop_rule();
+  warn_if_absurd(plan_cost(problems, backends, o.lt_algos, rule.min_samples, o.hot, device), rule);
 
   // A worker of `--devices` reports to its parent, which draws the progress and prints the points.
   std::optional<WorkerReporter> reporter;
@@ -133,15 +125,28 @@ void run_sweep(const SweepOptions& o) {
   } else {
     progress.emplace(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
   }
-  const MeasureOutcome outcome = measure(measure_request(o, problems, backends), device, store,
+  SweepTimes times;
+  times.startup = process_seconds();
+  const MeasureOutcome outcome = measure(measure_request(o, timing, problems, backends), device, store,
                                          reporter ? reporter->progress() : progress->callback(), &g_interrupted);
+  const double after_start = process_seconds();
   const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
   for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
   if (reporter) {
     reporter->done(totals_of(outcome));  // interrupted: g_interrupted makes the exit code 130
     return;
   }
-  finish_sweep(o, outcome.points, annotations, totals_of(outcome), out_file, 1);
+  write_points_out(o, outcome.points, annotations, outcome.interrupted, out_file);
+  times.wall = process_seconds();
+  times.after = times.wall - after_start;
+  write_sentinel_events(std::cerr, outcome);
+  if (o.verbose) write_sweep_details(std::cerr, outcome, times);
+  write_sweep_summary(std::cerr, outcome, times, o.hot, timing.clocks);
+  if (outcome.interrupted) {
+    fmt::print(stderr, "interrupted: {} points are saved in {}; run the same command to resume{}\n",
+               outcome.measured, o.db, out_file ? fmt::format(" ('{}' is left as it was)", o.out) : "");
+    throw Error(ExitCode::kInterrupted, "interrupted");
+  }
 }
 
 }  // namespace
@@ -161,6 +166,8 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 4096 --backend cublas,custom                    # our kernels vs cuBLAS\n"
       "  shapescope sweep --n 1..8192 --devices all           # one worker per GPU of this host, one store\n"
       "  shapescope sweep --n 1..8192 --shard 3/16 --db s3.db  # one task of a job array (then: merge)\n"
+      "  shapescope sweep --n 8192 --clocks burst              # boost clocks rather than the power limit\n"
+      "  shapescope sweep --n 1..4096 --samples 10 --verbose   # a fixed count; where the wall time went\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
   std::vector<std::pair<CLI::Option*, std::string*>> ranges = {
       {cmd->add_option("--m", o->shape.m, "rows of A and C (range)"), &o->shape.m},
@@ -173,11 +180,9 @@ void register_sweep(CLI::App& app) {
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");
   cmd->add_option("--lt-algos", o->lt_algos,
                   "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
-  cmd->add_option("--samples", o->samples, "samples per point (shuffled passes)");
-  cmd->add_option("--max-noise", o->max_noise_pct,
-                  "re-measure points whose relative IQR is above this percentage");
-  cmd->add_option("--max-rounds", o->max_rounds, "re-measurement rounds before a point is flagged noisy");
+  add_timing_options(cmd, o->timing);
   cmd->add_flag("--hot", o->hot, "no L2 flush between samples (labelled hot in the store)");
+  cmd->add_flag("--verbose", o->verbose, "also print where the wall time went, the samples histogram, the sentinel");
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
   cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise)");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
@@ -189,7 +194,6 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--devices", o->devices,
                   "all | 0,2,...: one worker process per GPU, each on an interleaved part of the plan, one store");
   cmd->add_option("--report-fd", o->report_fd, "(internal: a --devices worker reports on this fd)")->group("");
-  cmd->add_option("--warmup-ms", o->warmup_ms, "GEMMs run before the first sample");
   cmd->add_option_function<std::string>(
          "--seed",
          [o](const std::string& text) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "common/output_file.hpp"
 #include "core/records.hpp"
 #include "measure/workers.hpp"
@@ -19,10 +20,9 @@ struct SweepOptions {
   ShapeOptions shape;
   std::string backends = "cublas";
   int lt_algos = 1;
-  int samples = 10;
-  double max_noise_pct = 5;
-  int max_rounds = 2;
+  TimingOptions timing;       // --samples or the stopping rule, --clocks, --warmup-ms
   bool hot = false;
+  bool verbose = false;       // --verbose: where the wall time went, the samples histogram, the sentinel
   bool force = false;
   bool wide = false;          // --wide: kernel names whole in the table
   bool dry_run = false;
@@ -33,11 +33,14 @@ struct SweepOptions {
   int device = 0;
   std::string devices;        // --devices: all | 0,2,... (empty: one GPU, in this process)
   int report_fd = -1;         // a --devices worker: reports go to this fd (hidden option)
-  double warmup_ms = 300;
   uint64_t seed = 0x5eed;
   bool format_given = false;  // --format on the command line (set by the callback)
   bool device_given = false;  // --device on the command line (set by the callback)
 };
+
+// The points as a table, CSV or JSON to stdout, or to --out (committed unless interrupted).
+void write_points_out(const SweepOptions& o, const std::vector<StoredPoint>& points,
+                      const std::vector<Annotation>& annotations, bool interrupted, std::optional<OutputFile>& out_file);
 
 // The points (table, CSV or JSON to stdout or --out), the summary line on stderr (`gpus` the
 // sweep ran on), and for an interrupted sweep the line that says what is saved (then

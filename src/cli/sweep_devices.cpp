@@ -76,17 +76,22 @@ std::vector<Worker> plan_workers(const SweepOptions& o, const std::vector<int>& 
 
 }  // namespace
 
-void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
-                  const std::vector<Annotation>& annotations, const SweepTotals& totals,
-                  std::optional<OutputFile>& out_file, size_t gpus) {
+void write_points_out(const SweepOptions& o, const std::vector<StoredPoint>& points,
+                      const std::vector<Annotation>& annotations, bool interrupted, std::optional<OutputFile>& out_file) {
   const Format format = *parse_format(o.format);
   const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
-  if (out_file && !totals.interrupted) {
+  if (out_file && !interrupted) {
     write_points(out_file->stream(), format, points, annotations, names);
     out_file->commit();
   } else if (!out_file) {
     write_points(std::cout, format, points, annotations, names);
   }
+}
+
+void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
+                  const std::vector<Annotation>& annotations, const SweepTotals& totals,
+                  std::optional<OutputFile>& out_file, size_t gpus) {
+  write_points_out(o, points, annotations, totals.interrupted, out_file);
   fmt::print(stderr, "{}\n", sweep_summary(totals, process_seconds(), o.hot, gpus));
   if (totals.interrupted) {
     fmt::print(stderr, "{}\n", interrupted_line(totals.measured, o.db, out_file ? o.out : ""));

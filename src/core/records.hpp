@@ -8,26 +8,37 @@
 
 #include "core/device_context.hpp"
 #include "core/problem.hpp"
+#include "core/states.hpp"
 
 namespace shapescope {
 
 // Everything that selects a measurement besides the device: which backend, which algorithm of it,
-// the problem, and whether L2 was flushed before each sample (cold, the default) or not (hot).
+// the problem, whether L2 was flushed before each sample (cold, the default) or not (hot), and the
+// clock state the GPU was held in.
 struct PointKey {
   std::string backend;  // "cublas", "cublaslt"
   std::string algo;     // "default" (cublas), "h0" = heuristic's first choice, "h1".. the next ones
   Problem problem;
   bool hot = false;
+  ClockState clocks = ClockState::kSustained;
 };
 
 struct TimingStats {
   double median_us = 0, min_us = 0, max_us = 0, q1_us = 0, q3_us = 0;
   int samples = 0;
   double noise = 0;          // relative interquartile range: (q3 - q1) / median
-  bool noisy = false;        // noise stayed above --max-noise after the re-measurement cap
+  bool noisy = false;        // noise above --max-noise when sampling stopped
   std::optional<double> sm_clock_mhz;  // median SM clock seen while the samples ran (NVML)
   uint64_t throttle_reasons = 0;       // OR of NVML clock-event reasons seen during the samples
-  bool throttled = false;    // clock < 90 % of the run's median, or a power/thermal reason set
+  bool throttled = false;    // clock < 90 % of the run's median (and, in the burst state, a
+                             // power/thermal reason set)
+  StopReason stop = StopReason::kUnrecorded;  // why sampling stopped (timing/stopping.hpp)
+  std::optional<double> median_ci;  // relative half-width of the median's confidence interval
+  // The sentinel of the point's chunk (MEASURE.md step 6): its median against the run's reference,
+  // relative (+0.02: 2 % slower); nullopt where the chunk had no reference to compare with.
+  std::optional<double> sentinel_drift;
+  int reruns = 0;            // times the point's chunk was measured again because its sentinel drifted
+  bool drifted = false;      // still beyond the drift limit after the last re-run (kept, flagged)
 };
 
 // cuBLASLt's description of the algorithm it ran (cublasLtMatmulAlgoConfigGetAttribute).
@@ -80,6 +91,13 @@ struct StoredPoint {
   bool annotated = false;
   std::vector<KernelRecord> kernels;  // in launch order
 };
+
+// The predicate the views use before they compare two measurements: only points of the same clock
+// state are compared (a burst point of a large GEMM runs at boost clock, a sustained one at the
+// power limit: 10-20 % apart on an H100).
+bool same_clock_state(const PointKey& a, const PointKey& b);
+// The points measured in `state`, in their order.
+std::vector<StoredPoint> with_clock_state(const std::vector<StoredPoint>& points, ClockState state);
 
 // Peak rates measured by `shapescope info --calibrate`.
 struct Calibration {

@@ -25,15 +25,23 @@
 namespace shapescope {
 namespace {
 
-constexpr size_t kAnnotateBatch = 256;           // points per CUPTI flush
+constexpr size_t kAnnotateBatch = 256;  // points per CUPTI flush
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-namespace {
+// Runs one step and adds its wall time to `into`.
+template <typename Step>
+auto timed(double& into, Step&& step) {
+  const auto started = std::chrono::steady_clock::now();
+  struct Add {
+    double& into;
+    std::chrono::steady_clock::time_point started;
+    ~Add() { into += seconds_since(started); }
+  } add{into, started};
+  return step();
+}
 
 struct DeviceMemory {
   void* ptr = nullptr;
@@ -70,10 +78,6 @@ double measure_flush_us(void* buffer, int64_t bytes) {
   return middle_value(us);
 }
 
-}  // namespace
-
-namespace {
-
 // One (problem, backend, algo) of the request: found in the store, or to be measured.
 struct Entry {
   PointKey key;
@@ -82,13 +86,15 @@ struct Entry {
   std::optional<int64_t> id;
   bool measure = false, annotate = false;
   GemmCall* call = nullptr;
+  std::optional<std::vector<KernelRecord>> kernels;  // from the annotation pass
 };
 
-// The GPU memory of one measure() call: operands at their largest, the L2 flush, the workspace.
+// The GPU memory of one measure() call: operands at their largest, the L2 flush, the workspace,
+// the verification's reference copy.
 struct Buffers {
   explicit Buffers(const MemoryPlan& plan)
-      : a(plan.a), b(plan.b), c(plan.c), flush(plan.flush), workspace(plan.workspace) {}
-  DeviceMemory a, b, c, flush, workspace;
+      : a(plan.a), b(plan.b), c(plan.c), flush(plan.flush), workspace(plan.workspace), reference(plan.reference) {}
+  DeviceMemory a, b, c, flush, workspace, reference;
 };
 
 // What the steps share: the backends (they read `buffers` once it is allocated), the entries,
@@ -102,14 +108,19 @@ struct Session {
   DeviceBuffers buffers;
   std::vector<std::unique_ptr<Backend>> backends;
   std::vector<Entry> entries;
-  std::vector<Problem> gpu_problems;  // what needs the GPU (measure or annotate)
+  std::vector<Problem> gpu_problems;  // what needs the GPU (measure or annotate), the sentinel's too
   std::map<std::pair<size_t, size_t>, std::vector<PreparedCall>> prepared;  // by (problem, backend)
+  std::unique_ptr<Backend> sentinel_backend;
+  std::vector<PreparedCall> sentinel_call;
+  double warm_since = 0;  // when the first GEMMs ran (verification, annotation): the warm-up's start
   MeasureOutcome outcome;
 };
 
 void report(const Session& s, MeasureProgress p) {
   if (s.progress) s.progress(p);
 }
+
+bool stop_requested(const Session& s) { return s.interrupted && s.interrupted->load(); }
 
 std::string skip_line(const std::string& backend, const std::string& algo, const Problem& p, const std::string& why) {
   return fmt::format("{} {}{}{} {}: {}", backend, algo, algo.empty() ? "" : " ", p.shape_string(), to_string(p.dtype),
@@ -123,7 +134,7 @@ void check(const Session& s) {
 }
 
 // Plan against the store: one entry per (problem, backend, algo); what the store has (and has
-// annotated) needs no GPU unless --force.
+// annotated) needs no GPU unless --force. One prepared query looks every key up.
 void plan_against_store(Session& s) {
   for (const auto& name : s.request.backends) s.backends.push_back(make_backend(name, s.buffers, s.request.lt_algos));
   std::vector<std::pair<size_t, size_t>> pairs = s.request.pairs;
@@ -139,16 +150,28 @@ void plan_against_store(Session& s) {
       }
       for (const auto& algo : s.backends[bi]->algo_keys()) {
         Entry e;
-        e.key = PointKey{s.backends[bi]->name(), algo, p, s.request.measure.hot};
+        e.key = PointKey{s.backends[bi]->name(), algo, p, s.request.measure.hot, s.request.measure.clocks};
         e.problem = pi;
         e.backend = bi;
-        e.id = s.store.find(s.device, e.key);
-        e.measure = !e.id || s.request.force;
-        e.annotate = e.measure || !s.store.is_annotated(*e.id);
-        if (e.measure || e.annotate) s.gpu_problems.push_back(p);
         s.entries.push_back(std::move(e));
       }
     }
+  }
+  std::vector<PointKey> keys;
+  for (const Entry& e : s.entries) keys.push_back(e.key);
+  const std::vector<std::optional<StoredRef>> found = s.store.find(s.device, keys);
+  bool any_measured = false;
+  for (size_t i = 0; i < s.entries.size(); ++i) {
+    Entry& e = s.entries[i];
+    if (found[i]) e.id = found[i]->id;
+    e.measure = !e.id || s.request.force;
+    e.annotate = e.measure || !found[i]->annotated;
+    if (e.measure || e.annotate) s.gpu_problems.push_back(e.key.problem);
+    any_measured = any_measured || e.measure;
+  }
+  if (any_measured) {
+    s.outcome.sentinel = sentinel_key(s.request.problems, s.request.measure.hot, s.request.measure.clocks);
+    s.gpu_problems.push_back(s.outcome.sentinel->problem);
   }
 }
 
@@ -156,6 +179,9 @@ void plan_against_store(Session& s) {
 // normal values, never zeros. One dtype per buffer at a time: a sweep has one dtype.
 std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   plan = memory_plan(s.gpu_problems, s.device, s.request.measure.hot);
+  for (const Entry& e : s.entries)
+    if (e.measure && s.backends[e.backend]->needs_verification())
+      plan.reference = std::max(plan.reference, reference_bytes(e.key.problem));
   int64_t free_bytes = 0, total_bytes = 0;
   memory_info(free_bytes, total_bytes);
   check_fits(plan, free_bytes, total_bytes);
@@ -175,7 +201,7 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
 
 // Prepare, part two: the calls, one prepare() per (problem, backend) for all its wanted algos
 // (cuBLASLt's heuristic is queried here, never inside a capture); an algo the library did not
-// provide is listed as skipped.
+// provide is listed as skipped. The sentinel's call too.
 void prepare_calls(Session& s) {
   for (auto& e : s.entries) {
     if (!e.measure && !e.annotate) continue;
@@ -196,83 +222,65 @@ void prepare_calls(Session& s) {
     for (auto& pc : s.prepared[slot])
       if (pc.algo == e.key.algo) e.call = pc.call.get();
   }
+  if (!s.outcome.sentinel) return;
+  const PointKey& key = *s.outcome.sentinel;
+  s.sentinel_backend = make_backend(key.backend, s.buffers, 1);
+  std::string why;
+  s.sentinel_call = s.sentinel_backend->prepare(key.problem, {key.algo}, why);
+  if (s.sentinel_call.empty()) s.outcome.sentinel.reset();  // measured without one, as before
 }
 
-// Verify: our kernels against cuBLAS, on these operands, before any timing; a kernel that fails is
-// reported and neither timed nor stored.
-void verify(Session& s) {
+// Verify: our kernels against cuBLAS, on these operands, before any timing: every check queued on
+// one stream and compared on the GPU, one synchronization for all; a kernel that fails is reported
+// and neither timed nor stored.
+void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   std::unique_ptr<Backend> reference;
-  for (auto& e : s.entries) {
-    if (!e.call || !s.backends[e.backend]->needs_verification()) continue;
+  std::map<size_t, std::vector<PreparedCall>> references;  // cuBLAS's call, by problem
+  std::unique_ptr<Verifier> verifier;
+  std::vector<size_t> checked;  // entry per queued check
+  for (size_t i = 0; i < s.entries.size(); ++i) {
+    Entry& e = s.entries[i];
+    if (!e.call || !e.measure || !s.backends[e.backend]->needs_verification()) continue;
     const Problem& p = s.request.problems[e.problem];
-    if (!reference) reference = make_backend(std::string(to_string(BackendKind::kCublas)), s.buffers, 1);
+    if (!reference) {
+      reference = make_backend(std::string(to_string(BackendKind::kCublas)), s.buffers, 1);
+      verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
+    }
     std::string why;
-    std::vector<PreparedCall> ref = reference->prepare(p, {std::string(default_algo(BackendKind::kCublas))}, why);
-    std::optional<std::string> failed =
-        ref.empty() ? std::optional<std::string>("cannot verify: cuBLAS cannot run it (" + why + ")")
-                    : verify_against(*e.call, *ref.front().call, p, s.buffers);
-    if (failed) {
-      s.outcome.skipped.push_back(skip_line(e.key.backend, e.key.algo, p, *failed));
+    if (!references.count(e.problem))
+      references[e.problem] = reference->prepare(p, {std::string(default_algo(BackendKind::kCublas))}, why);
+    if (references[e.problem].empty()) {
+      s.outcome.skipped.push_back(
+          skip_line(e.key.backend, e.key.algo, p, "cannot verify: cuBLAS cannot run it (" + why + ")"));
       e.call = nullptr;
+      continue;
     }
+    verifier->queue(*e.call, *references[e.problem].front().call, p);
+    checked.push_back(i);
+  }
+  if (!verifier) return;
+  const std::vector<std::optional<std::string>> verdicts = verifier->results();
+  for (size_t c = 0; c < checked.size(); ++c) {
+    if (!verdicts[c]) continue;
+    Entry& e = s.entries[checked[c]];
+    s.outcome.skipped.push_back(skip_line(e.key.backend, e.key.algo, s.request.problems[e.problem], *verdicts[c]));
+    e.call = nullptr;
   }
 }
 
-// Time: every entry to measure, through the engine; each point is saved as soon as it is final.
-void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
-  MeasureOptions options = s.request.measure;
-  options.flush_buffer = memory.flush.ptr;
-  options.flush_bytes = plan.flush;
-  if (!options.hot) s.outcome.flush_us = measure_flush_us(memory.flush.ptr, plan.flush);
-  std::vector<size_t> timed;  // entry index per job
-  std::vector<TimedJob> jobs;
-  for (size_t i = 0; i < s.entries.size(); ++i)
-    if (s.entries[i].measure && s.entries[i].call) {
-      timed.push_back(i);
-      jobs.push_back({s.entries[i].call, estimate_us(s.entries[i].key.problem)});
-    }
-  std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
-  double floor_us = 0;
-  MeasureProgress progress;
-  {
-    ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
-    Engine engine(options, &clocks, s.interrupted);
-    const bool finished = engine.run(
-        jobs,
-        [&](size_t job, const TimingStats& timing) {
-          Entry& e = s.entries[timed[job]];
-          PointResult result;
-          result.timing = timing;
-          result.lt = e.call->lt_config();
-          result.measured_at = now_utc();
-          result.command = rerun_command(e.key, s.request.lt_algos);
-          e.id = s.store.save_point(s.device, e.key, result);
-          progress.measured = ++s.outcome.measured;
-          floor_us += timing.samples * (timing.median_us + s.outcome.flush_us);
-          progress.last_tflops = e.key.problem.flops() / timing.median_us / 1e6;
-          report(s, progress);
-        },
-        [&](double f) {
-          progress.fraction = f;
-          report(s, progress);
-        });
-    s.outcome.median_clock_mhz = engine.median_clock_mhz();
-    if (!finished) s.outcome.interrupted = true;
-  }
-  s.outcome.gpu_floor_s = floor_us / 1e6;
-}
-
-// Trace: a separate, untimed pass under CUPTI records the kernels of every stored point that lacks
-// them, in batches of kAnnotateBatch launches per flush.
+// Trace: an untimed pass under CUPTI records the kernels of every point to measure or lacking them,
+// in batches of kAnnotateBatch launches per flush. It runs before the timed passes: its GEMMs are
+// the warm-up, and its kernel durations size the chunks. Points the store already has get their
+// kernels now (one transaction per batch); the others keep them for their save.
 void trace_kernels(Session& s) {
   std::vector<size_t> todo;
   for (size_t i = 0; i < s.entries.size(); ++i)
-    if (s.entries[i].annotate && s.entries[i].call && s.entries[i].id) todo.push_back(i);
+    if (s.entries[i].annotate && s.entries[i].call) todo.push_back(i);
   if (todo.empty()) return;
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   KernelTrace trace;
-  for (size_t begin = 0; begin < todo.size() && !s.outcome.interrupted; begin += kAnnotateBatch) {
+  for (size_t begin = 0; begin < todo.size() && !stop_requested(s); begin += kAnnotateBatch) {
     const size_t end = std::min(todo.size(), begin + kAnnotateBatch);
     for (size_t t = begin; t < end; ++t) {
       trace.push(uint64_t(todo[t]));
@@ -281,13 +289,92 @@ void trace_kernels(Session& s) {
     }
     CHECK_CUDA(cudaStreamSynchronize(stream));
     auto kernels = trace.collect();
+    std::vector<std::pair<int64_t, std::vector<KernelRecord>>> stored;
     for (size_t t = begin; t < end; ++t) {
-      s.store.save_kernels(*s.entries[todo[t]].id, kernels[uint64_t(todo[t])]);
-      ++s.outcome.annotated;
+      Entry& e = s.entries[todo[t]];
+      e.kernels = kernels[uint64_t(todo[t])];
+      if (!e.measure && e.id) stored.emplace_back(*e.id, *e.kernels);
     }
-    if (s.interrupted && s.interrupted->load()) s.outcome.interrupted = true;
+    s.store.save_kernels(stored);
+    s.outcome.annotated += stored.size();
   }
   cudaStreamDestroy(stream);
+}
+
+// The annotation pass's durations (hot L2, one run) are a better cost estimate than the model's.
+double job_estimate_us(const Entry& e) {
+  double traced = 0;
+  if (e.kernels)
+    for (const KernelRecord& k : *e.kernels) traced += k.duration_us;
+  return traced > 0 ? traced + 2.0 : estimate_us(e.key.problem);
+}
+
+// The points of one finished chunk, saved in one transaction with their kernels.
+void save_chunk(Session& s, const std::vector<size_t>& timed, const std::vector<JobResult>& chunk,
+                double& floor_us, MeasureProgress& progress) {
+  std::vector<PointToSave> batch;
+  for (const JobResult& r : chunk) {
+    Entry& e = s.entries[timed[r.job]];
+    PointResult result;
+    result.timing = r.timing;
+    result.lt = e.call->lt_config();
+    result.measured_at = now_utc();
+    result.command = rerun_command(e.key, s.request.lt_algos);
+    batch.push_back({e.key, result, e.kernels});
+    s.outcome.timings.push_back(r.timing);
+    floor_us += r.timing.samples * (r.timing.median_us + s.outcome.flush_us);
+  }
+  const std::vector<int64_t> ids = s.store.save_points(s.device, batch);
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    Entry& e = s.entries[timed[chunk[i].job]];
+    e.id = ids[i];
+    if (e.kernels) ++s.outcome.annotated;
+  }
+  s.outcome.measured += chunk.size();
+  progress.measured = s.outcome.measured;
+  const JobResult& last = chunk.back();
+  progress.last_tflops = s.entries[timed[last.job]].key.problem.flops() / last.timing.median_us / 1e6;
+  report(s, progress);
+}
+
+// Time: every entry to measure, through the engine, with the sentinel; each chunk is saved as soon
+// as it is final, while the engine's next graphs run.
+void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
+  MeasureOptions options = s.request.measure;
+  options.flush_buffer = memory.flush.ptr;
+  options.flush_bytes = plan.flush;
+  options.warm_since = s.warm_since;
+  if (!options.hot) s.outcome.flush_us = measure_flush_us(memory.flush.ptr, plan.flush);
+  std::vector<size_t> timed;  // entry index per job
+  std::vector<TimedJob> jobs;
+  for (size_t i = 0; i < s.entries.size(); ++i)
+    if (s.entries[i].measure && s.entries[i].call) {
+      timed.push_back(i);
+      jobs.push_back({s.entries[i].call, job_estimate_us(s.entries[i])});
+    }
+  if (jobs.empty()) return;
+  std::optional<TimedJob> sentinel;
+  if (s.outcome.sentinel)
+    sentinel = TimedJob{s.sentinel_call.front().call.get(), estimate_us(s.outcome.sentinel->problem)};
+  std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
+  double floor_us = 0;
+  MeasureProgress progress;
+  {
+    ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
+    Engine engine(options, &clocks, s.interrupted);
+    const bool finished = engine.run(
+        jobs, sentinel ? &*sentinel : nullptr,
+        [&](const std::vector<JobResult>& chunk) { save_chunk(s, timed, chunk, floor_us, progress); },
+        [&](double f) {
+          progress.fraction = f;
+          report(s, progress);
+        },
+        [&](const SentinelCheck& check) { s.outcome.sentinel_checks.push_back(check); });
+    s.outcome.median_clock_mhz = engine.median_clock_mhz();
+    s.outcome.phases.engine = engine.times();
+    if (!finished) s.outcome.interrupted = true;
+  }
+  s.outcome.gpu_floor_s = floor_us / 1e6;
 }
 
 // Save, the end: every point of the request that the store now holds, as stored, in plan order.
@@ -296,8 +383,7 @@ void collect_points(Session& s) {
     if (e.id) s.outcome.point_ids.push_back(*e.id);
     if (e.id && !e.measure) ++s.outcome.reused;
   }
-  for (int64_t id : s.outcome.point_ids)
-    if (auto point = s.store.load(id)) s.outcome.points.push_back(std::move(*point));
+  s.outcome.points = s.store.load(s.outcome.point_ids);
 }
 
 }  // namespace
@@ -305,19 +391,26 @@ void collect_points(Session& s) {
 MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& device, Store& store,
                        const ProgressCallback& progress, const std::atomic<bool>* interrupted) {
   const auto started = std::chrono::steady_clock::now();
-  Session s{request, device, store, progress, interrupted, {}, {}, {}, {}, {}, {}};
+  Session s{request, device, store, progress, interrupted, {}, {}, {}, {}, {}, {}, {}, 0, {}};
+  PhaseTimes& phases = s.outcome.phases;
   check(s);
-  plan_against_store(s);
+  timed(phases.plan, [&] { plan_against_store(s); });
   if (!s.gpu_problems.empty()) {
     MemoryPlan plan;
-    const std::unique_ptr<Buffers> memory = allocate(s, plan);
-    prepare_calls(s);
-    verify(s);
-    time_calls(s, *memory, plan);
-    if (!s.outcome.interrupted) trace_kernels(s);
+    const std::unique_ptr<Buffers> memory = timed(phases.allocate, [&] { return allocate(s, plan); });
+    timed(phases.prepare, [&] { prepare_calls(s); });
+    s.warm_since = ClockSampler::now();
+    timed(phases.verify, [&] { verify(s, *memory, plan); });
+    timed(phases.trace, [&] { trace_kernels(s); });
+    if (!stop_requested(s)) {
+      timed(phases.timing, [&] { time_calls(s, *memory, plan); });
+    } else {
+      s.outcome.interrupted = true;
+    }
     s.prepared.clear();  // the calls go before the memory they read
+    s.sentinel_call.clear();
   }
-  collect_points(s);
+  timed(phases.collect, [&] { collect_points(s); });
   s.outcome.wall_s = seconds_since(started);
   MeasureProgress done;
   done.finished = true;

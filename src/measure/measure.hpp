@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "core/problem.hpp"
 #include "measure/progress.hpp"
 #include "store/store.hpp"
+#include "timing/engine_facts.hpp"
 #include "timing/measure_options.hpp"
 
 namespace shapescope {
@@ -28,6 +30,18 @@ struct MeasureRequest {
   std::vector<std::pair<size_t, size_t>> pairs;
 };
 
+// Where one measure() call's wall time went, step by step (seconds).
+struct PhaseTimes {
+  double plan = 0;      // the store looked up for every point
+  double allocate = 0;  // operands, flush buffer, workspace; random fill
+  double prepare = 0;   // cuBLAS handles, cuBLASLt heuristics, our kernels' set-up
+  double verify = 0;    // our kernels against cuBLAS, on the GPU
+  double trace = 0;     // the annotation pass (CUPTI), which also warms the GPU up
+  double timing = 0;    // the engine: warm-up, timed passes, sentinel re-runs, chunk writes
+  double collect = 0;   // the stored points read back
+  EngineTimes engine;   // inside `timing`
+};
+
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
   std::vector<StoredPoint> points;      // those points as stored (same order)
@@ -38,12 +52,17 @@ struct MeasureOutcome {
   double gpu_floor_s = 0;     // sum over measured points of samples x (median + flush)
   double flush_us = 0;        // measured time of one L2 flush
   double median_clock_mhz = 0;
+  std::vector<TimingStats> timings;  // of the points measured now, in the order they were saved
+  PhaseTimes phases;
+  std::optional<PointKey> sentinel;         // the fixed shape re-measured in every chunk
+  std::vector<SentinelCheck> sentinel_checks;  // every check, in the order they happened
 };
 
 // Bytes of GPU memory the request needs: operands at their largest, the flush buffer, the workspace.
 struct MemoryPlan {
   int64_t a = 0, b = 0, c = 0, flush = 0, workspace = 0;
-  int64_t total() const { return a + b + c + flush + workspace; }
+  int64_t reference = 0;  // cuBLAS's C, kept aside while one of our kernels is verified
+  int64_t total() const { return a + b + c + flush + workspace + reference; }
 };
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot);
 // Throws Error(kOutOfMemory), showing the bytes needed and free, when the plan does not fit.
@@ -56,6 +75,7 @@ struct PlanCost {
   size_t points = 0;
   double seconds = 0;
 };
+// `samples`: the samples per point assumed (the fixed count, or the stopping rule's minimum).
 PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends, int lt_algos,
                    int samples, bool hot, const DeviceContext& device);
 // Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
@@ -68,6 +88,11 @@ double estimate_us(const Problem& problem);
 
 // The command line that measures exactly this point again.
 std::string rerun_command(const PointKey& key, int lt_algos);
+
+// The sentinel of a sweep of these problems: 2048^3 (1024^3 for fp32, whose GEMMs are 10x slower)
+// in the first problem's dtype and layout, packed, run by cuBLAS (cuBLASLt for fp8): tens of
+// microseconds, steady, and cheap to measure in every pass of every chunk.
+PointKey sentinel_key(const std::vector<Problem>& problems, bool hot, ClockState clocks);
 
 // Throws Error(kOutOfMemory) before allocating when the request does not fit in free memory,
 // Error(kNoGpu) when the GPU cannot run a dtype; kInternal for CUDA/cuBLAS/CUPTI failures.

@@ -33,9 +33,11 @@ void check_fits(const MemoryPlan& mem, int64_t free_bytes, int64_t total_bytes) 
   if (mem.total() + margin > free_bytes)
     throw Error(ExitCode::kOutOfMemory,
                 fmt::format("the sweep's largest point needs {} of GPU memory (A {}, B {}, C {}, "
-                            "flush {}, workspace {}) plus a {} margin; {} of {} is free",
+                            "flush {}, workspace {}{}) plus a {} margin; {} of {} is free",
                             in_gib(mem.total()), in_gib(mem.a), in_gib(mem.b), in_gib(mem.c), in_gib(mem.flush),
-                            in_gib(mem.workspace), in_gib(margin), in_gib(free_bytes), in_gib(total_bytes)));
+                            in_gib(mem.workspace),
+                            mem.reference > 0 ? fmt::format(", verification copy {}", in_gib(mem.reference)) : "",
+                            in_gib(margin), in_gib(free_bytes), in_gib(total_bytes)));
 }
 
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot) {
@@ -70,6 +72,23 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
   if (p.off_a) cmd += fmt::format(" --offset {}", p.off_a);
   if (key.hot) cmd += " --hot";
   return cmd;
+}
+
+PointKey sentinel_key(const std::vector<Problem>& problems, bool hot, ClockState clocks) {
+  PointKey key;
+  Problem& p = key.problem;
+  p.dtype = problems.empty() ? DType::kBf16 : problems.front().dtype;
+  p.layout = problems.empty() ? Layout::kNN : problems.front().layout;
+  p.m = p.n = p.k = p.dtype == DType::kFp32 ? 1024 : 2048;
+  p.lda = p.a_cols();
+  p.ldb = p.b_cols();
+  p.ldc = p.n;
+  const BackendKind kind = p.dtype == DType::kFp8 ? BackendKind::kCublasLt : BackendKind::kCublas;
+  key.backend = std::string(to_string(kind));
+  key.algo = std::string(default_algo(kind));
+  key.hot = hot;
+  key.clocks = clocks;
+  return key;
 }
 
 size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {

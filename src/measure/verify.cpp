@@ -1,75 +1,118 @@
 #include "measure/verify.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
-#include <vector>
 
 #include "common/check.hpp"
+#include "timing/device_kernels.hpp"
 
 namespace shapescope {
 
 namespace {
 
-constexpr int kShown = 3;  // wrong elements quoted in the message
+constexpr size_t kBlock = 1024;  // verdicts per pinned block
 
-// C (M x N of batch 0) as floats, whatever the output dtype.
-std::vector<float> read_c(const Problem& p, const DeviceBuffers& buffers, cudaStream_t stream) {
-  const int bytes = output_bytes(p.dtype);
-  std::vector<unsigned char> raw(size_t(p.m) * size_t(p.n) * size_t(bytes));
-  const void* c = operand_pointers(p, buffers).c;
-  CHECK_CUDA(cudaMemcpy2DAsync(raw.data(), size_t(p.n) * bytes, c, size_t(p.ldc) * bytes, size_t(p.n) * bytes,
-                               size_t(p.m), cudaMemcpyDeviceToHost, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  std::vector<float> out(size_t(p.m) * size_t(p.n));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (bytes == 4) {
-      std::memcpy(&out[i], &raw[i * 4], 4);
-    } else if (p.dtype == DType::kFp16) {
-      __half h;
-      std::memcpy(&h, &raw[i * 2], 2);
-      out[i] = __half2float(h);
-    } else {
-      __nv_bfloat16 h;
-      std::memcpy(&h, &raw[i * 2], 2);
-      out[i] = __bfloat162float(h);
-    }
-  }
-  return out;
+cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
+
+// The relative and absolute parts of verify_tolerance(), for the comparison kernel.
+double relative_tolerance(DType dtype) { return output_bytes(dtype) == 4 ? 1e-3 : 1.0 / 64; }  // two bf16 ulps
+double absolute_tolerance(int64_t k) { return 1e-3 * std::sqrt(double(std::max<int64_t>(k, 1))); }
+
+std::optional<std::string> verdict_text(const CompareResult& r, const Problem& p) {
+  if (r.bad == 0) return std::nullopt;
+  const uint64_t row = r.first / uint64_t(p.n), col = r.first % uint64_t(p.n);
+  return fmt::format("failed verification against cuBLAS: {} of {} elements off (worst {:.3g}x the tolerance); "
+                     "first (row {}, col {}): got {:.4g}, want {:.4g}",
+                     r.bad, p.m * p.n, r.worst, row, col, r.got, r.want);
 }
 
 }  // namespace
 
 double verify_tolerance(double want, int64_t k, DType dtype) {
-  const double relative = output_bytes(dtype) == 4 ? 1e-3 : 1.0 / 64;  // two bf16 ulps (2^-7 each)
-  return relative * std::fabs(want) + 1e-3 * std::sqrt(double(std::max<int64_t>(k, 1)));
+  return relative_tolerance(dtype) * std::fabs(want) + absolute_tolerance(k);
 }
 
-std::optional<std::string> verify_against(GemmCall& call, GemmCall& reference, const Problem& p,
-                                          const DeviceBuffers& buffers) {
-  cudaStream_t stream;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  reference.enqueue(stream);
-  const std::vector<float> want = read_c(p, buffers, stream);
-  call.enqueue(stream);
-  const std::vector<float> got = read_c(p, buffers, stream);
-  CHECK_CUDA(cudaStreamDestroy(stream));
+int64_t reference_bytes(const Problem& p) { return p.m * p.n * output_bytes(p.dtype); }
 
-  size_t wrong = 0;
-  std::string first;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double tol = verify_tolerance(want[i], p.k, p.dtype);
-    if (std::fabs(double(got[i]) - double(want[i])) <= tol) continue;  // NaN fails this too
-    if (wrong < kShown)
-      first += fmt::format("{}(row {}, col {}): got {:.4g}, want {:.4g}", wrong ? "; " : "", i / size_t(p.n),
-                           i % size_t(p.n), got[i], want[i]);
-    ++wrong;
+Verifier::Verifier(const DeviceBuffers& buffers, void* reference, int64_t reference_capacity)
+    : buffers_(buffers), reference_(reference), capacity_(reference_capacity) {
+  cudaStream_t stream = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  stream_ = stream;
+}
+
+Verifier::~Verifier() {
+  if (stream_) {
+    cudaStreamSynchronize(as_stream(stream_));
+    cudaStreamDestroy(as_stream(stream_));
   }
-  if (wrong == 0) return std::nullopt;
-  return fmt::format("failed verification against cuBLAS: {} of {} elements off; {}", wrong, got.size(), first);
+  for (void* block : host_blocks_) cudaFreeHost(block);
+  for (void* block : device_blocks_) cudaFree(block);
+}
+
+size_t Verifier::queue(GemmCall& call, GemmCall& reference, const Problem& p) {
+  if (reference_bytes(p) > capacity_)
+    throw Error(ExitCode::kInternal, fmt::format("verify: the reference copy of {} needs {} B, the buffer holds {} B",
+                                                 p.shape_string(), reference_bytes(p), capacity_));
+  const size_t index = checked_.size();
+  if (index % kBlock == 0) {
+    void* host = nullptr;
+    void* device = nullptr;
+    CHECK_CUDA(cudaMallocHost(&host, kBlock * sizeof(CompareResult)));
+    host_blocks_.push_back(host);
+    CHECK_CUDA(cudaMalloc(&device, kBlock * sizeof(CompareResult)));
+    device_blocks_.push_back(device);
+  }
+  auto* verdict = static_cast<CompareResult*>(host_blocks_.back()) + index % kBlock;
+  auto* device_verdict = static_cast<CompareResult*>(device_blocks_.back()) + index % kBlock;
+  *verdict = CompareResult{};
+  const cudaStream_t stream = as_stream(stream_);
+  const int bytes = output_bytes(p.dtype);
+  void* c = operand_pointers(p, buffers_).c;
+  reference.enqueue(stream);
+  CHECK_CUDA(cudaMemcpy2DAsync(reference_, size_t(p.n) * bytes, c, size_t(p.ldc) * bytes, size_t(p.n) * bytes,
+                               size_t(p.m), cudaMemcpyDeviceToDevice, stream));
+  call.enqueue(stream);
+  // The verdict starts as CompareResult{} (copied from the pinned slot, which the result later
+  // overwrites: both copies are ordered on the stream).
+  CHECK_CUDA(cudaMemcpyAsync(device_verdict, verdict, sizeof(CompareResult), cudaMemcpyHostToDevice, stream));
+  launch_compare(c, p.ldc, reference_, p.n, p.m, p.n, p.dtype, relative_tolerance(p.dtype), absolute_tolerance(p.k),
+                 device_verdict, stream);
+  CHECK_CUDA(cudaMemcpyAsync(verdict, device_verdict, sizeof(CompareResult), cudaMemcpyDeviceToHost, stream));
+  checked_.push_back(p);
+  return index;
+}
+
+std::vector<std::optional<std::string>> Verifier::results() {
+  CHECK_CUDA(cudaStreamSynchronize(as_stream(stream_)));
+  std::vector<std::optional<std::string>> out;
+  for (size_t i = 0; i < checked_.size(); ++i) {
+    const auto* verdict = static_cast<const CompareResult*>(host_blocks_[i / kBlock]) + i % kBlock;
+    out.push_back(verdict_text(*verdict, checked_[i]));
+  }
+  return out;
+}
+
+std::optional<std::string> verify_against(GemmCall& call, GemmCall& reference, const Problem& problem,
+                                          const DeviceBuffers& buffers) {
+  void* copy = nullptr;
+  CHECK_CUDA(cudaMalloc(&copy, size_t(std::max<int64_t>(reference_bytes(problem), 1))));
+  try {
+    std::optional<std::string> verdict;
+    {
+      Verifier verifier(buffers, copy, reference_bytes(problem));
+      verifier.queue(call, reference, problem);
+      verdict = verifier.results().front();
+    }
+    cudaFree(copy);
+    return verdict;
+  } catch (...) {
+    cudaDeviceSynchronize();
+    cudaFree(copy);
+    throw;
+  }
 }
 
 }  // namespace shapescope

@@ -1,8 +1,14 @@
 // Correct first: one of our kernels is compared with cuBLAS on the same operands before it is
-// timed, and a kernel that fails is reported, never timed.
+// timed, and a kernel that fails is reported, never timed. The comparison runs on the GPU (one
+// reduction kernel per check: how many elements are off, the worst error against the tolerance and
+// the first bad element); only that verdict and the first bad pair are copied back, and all checks
+// of a sweep are queued on one stream and read after one synchronization.
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 
@@ -13,9 +19,37 @@ namespace shapescope {
 // |C| ~ sqrt(K); the absolute term covers elements that cancel to near zero).
 double verify_tolerance(double want, int64_t k, DType dtype);
 
-// Runs `reference` then `call` on the shared buffers and compares C (M x N, batch 0). Returns
-// nullopt when every element is within verify_tolerance, else one line: how many are off and the
-// first few (row, col, got, want).
+// Bytes of the reference copy a check of `problem` needs (its C, batch 0, packed).
+int64_t reference_bytes(const Problem& problem);
+
+class Verifier {
+ public:
+  // `reference` is device memory of at least reference_bytes() of every problem checked: cuBLAS's C
+  // is copied there before the checked call overwrites C.
+  Verifier(const DeviceBuffers& buffers, void* reference, int64_t reference_capacity);
+  ~Verifier();
+  Verifier(const Verifier&) = delete;
+  Verifier& operator=(const Verifier&) = delete;
+
+  // Queues one check: `reference` (cuBLAS) runs, its C is copied aside, `call` runs, the two are
+  // compared on the GPU. Returns the check's index for results().
+  size_t queue(GemmCall& call, GemmCall& reference, const Problem& problem);
+  // Waits for every queued check; per check, nullopt when every element is within verify_tolerance,
+  // else one line: how many are off, the worst error against the tolerance, the first bad element.
+  std::vector<std::optional<std::string>> results();
+
+ private:
+  const DeviceBuffers& buffers_;
+  void* reference_;
+  int64_t capacity_;
+  void* stream_ = nullptr;  // cudaStream_t
+  std::vector<Problem> checked_;       // per queued check
+  // Blocks of CompareResult, one per check: where the GPU reduces (device memory, so that its
+  // atomics stay on the GPU) and where the host reads them (pinned, copied after each check).
+  std::vector<void*> device_blocks_, host_blocks_;
+};
+
+// One check on its own (allocates its reference copy): what a test or a single point needs.
 std::optional<std::string> verify_against(GemmCall& call, GemmCall& reference, const Problem& problem,
                                           const DeviceBuffers& buffers);
 

@@ -78,6 +78,8 @@ void write_points_table(std::ostream& out, const std::vector<StoredPoint>& point
     std::string flags;
     if (t.noisy) flags += 'N';
     if (t.throttled) flags += 'T';
+    if (t.stop == StopReason::kCap) flags += 'C';
+    if (t.drifted) flags += 'D';
     if (flags.empty()) flags = "-";
     rows.push_back({table_cell(point.key.backend), table_cell(point.key.algo), std::string(to_string(p.dtype)),
                     std::string(to_string(p.layout)), fmt::format("{}", p.m), fmt::format("{}", p.n),
@@ -212,6 +214,7 @@ Json point_fields(const StoredPoint& point) {
   j["off_b"] = p.off_b;
   j["off_c"] = p.off_c;
   j["mode"] = point.key.hot ? "hot" : "cold";
+  j["clocks"] = to_string(point.key.clocks);
   j["gpu_name"] = d.gpu_name;
   j["gpu_uuid"] = d.gpu_uuid;
   j["driver"] = d.driver;
@@ -229,6 +232,11 @@ Json point_fields(const StoredPoint& point) {
   j["sm_clock_mhz"] = real(t.sm_clock_mhz);
   j["throttle_reasons"] = t.throttle_reasons;
   j["throttled"] = t.throttled;
+  j["stop"] = to_string(t.stop);
+  j["median_ci"] = real(t.median_ci);
+  j["sentinel_drift"] = real(t.sentinel_drift);
+  j["reruns"] = t.reruns;
+  j["drifted"] = t.drifted;
   j["tflops"] = real(tflops_of(point));
   j.update(lt_fields(point.result.lt));
   j["measured_at"] = point.result.measured_at;
@@ -362,7 +370,7 @@ void write_points(std::ostream& out, Format format, const std::vector<StoredPoin
 }
 
 void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
-                   const std::string& where, int samples) {
+                   const std::string& where, const StopRule& rule) {
   fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
              "ldb", "ldc", "offset", "est. [us]");
   for (const auto& p : problems) {
@@ -376,13 +384,14 @@ void write_dry_run(const std::vector<Problem>& problems, size_t backends, const 
              mib(double(mem.a), 1), mib(double(mem.b), 1), mib(double(mem.c), 1), mib(double(mem.flush), 1),
              mib(double(mem.workspace), 1));
   fmt::print(stderr,
-             "estimated GPU time: {:.1f} s for {} samples per point (a rough model; points already "
+             "estimated GPU time: {:.1f} s for {} samples per point{} (a rough model; points already "
              "in the store are skipped)\n",
-             cost.seconds, samples);
-  warn_if_absurd(cost, samples);
+             cost.seconds, rule.min_samples, rule.fixed() ? "" : ", the stopping rule's minimum");
+  warn_if_absurd(cost, rule);
 }
 
-void warn_if_absurd(const PlanCost& cost, int samples) {
+void warn_if_absurd(const PlanCost& cost, const StopRule& rule) {
+  const int samples = rule.min_samples;
   constexpr double kLongSeconds = 3600;
   constexpr int64_t kLargestGpuBytes = 192ll << 30;  // B200; no GPU shapescope knows has more
   if (cost.seconds > kLongSeconds)

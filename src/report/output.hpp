@@ -43,11 +43,12 @@ std::string field_text(const FieldValue& value);
 
 // --dry-run: the plan as a table on stdout, then on stderr its points, memory and rough GPU time
 // (`where` names the GPU or says what was assumed), and the warnings of warn_if_absurd().
+// `rule`: the samples per point (a fixed count, or the stopping rule whose minimum the estimate assumes).
 void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
-                   const std::string& where, int samples);
+                   const std::string& where, const StopRule& rule);
 // A plan far beyond what anyone means to run gets a warning on stderr with its numbers (a memory
 // that does not fit is refused later, with exit 4, before anything is allocated).
-void warn_if_absurd(const PlanCost& cost, int samples);
+void warn_if_absurd(const PlanCost& cost, const StopRule& rule);
 
 // "[#####.....] 1234/4096 points  ETA 0:05  last 712.3 TFLOP/s", redrawn in place on stderr.
 // Silent when disabled (stderr is not a terminal).

@@ -337,7 +337,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
 std::string clock_summary(const PadMeasurement& m) {
   const std::string clock =
       m.median_clock_mhz ? fmt::format("SM clock {:.0f} MHz (median)", *m.median_clock_mhz) : "SM clock unknown";
-  return fmt::format("{}, {} of {} GEMMs throttled (power or thermal cap, or a clock dip)", clock, m.throttled,
+  return fmt::format("{}, {} of {} GEMMs throttled (a slowdown reason, a burst at the power cap, or a clock dip)", clock, m.throttled,
                      m.gemms);
 }
 
@@ -347,9 +347,10 @@ std::string source_text(const PadRequest& o, const PadMeasurement& m) {
   const DeviceContext& d = m.device;
   const double gbs = copy_gbs(m);
   return fmt::format(
-      "measured on {} ({}), driver {}, cuBLAS {}: {} GEMMs measured now, {} from the store '{}'; {} samples, cold L2; "
-      "{}; copy bandwidth {}",
-      d.gpu_name, d.gpu_uuid, d.driver, d.cublas, m.measured, m.reused, o.db, o.samples, clock_summary(m),
+      "measured on {} ({}), driver {}, cuBLAS {}: {} GEMMs measured now, {} from the store '{}'; {} samples, cold L2, "
+      "{} clocks; {}; copy bandwidth {}",
+      d.gpu_name, d.gpu_uuid, d.driver, d.cublas, m.measured, m.reused, o.db, o.samples, to_string(o.clocks),
+      clock_summary(m),
       gbs > 0 ? fmt::format("{:.0f} GB/s ({})", gbs, m.bandwidth.source) : std::string("not calibrated"));
 }
 
@@ -364,6 +365,7 @@ Json source_json(const PadRequest& o, const PadMeasurement& m) {
   s["reused"] = m.reused;
   s["db"] = o.db;
   s["samples"] = o.samples;
+  s["clock_state"] = to_string(o.clocks);
   s["clocks"] = clock_summary(m);
   s["copy_bandwidth_gbs"] = gbs > 0 ? Json(gbs) : Json(nullptr);
   return s;

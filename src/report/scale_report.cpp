@@ -31,6 +31,9 @@ std::vector<std::string> merge_summary(const MergeResult& r, const std::string& 
       "merge: {} holds {}: {}{} added from {}; {}; copied {}, {}, {}", out, plural(r.points, "point", "points"), had,
       added, plural(r.inputs.size(), "store", "stores"), twice, plural(kernels, "kernel", "kernels"),
       plural(annotations, "annotation", "annotations"), plural(calibrations, "calibration", "calibrations"))};
+  for (const std::string& path : r.upgraded)
+    lines.push_back(fmt::format("merge: '{}' is of an older schema: merged through an upgraded copy{}", path,
+                                path == out ? " (OUT is written in this build's schema)" : " (the file is left as it was)"));
   for (const MergeCounts& c : r.inputs) {
     if (c.skipped_model_version.empty()) continue;
     lines.push_back(fmt::format("merge: the annotations of '{}' (model version {}) were left out: {} holds version {} "

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -27,13 +30,11 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
-// One store as an input or as OUT: a shapescope store of exactly this build's schema version that
-// passes quick_check (the Store's read-only constructor checks all but the exact version).
-void check_store(const std::string& path) {
+// One store as an input or as OUT: a shapescope store this build reads (its schema version or an
+// older one; a newer one is refused by the Store) that passes quick_check. Returns its version.
+int check_store(const std::string& path) {
   const Store store(path, Store::Access::kReadOnly);
-  const int version = store.schema_version();
-  if (version != schema::version())
-    fail(path, fmt::format("schema version {}; this build merges stores of version {} only", version, schema::version()));
+  return store.schema_version();
 }
 
 void check_merge(const std::string& out, const std::vector<std::string>& inputs) {
@@ -56,6 +57,9 @@ void check_merge(const std::string& out, const std::vector<std::string>& inputs)
   }
   for (const std::string& input : inputs) check_store(input);
 }
+
+// An older store's rows in this build's schema: a copy of it, upgraded (the file itself is only read).
+void upgrade_copy(const std::string& from, const std::string& to);
 
 std::string joined(const std::vector<std::string>& items, const std::string& prefix, const char* separator) {
   std::string text;
@@ -266,6 +270,38 @@ void remove_stale_sidecars(const std::string& out) {
   }
 }
 
+// The temporary files of a merge: upgraded copies of older inputs, removed whatever happens.
+class TemporaryCopies {
+ public:
+  ~TemporaryCopies() {
+    std::error_code ec;
+    for (const std::string& path : paths_) fs::remove(path, ec);
+  }
+  // The path to read `input` from: itself, or an upgraded copy beside OUT when its schema is older.
+  std::string readable(const std::string& input, const std::string& out) {
+    if (check_store(input) == schema::version()) return input;
+    const std::string copy = fmt::format("{}.merge-input-{}-{}", out, getpid(), paths_.size());
+    paths_.push_back(copy);
+    upgrade_copy(input, copy);
+    return copy;
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+void upgrade_copy(const std::string& from, const std::string& to) {
+  {
+    // SQLite's backup needs the target to exist.
+    std::FILE* file = std::fopen(to.c_str(), "wb");
+    if (file == nullptr) fail(to, "cannot create a temporary copy beside OUT");
+    std::fclose(file);
+  }
+  start_from(from, true, to);
+  Store copy(to);
+  copy.open_for_writing(false);
+}
+
 }  // namespace
 
 MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs) {
@@ -275,10 +311,21 @@ MergeResult merge_stores(const std::string& out, const std::vector<std::string>&
   result.out_existed = fs::exists(out, ec);
   StagedFile staged(out, "OUT");
   start_from(out, result.out_existed, staged.path());
+  if (result.out_existed && check_store(out) < schema::version()) {
+    Store(staged.path()).open_for_writing(false);
+    result.upgraded.push_back(out);
+  }
+  TemporaryCopies copies;
   {
     Merger merger(out, staged.path());
     result.out_points = merger.points();
-    for (const std::string& input : inputs) result.inputs.push_back(merger.merge(input));
+    for (const std::string& input : inputs) {
+      const std::string from = copies.readable(input, out);
+      if (from != input) result.upgraded.push_back(input);
+      MergeCounts counts = merger.merge(from);
+      counts.path = input;
+      result.inputs.push_back(std::move(counts));
+    }
     result.points = merger.points();
     merger.finish();
   }

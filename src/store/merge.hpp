@@ -38,10 +38,13 @@ struct MergeResult {
   size_t out_points = 0;              // points OUT held before
   std::vector<MergeCounts> inputs;    // in the order given
   size_t points = 0;                  // points OUT holds now
+  // Stores of an older schema (OUT or inputs), merged through upgraded copies (the inputs left as
+  // they were; OUT written in this build's schema).
+  std::vector<std::string> upgraded;
 };
 
 // Throws Error(kUsage) for OUT among the inputs or an input given twice, Error(kStore) naming the
-// file for a missing, corrupt or foreign store, another schema version or OUT with a -wal; all
+// file for a missing, corrupt or foreign store, a newer schema version or OUT with a -wal; all
 // before anything is written.
 MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs);
 

@@ -28,7 +28,10 @@ using namespace sql;
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// Schema 2 (this build): the clock state is part of a point's key; the stopping rule's reason and
+// interval and the sentinel's drift are stored per point. Schema 1 stores are read as they are (the
+// new columns read as their legacy values, below) and upgraded only by a writing command.
+constexpr int kSchemaVersion = 2;
 constexpr const char* kApplication = "shapescope";
 constexpr int kBusyTimeoutMs = 5000;
 
@@ -37,7 +40,7 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr const char* kKeyColumns[] = {
     "gpu_uuid", "driver", "cuda_runtime", "cublas", "cublaslt", "backend", "algo", "dtype", "layout",
     "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
-    "off_c",    "mode"};
+    "off_c",    "mode",   "clock_state"};
 
 constexpr const char* kMetaTable = "\nCREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n";
 constexpr const char* kOtherTables = R"sql(
@@ -61,9 +64,13 @@ CREATE TABLE IF NOT EXISTS calibration (
 // Every column of the points table in table order, which is also the order read_point() reads
 // them in: the CREATE TABLE (with kKeyColumns as its UNIQUE constraint), the SELECT list and the
 // INSERT column list are all made from this one list.
+// `since`: the schema version that added the column; reading an older table, `legacy` (an SQL
+// expression) stands in for it, and an upgrade fills it with the column's DEFAULT.
 struct Column {
   const char* name;
   const char* type;
+  int since = 1;
+  const char* legacy = nullptr;
 };
 constexpr Column kPointTable[] = {
     {"id", "INTEGER PRIMARY KEY"},
@@ -90,6 +97,8 @@ constexpr Column kPointTable[] = {
     {"off_b", "INTEGER NOT NULL"},
     {"off_c", "INTEGER NOT NULL"},
     {"mode", "TEXT NOT NULL CHECK (mode IN ('cold', 'hot'))"},
+    {"clock_state", "TEXT NOT NULL DEFAULT 'unrecorded' CHECK (clock_state IN ('unrecorded', 'sustained', 'burst'))",
+     2, "'unrecorded'"},
     {"median_us", "REAL NOT NULL"},
     {"min_us", "REAL NOT NULL"},
     {"max_us", "REAL NOT NULL"},
@@ -101,6 +110,11 @@ constexpr Column kPointTable[] = {
     {"sm_clock_mhz", "REAL"},
     {"throttle_reasons", "INTEGER NOT NULL"},
     {"throttled", "INTEGER NOT NULL"},
+    {"stop_reason", "TEXT NOT NULL DEFAULT 'unrecorded'", 2, "'unrecorded'"},
+    {"median_ci", "REAL", 2, "NULL"},
+    {"sentinel_drift", "REAL", 2, "NULL"},
+    {"reruns", "INTEGER NOT NULL DEFAULT 0", 2, "0"},
+    {"drifted", "INTEGER NOT NULL DEFAULT 0", 2, "0"},
     {"lt_algo_id", "INTEGER"},
     {"lt_tile_id", "INTEGER"},
     {"lt_tile", "TEXT"},
@@ -121,17 +135,35 @@ constexpr Column kPointTable[] = {
     {"annotated", "INTEGER NOT NULL DEFAULT 0"},
 };
 
-std::string point_table_sql() {
-  std::string sql = "CREATE TABLE IF NOT EXISTS points (\n";
+std::string point_table_sql(const char* table = "points") {
+  std::string sql = fmt::format("CREATE TABLE IF NOT EXISTS {} (\n", table);
   for (const Column& column : kPointTable) sql += fmt::format("  {} {},\n", column.name, column.type);
   std::string unique;
   for (const char* column : kKeyColumns) unique += fmt::format("{}{}", unique.empty() ? "" : ", ", column);
   return sql + fmt::format("  UNIQUE ({})\n);\n", unique);
 }
 
-std::string point_columns() {
+// What a query of a table of schema `version` reads for the column: its name, or its legacy value
+// where the table predates it.
+std::string column_expr(const char* name, int version) {
+  for (const Column& column : kPointTable)
+    if (std::string_view(column.name) == name && column.since > version) return column.legacy;
+  return name;
+}
+
+// Every column of the points table, in table order, as a SELECT list for a table of `version`.
+std::string point_columns(int version) {
   std::string list;
-  for (const Column& column : kPointTable) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
+  for (const Column& column : kPointTable)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", column_expr(column.name, version));
+  return list;
+}
+
+// The columns a table of `version` has, in table order (what an upgrade copies).
+std::string stored_columns(int version) {
+  std::string list;
+  for (const Column& column : kPointTable)
+    if (column.since <= version) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
   return list;
 }
 
@@ -160,18 +192,17 @@ std::vector<std::string> insert_columns() {
 // The schema as the constructor runs it: meta first, then the points table, then the others.
 const std::string kSchemaText = std::string(kMetaTable) + point_table_sql() + kOtherTables;
 const char* const kSchema = kSchemaText.c_str();
-const std::string kPointColumns = point_columns();
 
 constexpr const char* kKernelColumns =
     "point_id, seq, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
     "cluster_x, cluster_y, cluster_z, registers, static_smem, dynamic_smem, duration_us";
 
 
-std::string key_where_clause() {
+std::string key_where_clause(int version) {
   std::string clause;
   for (const char* column : kKeyColumns) {
     if (!clause.empty()) clause += " AND ";
-    clause += fmt::format("{} = ?", column);
+    clause += fmt::format("{} = ?", column_expr(column, version));
   }
   return clause;
 }
@@ -193,6 +224,7 @@ int bind_key(Statement& stmt, int first, const DeviceContext& device, const Poin
     stmt.bind(i++, value);
   }
   stmt.bind(i++, std::string(key.hot ? "hot" : "cold"));
+  stmt.bind(i++, to_string(key.clocks));
   return i;
 }
 
@@ -207,6 +239,74 @@ bool parse_cc(const std::string& text, int& major, int& minor) {
   major = int(parsed_major);
   minor = int(parsed_minor);
   return true;
+}
+
+// The stopping rule's and the sentinel's columns (schema 2; a schema 1 table reads their legacy
+// values), from column `c` on; advances `c` past them.
+void read_stopping(const Statement& row, int& c, int64_t id, const std::string& path, TimingStats& t) {
+  const std::string stop = row.text(c++);
+  const std::optional<StopReason> reason = parse_stop_reason(stop);
+  if (!reason) fail(path, fmt::format("corrupt (point {} has stop reason '{}')", id, stop));
+  t.stop = *reason;
+  if (!row.is_null(c)) t.median_ci = row.real(c);
+  c++;
+  if (!row.is_null(c)) t.sentinel_drift = row.real(c);
+  c++;
+  t.reruns = row.int32(c++);
+  t.drifted = row.int64(c++) != 0;
+}
+
+// The key's columns (backend .. clock_state), from column `c` on; advances `c` past them.
+void read_key(const Statement& row, int& c, int64_t id, const std::string& path, PointKey& key) {
+  key.backend = row.text(c++);
+  key.algo = row.text(c++);
+  std::string dtype = row.text(c++);
+  std::string layout = row.text(c++);
+  std::optional<DType> parsed_dtype = parse_dtype(dtype);
+  if (!parsed_dtype) fail(path, fmt::format("corrupt (point {} has dtype '{}')", id, dtype));
+  std::optional<Layout> parsed_layout = parse_layout(layout);
+  if (!parsed_layout) fail(path, fmt::format("corrupt (point {} has layout '{}')", id, layout));
+  Problem& p = key.problem;
+  p.dtype = *parsed_dtype;
+  p.layout = *parsed_layout;
+  for (int64_t* field : {&p.m, &p.n, &p.k, &p.batch, &p.lda, &p.ldb, &p.ldc, &p.off_a, &p.off_b, &p.off_c}) {
+    *field = row.int64(c++);
+  }
+  std::string mode = row.text(c++);
+  if (mode != "hot" && mode != "cold") {
+    fail(path, fmt::format("corrupt (point {} has mode '{}')", id, mode));
+  }
+  key.hot = mode == "hot";
+  const std::string clocks = row.text(c++);
+  const std::optional<ClockState> state = parse_clock_state(clocks);
+  if (!state) fail(path, fmt::format("corrupt (point {} has clock state '{}')", id, clocks));
+  key.clocks = *state;
+}
+
+// cuBLASLt's config (15 columns from `c`; lt_algo_id is NULL exactly when the point has none);
+// advances `c` past them.
+std::optional<LtAlgoConfig> read_lt(const Statement& row, int& c) {
+  if (row.is_null(c)) {
+    c += 15;
+    return std::nullopt;
+  }
+  LtAlgoConfig lt;
+  lt.algo_id = row.int32(c++);
+  lt.tile_id = row.int32(c++);
+  lt.tile = row.text(c++);
+  lt.stages_id = row.int32(c++);
+  lt.stages = row.text(c++);
+  lt.splitk = row.int32(c++);
+  lt.reduction_scheme = row.int32(c++);
+  lt.reduction = row.text(c++);
+  lt.swizzle = row.int32(c++);
+  lt.custom_option = row.int32(c++);
+  lt.cluster_shape_id = row.int32(c++);
+  lt.cluster = row.text(c++);
+  lt.inner_shape_id = row.int32(c++);
+  lt.waves_count = float(row.real(c++));
+  lt.workspace_bytes = row.int64(c++);
+  return lt;
 }
 
 StoredPoint read_point(const Statement& row, const std::string& path) {
@@ -226,26 +326,7 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
   device.cublas = row.text(c++);
   device.cublaslt = row.text(c++);
 
-  PointKey& key = point.key;
-  key.backend = row.text(c++);
-  key.algo = row.text(c++);
-  std::string dtype = row.text(c++);
-  std::string layout = row.text(c++);
-  std::optional<DType> parsed_dtype = parse_dtype(dtype);
-  if (!parsed_dtype) fail(path, fmt::format("corrupt (point {} has dtype '{}')", point.id, dtype));
-  std::optional<Layout> parsed_layout = parse_layout(layout);
-  if (!parsed_layout) fail(path, fmt::format("corrupt (point {} has layout '{}')", point.id, layout));
-  Problem& p = key.problem;
-  p.dtype = *parsed_dtype;
-  p.layout = *parsed_layout;
-  for (int64_t* field : {&p.m, &p.n, &p.k, &p.batch, &p.lda, &p.ldb, &p.ldc, &p.off_a, &p.off_b, &p.off_c}) {
-    *field = row.int64(c++);
-  }
-  std::string mode = row.text(c++);
-  if (mode != "hot" && mode != "cold") {
-    fail(path, fmt::format("corrupt (point {} has mode '{}')", point.id, mode));
-  }
-  key.hot = mode == "hot";
+  read_key(row, c, point.id, path, point.key);
 
   TimingStats& t = point.result.timing;
   t.median_us = row.real(c++);
@@ -261,29 +342,9 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
   // Stored as the signed 64-bit integer SQLite holds; the bits come back unchanged.
   t.throttle_reasons = static_cast<uint64_t>(row.int64(c++));
   t.throttled = row.int64(c++) != 0;
+  read_stopping(row, c, point.id, path, t);
 
-  // lt_algo_id is NULL exactly when the point has no cuBLASLt configuration.
-  if (!row.is_null(c)) {
-    LtAlgoConfig lt;
-    lt.algo_id = row.int32(c++);
-    lt.tile_id = row.int32(c++);
-    lt.tile = row.text(c++);
-    lt.stages_id = row.int32(c++);
-    lt.stages = row.text(c++);
-    lt.splitk = row.int32(c++);
-    lt.reduction_scheme = row.int32(c++);
-    lt.reduction = row.text(c++);
-    lt.swizzle = row.int32(c++);
-    lt.custom_option = row.int32(c++);
-    lt.cluster_shape_id = row.int32(c++);
-    lt.cluster = row.text(c++);
-    lt.inner_shape_id = row.int32(c++);
-    lt.waves_count = float(row.real(c++));
-    lt.workspace_bytes = row.int64(c++);
-    point.result.lt = lt;
-  } else {
-    c += 15;
-  }
+  point.result.lt = read_lt(row, c);
   point.result.measured_at = row.text(c++);
   point.result.command = row.text(c++);
   point.annotated = row.int64(c++) != 0;
@@ -333,8 +394,8 @@ std::vector<std::string> table_names(sqlite3* db, const std::string& path) {
   return tables;
 }
 
-// A file with tables must be a shapescope store of a schema version this build reads.
-void check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
+// A file with tables must be a shapescope store of a schema version this build reads; returns it.
+int check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
   std::optional<std::string> application, version;
   if (std::find(tables.begin(), tables.end(), "meta") != tables.end()) {
     Statement meta(db, path, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
@@ -354,6 +415,34 @@ void check_schema_version(sqlite3* db, const std::string& path, const std::vecto
     fail(path, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
                            stored_version, kSchemaVersion));
   }
+  return int(stored_version);
+}
+
+// Schema 1 -> 2, inside the writing connection's open transaction, with foreign keys off (SQLite's
+// way to change a table's constraints: make the new table, copy, drop the old one, rename; the
+// kernels' and annotations' references to points(id) hold, as the ids are copied). Returns the
+// number of points kept.
+int64_t upgrade_points_table(sqlite3* db, const std::string& path, int from_version,
+                             const std::vector<std::string>& tables) {
+  if (std::find(tables.begin(), tables.end(), "points") == tables.end()) {
+    exec(db, path, fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion).c_str(),
+         "cannot upgrade the schema");
+    return 0;
+  }
+  exec(db, path, point_table_sql("points_upgrade").c_str(), "cannot upgrade the schema");
+  const std::string columns = stored_columns(from_version);
+  exec(db, path, fmt::format("INSERT INTO points_upgrade ({0}) SELECT {0} FROM points", columns).c_str(),
+       "cannot upgrade the schema");
+  exec(db, path, "DROP TABLE points", "cannot upgrade the schema");
+  exec(db, path, "ALTER TABLE points_upgrade RENAME TO points", "cannot upgrade the schema");
+  Statement check(db, path, "PRAGMA foreign_key_check");
+  if (check.step()) fail(path, "cannot upgrade the schema (a kernel or annotation row lost its point)");
+  Statement count(db, path, "SELECT count(*) FROM points");
+  count.step();
+  const int64_t points = count.int64(0);
+  exec(db, path, fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion).c_str(),
+       "cannot upgrade the schema");
+  return points;
 }
 
 // The tables that do not exist yet, and the meta rows that name the file a shapescope store.
@@ -439,6 +528,9 @@ void Store::open_connection(bool writable) const {
   // The destructor does not run for a throwing constructor, so every failure below closes first.
   try {
     configure_connection(db_, path_, writable);
+    // An upgrade rebuilds the points table: foreign keys are off until it is committed (the pragma
+    // is a no-op inside a transaction).
+    if (writable) exec(db_, path_, "PRAGMA foreign_keys = OFF", "cannot open");
     // Checked and created under the write lock, so two processes creating one store do not race.
     std::optional<Transaction> transaction;
     if (writable) transaction.emplace(db_, path_);
@@ -450,12 +542,23 @@ void Store::open_connection(bool writable) const {
       db_ = nullptr;
       return;
     }
-    if (!tables.empty()) check_schema_version(db_, path_, tables);
+    int version = kSchemaVersion;
+    if (!tables.empty()) version = check_schema_version(db_, path_, tables);
     if (writable) {
+      std::optional<int64_t> upgraded;
+      if (!tables.empty() && version < kSchemaVersion) upgraded = upgrade_points_table(db_, path_, version, tables);
       create_schema(db_, path_);
       transaction->commit();
+      exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
+      if (upgraded && announce_upgrade_)
+        fmt::print(stderr,
+                   "store '{}': upgraded from schema {} to {} ({} points kept; the clock state is now part of "
+                   "a point's key, and points measured before read 'unrecorded')\n",
+                   path_, version, kSchemaVersion, *upgraded);
+      version = kSchemaVersion;
     }
     check_pages(db_, path_);
+    version_ = version;
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -469,7 +572,8 @@ sqlite3* Store::reader() const {
   return db_;
 }
 
-void Store::open_for_writing() {
+void Store::open_for_writing(bool announce) {
+  announce_upgrade_ = announce;
   if (read_only_) fail(path_, "opened read-only: cannot write");
   if (writable_) return;
   sqlite3_close_v2(db_);
@@ -479,12 +583,22 @@ void Store::open_for_writing() {
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
+std::vector<std::optional<StoredRef>> Store::find(const DeviceContext& device, const std::vector<PointKey>& keys) const {
+  std::vector<std::optional<StoredRef>> found(keys.size());
+  if (reader() == nullptr) return found;  // not created yet: nothing stored
+  Statement stmt(db_, path_, "SELECT id, annotated FROM points WHERE " + key_where_clause(version_));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    stmt.reset();
+    bind_key(stmt, 1, device, keys[i]);
+    if (stmt.step()) found[i] = StoredRef{stmt.int64(0), stmt.int64(1) != 0};
+  }
+  return found;
+}
+
 std::optional<int64_t> Store::find(const DeviceContext& device, const PointKey& key) const {
-  if (reader() == nullptr) return std::nullopt;  // not created yet: nothing stored
-  Statement stmt(db_, path_, "SELECT id FROM points WHERE " + key_where_clause());
-  bind_key(stmt, 1, device, key);
-  if (!stmt.step()) return std::nullopt;
-  return stmt.int64(0);
+  const std::optional<StoredRef> found = find(device, std::vector<PointKey>{key}).front();
+  if (!found) return std::nullopt;
+  return found->id;
 }
 
 bool Store::is_annotated(int64_t id) const {
@@ -494,55 +608,40 @@ bool Store::is_annotated(int64_t id) const {
   return stmt.step() && stmt.int64(0) != 0;
 }
 
-int64_t Store::save_point(const DeviceContext& device, const PointKey& key, const PointResult& result) {
-  open_for_writing();
-  Transaction transaction(db_, path_);
-  {
-    // The old point's kernels go with it (ON DELETE CASCADE).
-    Statement remove(db_, path_, "DELETE FROM points WHERE " + key_where_clause());
-    bind_key(remove, 1, device, key);
-    remove.run();
-  }
-  std::string columns, placeholders;
-  for (const std::string& column : insert_columns()) {
-    columns += fmt::format("{}{}", columns.empty() ? "" : ", ", column);
-    placeholders += placeholders.empty() ? "?" : ", ?";
-  }
-  Statement insert(db_, path_, fmt::format("INSERT INTO points ({}) VALUES ({})", columns, placeholders));
-  int i = 1;
-  insert.bind(i++, device.gpu_name);
-  insert.bind(i++, device.sm_count);
-  insert.bind(i++, fmt::format("{}.{}", device.cc_major, device.cc_minor));
-  i = bind_key(insert, i, device, key);
+namespace {
+
+// Binds a point's results (the columns after the key: timing, stopping rule, sentinel, cuBLASLt's
+// config, when and how it was measured) from parameter `i` on; advances `i` past them.
+void bind_result(Statement& insert, int& i, const PointResult& result) {
   const TimingStats& t = result.timing;
-  insert.bind(i++, t.median_us);
-  insert.bind(i++, t.min_us);
-  insert.bind(i++, t.max_us);
-  insert.bind(i++, t.q1_us);
-  insert.bind(i++, t.q3_us);
+  for (double value : {t.median_us, t.min_us, t.max_us, t.q1_us, t.q3_us}) insert.bind(i++, value);
   insert.bind(i++, t.samples);
   insert.bind(i++, t.noise);
   insert.bind(i++, int(t.noisy));
-  if (t.sm_clock_mhz) {
-    insert.bind(i++, *t.sm_clock_mhz);
-  } else {
-    insert.bind_null(i++);
-  }
+  auto bind_optional = [&](const std::optional<double>& value) {
+    if (value) {
+      insert.bind(i++, *value);
+    } else {
+      insert.bind_null(i++);
+    }
+  };
+  bind_optional(t.sm_clock_mhz);
   insert.bind(i++, static_cast<int64_t>(t.throttle_reasons));
   insert.bind(i++, int(t.throttled));
+  insert.bind(i++, to_string(t.stop));
+  bind_optional(t.median_ci);
+  bind_optional(t.sentinel_drift);
+  insert.bind(i++, t.reruns);
+  insert.bind(i++, int(t.drifted));
   if (result.lt) {
     const LtAlgoConfig& lt = *result.lt;
-    insert.bind(i++, lt.algo_id);
-    insert.bind(i++, lt.tile_id);
+    for (int value : {lt.algo_id, lt.tile_id}) insert.bind(i++, value);
     insert.bind(i++, lt.tile);
     insert.bind(i++, lt.stages_id);
     insert.bind(i++, lt.stages);
-    insert.bind(i++, lt.splitk);
-    insert.bind(i++, lt.reduction_scheme);
+    for (int value : {lt.splitk, lt.reduction_scheme}) insert.bind(i++, value);
     insert.bind(i++, lt.reduction);
-    insert.bind(i++, lt.swizzle);
-    insert.bind(i++, lt.custom_option);
-    insert.bind(i++, lt.cluster_shape_id);
+    for (int value : {lt.swizzle, lt.custom_option, lt.cluster_shape_id}) insert.bind(i++, value);
     insert.bind(i++, lt.cluster);
     insert.bind(i++, lt.inner_shape_id);
     insert.bind(i++, double(lt.waves_count));
@@ -552,61 +651,131 @@ int64_t Store::save_point(const DeviceContext& device, const PointKey& key, cons
   }
   insert.bind(i++, result.measured_at);
   insert.bind(i++, result.command);
-  insert.bind(i++, 0);
-  insert.run();
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  transaction.commit();
-  return id;
 }
 
-void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
-  open_for_writing();
-  Transaction transaction(db_, path_);
-  {
-    Statement mark(db_, path_, "UPDATE points SET annotated = 1 WHERE id = ?");
+std::string insert_point_sql() {
+  std::string columns, placeholders;
+  for (const std::string& column : insert_columns()) {
+    columns += fmt::format("{}{}", columns.empty() ? "" : ", ", column);
+    placeholders += placeholders.empty() ? "?" : ", ?";
+  }
+  return fmt::format("INSERT INTO points ({}) VALUES ({})", columns, placeholders);
+}
+
+// The statements that write points and kernels, prepared once per transaction.
+struct Writer {
+  Writer(sqlite3* db, const std::string& path)
+      : db(db),
+        remove_point(db, path, "DELETE FROM points WHERE " + key_where_clause(kSchemaVersion)),
+        insert_point(db, path, insert_point_sql()),
+        mark(db, path, "UPDATE points SET annotated = 1 WHERE id = ?"),
+        remove_kernels(db, path, "DELETE FROM kernels WHERE point_id = ?"),
+        insert_kernel(db, path,
+                      fmt::format("INSERT INTO kernels ({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  kKernelColumns)) {}
+  sqlite3* db;
+  Statement remove_point, insert_point, mark, remove_kernels, insert_kernel;
+
+  // Writes (or replaces: the old point's kernels go with it, ON DELETE CASCADE) one point.
+  int64_t point(const DeviceContext& device, const PointKey& key, const PointResult& result) {
+    remove_point.reset();
+    bind_key(remove_point, 1, device, key);
+    remove_point.run();
+    insert_point.reset();
+    int i = 1;
+    insert_point.bind(i++, device.gpu_name);
+    insert_point.bind(i++, device.sm_count);
+    insert_point.bind(i++, fmt::format("{}.{}", device.cc_major, device.cc_minor));
+    i = bind_key(insert_point, i, device, key);
+    bind_result(insert_point, i, result);
+    insert_point.bind(i++, 0);  // annotated: kernels() marks it
+    insert_point.run();
+    return sqlite3_last_insert_rowid(db);
+  }
+
+  // Replaces the point's kernels and marks it annotated; false when there is no such point.
+  bool kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
+    mark.reset();
     mark.bind(1, id);
     mark.run();
-    if (sqlite3_changes(db_) == 0) fail(path_, fmt::format("cannot annotate point {}: it is not stored", id));
-  }
-  {
-    Statement remove(db_, path_, "DELETE FROM kernels WHERE point_id = ?");
-    remove.bind(1, id);
-    remove.run();
-  }
-  Statement insert(db_, path_,
-                   fmt::format("INSERT INTO kernels ({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               kKernelColumns));
-  int64_t seq = 0;
-  for (const KernelRecord& kernel : kernels) {
-    insert.reset();
-    int i = 1;
-    insert.bind(i++, id);
-    insert.bind(i++, seq++);
-    insert.bind(i++, kernel.name);
-    for (uint32_t value : {kernel.grid_x, kernel.grid_y, kernel.grid_z, kernel.block_x, kernel.block_y,
-                           kernel.block_z, kernel.cluster_x, kernel.cluster_y, kernel.cluster_z}) {
-      insert.bind(i++, int64_t(value));
+    if (sqlite3_changes(db) == 0) return false;
+    remove_kernels.reset();
+    remove_kernels.bind(1, id);
+    remove_kernels.run();
+    int64_t seq = 0;
+    for (const KernelRecord& kernel : kernels) {
+      insert_kernel.reset();
+      int i = 1;
+      insert_kernel.bind(i++, id);
+      insert_kernel.bind(i++, seq++);
+      insert_kernel.bind(i++, kernel.name);
+      for (uint32_t value : {kernel.grid_x, kernel.grid_y, kernel.grid_z, kernel.block_x, kernel.block_y,
+                             kernel.block_z, kernel.cluster_x, kernel.cluster_y, kernel.cluster_z}) {
+        insert_kernel.bind(i++, int64_t(value));
+      }
+      insert_kernel.bind(i++, kernel.registers);
+      insert_kernel.bind(i++, kernel.static_smem);
+      insert_kernel.bind(i++, kernel.dynamic_smem);
+      insert_kernel.bind(i++, kernel.duration_us);
+      insert_kernel.run();
     }
-    insert.bind(i++, kernel.registers);
-    insert.bind(i++, kernel.static_smem);
-    insert.bind(i++, kernel.dynamic_smem);
-    insert.bind(i++, kernel.duration_us);
-    insert.run();
+    return true;
   }
+};
+
+}  // namespace
+
+int64_t Store::save_point(const DeviceContext& device, const PointKey& key, const PointResult& result) {
+  return save_points(device, {PointToSave{key, result, std::nullopt}}).front();
+}
+
+std::vector<int64_t> Store::save_points(const DeviceContext& device, const std::vector<PointToSave>& points) {
+  std::vector<int64_t> ids;
+  if (points.empty()) return ids;
+  open_for_writing();
+  Transaction transaction(db_, path_);
+  Writer writer(db_, path_);
+  for (const PointToSave& p : points) {
+    ids.push_back(writer.point(device, p.key, p.result));
+    if (p.kernels) writer.kernels(ids.back(), *p.kernels);
+  }
+  transaction.commit();
+  return ids;
+}
+
+void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) { save_kernels({{id, kernels}}); }
+
+void Store::save_kernels(const std::vector<std::pair<int64_t, std::vector<KernelRecord>>>& kernels) {
+  if (kernels.empty()) return;
+  open_for_writing();
+  Transaction transaction(db_, path_);
+  Writer writer(db_, path_);
+  for (const auto& [id, list] : kernels)
+    if (!writer.kernels(id, list)) fail(path_, fmt::format("cannot annotate point {}: it is not stored", id));
   transaction.commit();
 }
 
 std::optional<StoredPoint> Store::load(int64_t id) const {
-  if (reader() == nullptr) return std::nullopt;
-  Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", kPointColumns));
-  stmt.bind(1, id);
-  if (!stmt.step()) return std::nullopt;
-  StoredPoint point = read_point(stmt, path_);
-  Statement kernels(db_, path_,
-                    fmt::format("SELECT {} FROM kernels WHERE point_id = ? ORDER BY seq", kKernelColumns));
-  kernels.bind(1, id);
-  while (kernels.step()) point.kernels.push_back(read_kernel(kernels));
-  return point;
+  std::vector<StoredPoint> points = load(std::vector<int64_t>{id});
+  if (points.empty()) return std::nullopt;
+  return std::move(points.front());
+}
+
+std::vector<StoredPoint> Store::load(const std::vector<int64_t>& ids) const {
+  std::vector<StoredPoint> points;
+  if (reader() == nullptr) return points;
+  Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", point_columns(version_)));
+  Statement kernels(db_, path_, fmt::format("SELECT {} FROM kernels WHERE point_id = ? ORDER BY seq", kKernelColumns));
+  for (int64_t id : ids) {
+    stmt.reset();
+    stmt.bind(1, id);
+    if (!stmt.step()) continue;
+    points.push_back(read_point(stmt, path_));
+    kernels.reset();
+    kernels.bind(1, id);
+    while (kernels.step()) points.back().kernels.push_back(read_kernel(kernels));
+  }
+  return points;
 }
 
 std::vector<StoredPoint> Store::load_all() const {
@@ -614,7 +783,7 @@ std::vector<StoredPoint> Store::load_all() const {
   if (reader() == nullptr) return points;
   std::unordered_map<int64_t, size_t> index_of;
   {
-    Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", kPointColumns));
+    Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", point_columns(version_)));
     while (stmt.step()) {
       points.push_back(read_point(stmt, path_));
       index_of[points.back().id] = points.size() - 1;

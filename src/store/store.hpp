@@ -15,6 +15,19 @@ struct sqlite3;
 
 namespace shapescope {
 
+// A point the store holds: its id and whether its kernels are recorded.
+struct StoredRef {
+  int64_t id = 0;
+  bool annotated = false;
+};
+
+// One point to write: key, results, and (when the annotation pass has them) its kernels.
+struct PointToSave {
+  PointKey key;
+  PointResult result;
+  std::optional<std::vector<KernelRecord>> kernels;
+};
+
 class Store {
  public:
   enum class Access { kReadWrite, kReadOnly };
@@ -27,6 +40,8 @@ class Store {
   // Throws Error(ExitCode::kStore) with one line naming the path when the path is empty, a
   // directory or another non-file, the file is missing (read-only) or cannot be created, is not a
   // SQLite database, is of a newer schema, or fails its integrity check.
+  // A store of an older schema is read as it is (views never change it) and upgraded by the first
+  // write, in one transaction, saying so in one line on stderr.
   explicit Store(const std::string& path, Access access = Access::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
@@ -38,15 +53,24 @@ class Store {
 
   // The id of the stored point with this device and key, if any.
   std::optional<int64_t> find(const DeviceContext& device, const PointKey& key) const;
+  // The same for many keys at once (one prepared query), with whether each point is annotated.
+  std::vector<std::optional<StoredRef>> find(const DeviceContext& device, const std::vector<PointKey>& keys) const;
   // Whether the point's launched kernels have been recorded.
   bool is_annotated(int64_t id) const;
 
   // Writes (or, when the key exists, replaces: its kernels go too) one point; one transaction.
   int64_t save_point(const DeviceContext& device, const PointKey& key, const PointResult& result);
+  // Writes (or replaces) these points, each with its kernels where given (then it is annotated), in
+  // ONE transaction: a sweep saves a chunk of points at once. Returns their ids, in order.
+  std::vector<int64_t> save_points(const DeviceContext& device, const std::vector<PointToSave>& points);
   // Replaces the point's kernels and marks it annotated; one transaction.
   void save_kernels(int64_t id, const std::vector<KernelRecord>& kernels);
+  // The same for many points, in one transaction; throws (writing nothing) when one is not stored.
+  void save_kernels(const std::vector<std::pair<int64_t, std::vector<KernelRecord>>>& kernels);
 
   std::optional<StoredPoint> load(int64_t id) const;
+  // The stored points of these ids, in their order (ids not stored are left out).
+  std::vector<StoredPoint> load(const std::vector<int64_t>& ids) const;
   // Every point, oldest first (views filter in memory; stores hold thousands of points, not millions).
   std::vector<StoredPoint> load_all() const;
 
@@ -60,7 +84,9 @@ class Store {
   void save_calibration(const DeviceContext& device, const Calibration& calibration);
 
   // Creates the file or updates its schema now rather than at the first save (every save calls it).
-  void open_for_writing();
+  // `announce`: say in one line on stderr when the file's schema is upgraded (a merge's temporary
+  // copies upgrade silently: the merge says what it did).
+  void open_for_writing(bool announce = true);
   // The newest calibration of each kind for this GPU (by UUID).
   std::vector<Calibration> load_calibration(const DeviceContext& device) const;
 
@@ -77,6 +103,8 @@ class Store {
   mutable sqlite3* db_ = nullptr;  // null until the file exists (see reader())
   bool read_only_ = false;
   mutable bool writable_ = false;  // the connection is open read-write (after the first write)
+  mutable int version_ = 0;        // the open file's schema version (queries of older ones differ)
+  bool announce_upgrade_ = true;   // open_for_writing's argument
 };
 
 }  // namespace shapescope

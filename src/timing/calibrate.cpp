@@ -38,11 +38,11 @@ TimingStats time_call(GemmCall& call, const ClockSampler& clocks, const std::ato
   MeasureOptions options;
   options.hot = true;
   options.samples = kSamples;
-  options.max_extra_rounds = 0;
   options.max_chunk_jobs = 1;
   Engine engine(options, &clocks, interrupted);
   TimingStats out;
-  engine.run({TimedJob{&call, 1000}}, [&](size_t, const TimingStats& t) { out = t; }, nullptr);
+  engine.run({TimedJob{&call, 1000}}, nullptr,
+             [&](const std::vector<JobResult>& chunk) { out = chunk.front().timing; }, nullptr);
   return out;
 }
 

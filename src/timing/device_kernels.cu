@@ -3,6 +3,7 @@
 #include <cuda_fp8.h>
 
 #include "common/check.hpp"
+#include "common/error.hpp"
 #include "timing/device_kernels.hpp"
 
 namespace shapescope {
@@ -47,6 +48,80 @@ void fill(void* data, int64_t count, uint64_t seed, cudaStream_t stream) {
   CHECK_CUDA(cudaGetLastError());
 }
 
+__device__ uint64_t global_ns() {
+  uint64_t now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
+__global__ void clock_probe_kernel(double* out_mhz, uint64_t nanoseconds) {
+  // %globaltimer moves in ticks (32 ns to 1 us, by GPU): start right after one, and stop at the
+  // first read past the span, so that both ends sit on a tick edge and the span is exact.
+  const uint64_t before = global_ns();
+  uint64_t t0 = global_ns();
+  while (t0 == before) t0 = global_ns();
+  const long long c0 = clock64();
+  uint64_t t1 = global_ns();
+  while (t1 - t0 < nanoseconds) t1 = global_ns();
+  const long long c1 = clock64();
+  *out_mhz = double(c1 - c0) * 1000.0 / double(t1 - t0);
+}
+
+template <typename T>
+__device__ float as_float(T x);
+template <> __device__ float as_float<float>(float x) { return x; }
+template <> __device__ float as_float<__half>(__half x) { return __half2float(x); }
+template <> __device__ float as_float<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+__global__ void compare_kernel(const T* got, int64_t ld_got, const T* want, int64_t ld_want, int64_t m, int64_t n,
+                               float relative, float absolute, CompareResult* result) {
+  float worst = 0;
+  const int64_t count = m * n;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const int64_t row = i / n, col = i % n;
+    const float g = as_float(got[row * ld_got + col]);
+    const float w = as_float(want[row * ld_want + col]);
+    const float tolerance = relative * fabsf(w) + absolute;
+    const float off = fabsf(g - w);
+    float ratio = off / tolerance;
+    if (!(off <= tolerance)) {  // NaN fails too
+      if (ratio != ratio) ratio = INFINITY;
+      atomicAdd(&result->bad, 1ull);
+      atomicMin(&result->first, static_cast<unsigned long long>(i));
+    }
+    worst = fmaxf(worst, ratio);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) worst = fmaxf(worst, __shfl_down_sync(0xffffffffu, worst, offset));
+  // Non-negative floats order like their bit patterns as ints.
+  if (threadIdx.x % 32 == 0 && worst > 0) atomicMax(reinterpret_cast<int*>(&result->worst), __float_as_int(worst));
+}
+
+template <typename T>
+__global__ void pick_first_kernel(const T* got, int64_t ld_got, const T* want, int64_t ld_want, int64_t n,
+                                  CompareResult* result) {
+  if (result->bad == 0) return;
+  const int64_t row = int64_t(result->first) / n, col = int64_t(result->first) % n;
+  result->got = as_float(got[row * ld_got + col]);
+  result->want = as_float(want[row * ld_want + col]);
+}
+
+template <typename T>
+void compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want, int64_t m, int64_t n, double relative,
+             double absolute, CompareResult* result, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  const int threads = 256;
+  const int64_t blocks = std::min<int64_t>((m * n + threads - 1) / threads, 4096);
+  const T* g = static_cast<const T*>(got);
+  const T* w = static_cast<const T*>(want);
+  compare_kernel<T><<<unsigned(blocks), threads, 0, stream>>>(g, ld_got, w, ld_want, m, n, float(relative),
+                                                              float(absolute), result);
+  CHECK_CUDA(cudaGetLastError());
+  pick_first_kernel<T><<<1, 1, 0, stream>>>(g, ld_got, w, ld_want, n, result);
+  CHECK_CUDA(cudaGetLastError());
+}
+
 __global__ void spin_kernel(uint64_t nanoseconds) {
   uint64_t start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -73,6 +148,22 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream) {
   spin_kernel<<<1, 1, 0, stream>>>(nanoseconds);
   CHECK_CUDA(cudaGetLastError());
+}
+
+void launch_clock_probe(double* out_mhz, uint64_t nanoseconds, cudaStream_t stream) {
+  clock_probe_kernel<<<1, 1, 0, stream>>>(out_mhz, nanoseconds);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+void launch_compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want, int64_t m, int64_t n,
+                    DType output, double relative, double absolute, CompareResult* result, cudaStream_t stream) {
+  switch (output_bytes(output)) {
+    case 4: return compare<float>(got, ld_got, want, ld_want, m, n, relative, absolute, result, stream);
+    case 2:
+      if (output == DType::kFp16) return compare<__half>(got, ld_got, want, ld_want, m, n, relative, absolute, result, stream);
+      return compare<__nv_bfloat16>(got, ld_got, want, ld_want, m, n, relative, absolute, result, stream);
+  }
+  throw Error(ExitCode::kInternal, "launch_compare: no comparison for this output type");
 }
 
 }  // namespace shapescope

@@ -18,4 +18,28 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
 // used to test the timer.
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream);
 
+// The SM clock measured on the GPU: one thread counts clock64() cycles over `nanoseconds` of
+// %globaltimer, both ends aligned on a timer tick, and writes cycles / ns * 1000 (MHz) to *out_mhz
+// (device-visible memory, e.g. mapped pinned host memory). Graph-capturable; in a burst it also
+// wakes the clocks up before the first sample.
+void launch_clock_probe(double* out_mhz, uint64_t nanoseconds, cudaStream_t stream);
+
+// What one comparison of an output with its reference found, written by the GPU (so it lives in
+// device-visible memory; mapped pinned host memory lets the host read it after a sync).
+struct CompareResult {
+  unsigned long long bad = 0;             // elements off by more than the tolerance (NaN included)
+  unsigned long long first = ~0ull;       // the first of them, row-major index (row * n + col)
+  float worst = 0;                        // largest |got - want| / tolerance (inf for NaN)
+  float got = 0, want = 0;                // the first bad element's values
+};
+
+// Compares `got` (m x n, leading dimension ld_got, elements of `output`'s type: fp32, fp16 or
+// bf16) with `want` (ld_want) on the GPU: an element is bad unless
+//   |got - want| <= relative * |want| + absolute.
+// One grid-stride kernel (atomics only for bad elements and one per warp for the worst ratio) and
+// one single-thread kernel that copies the first bad pair into *result: only the verdict and two
+// numbers ever leave the GPU. *result must hold CompareResult{} before the first kernel runs.
+void launch_compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want, int64_t m, int64_t n,
+                    DType output, double relative, double absolute, CompareResult* result, cudaStream_t stream);
+
 }  // namespace shapescope

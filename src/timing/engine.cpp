@@ -2,176 +2,347 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <thread>
 
 #include "common/check.hpp"
-#include "timing/stats.hpp"
+#include "common/error.hpp"
+#include "timing/device_kernels.hpp"
+#include "timing/stopping.hpp"
 
 namespace shapescope {
-
-// Two pools of events: the pass being read uses one while the next pass, already queued, uses the other.
-struct Engine::Pool {
-  std::vector<cudaEvent_t> start, stop;
-  cudaEvent_t done = nullptr;
-};
-
-struct Engine::JobSamples {
-  std::vector<double> us;
-  std::vector<double> clock_mhz;  // the pass's median clock, one per sample (when known)
-  uint64_t reasons = 0;
-};
 
 namespace {
 
 // cudaEventElapsedTime resolves about 0.5 us: a spread below twice that is the timer, not the GPU.
 constexpr double kTimerResolutionUs = 0.5;
+// Sustained: the first graph of a chunk holds its minimum passes, up to this many chunk_ms of work.
+constexpr double kGraphPasses = 4;
+// Passes over the few jobs still sampling are packed into one graph up to this much GPU work (a
+// graph of a handful of 10 us samples would cost more host time than GPU time).
+constexpr double kTailGraphUs = 2000;
+constexpr int kMaxTailPasses = 8;
+// Burst: at most this much GPU work per graph, then idle for kCooldownFactor times as long (at least
+// kMinCooldownMs), so that the GPU never reaches its power limit (mamf-finder's MAMF, the boost clock).
+constexpr double kBurstGraphUs = 10000;
+constexpr double kCooldownFactor = 4;
+constexpr double kMinCooldownMs = 20;
+constexpr uint64_t kProbeNs = 100000;  // 100 us: the clock to ~0.1 % even with 1 us timer ticks
+constexpr size_t kProbeSlots = 64;     // pairs of probes; at most two graphs are ever in flight
+
+double now() { return ClockSampler::now(); }
 
 }  // namespace
+
+struct Engine::Samples {
+  std::vector<double> us;
+  std::vector<double> clock_mhz;  // the graph's clock, one per sample (when known)
+  uint64_t reasons = 0;
+};
+
+struct Engine::Chunk {
+  size_t index = 0;
+  std::vector<size_t> jobs;
+  std::vector<Samples> samples;                    // per slot (position in `jobs`)
+  std::vector<std::optional<StopReason>> stopped;  // per slot
+  Samples sentinel;
+  double pass_us = 0;  // estimated GPU time of one pass over every job, flushes and sentinel included
+  int attempt = 0;     // re-runs so far
+  std::optional<double> previous_sentinel;  // its sentinel's median at the attempt before
+  std::optional<double> drift;
+  bool drifted = false;
+};
+
+struct Engine::Graph {
+  size_t chunk = 0;
+  cudaGraphExec_t exec = nullptr;
+  std::vector<int> slot;  // per sample: the chunk's slot, or -1 for the sentinel
+  std::vector<cudaEvent_t> start, stop;
+  cudaEvent_t done = nullptr;
+  double launched = 0;
+  double cost_us = 0;  // estimated GPU time
+  std::optional<size_t> probe;
+};
 
 bool Engine::is_noisy(const SampleStats& s) const {
   return s.noise > options_.max_noise && (s.q3 - s.q1) > 2 * kTimerResolutionUs;
 }
 
-Engine::Engine(const MeasureOptions& options, const ClockSampler* clocks,
-               const std::atomic<bool>* interrupted)
-    : options_(options), clocks_(clocks), interrupted_(interrupted), pools_(2),
-      rng_state_(options.seed) {
+bool Engine::is_active(const Chunk& chunk, size_t slot) const { return !chunk.stopped[slot].has_value(); }
+
+Engine::Engine(const MeasureOptions& options, const ClockSampler* clocks, const std::atomic<bool>* interrupted)
+    : options_(options), rule_(options.stop_rule()), clocks_(clocks), interrupted_(interrupted),
+      reference_(options.drift_limit, options.max_reruns), rng_state_(options.seed) {
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   CHECK_CUDA(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking));
-  for (auto& pool : pools_) {
-    pool.start.resize(size_t(options_.max_chunk_jobs));
-    pool.stop.resize(size_t(options_.max_chunk_jobs));
-    for (auto& e : pool.start) CHECK_CUDA(cudaEventCreate(&e));
-    for (auto& e : pool.stop) CHECK_CUDA(cudaEventCreate(&e));
-    CHECK_CUDA(cudaEventCreateWithFlags(&pool.done, cudaEventDisableTiming | cudaEventBlockingSync));
+  if (options_.clocks == ClockState::kBurst) {
+    CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&probes_), 2 * kProbeSlots * sizeof(double),
+                             cudaHostAllocMapped));
+    CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&probes_device_), probes_, 0));
   }
+  flush_us_ = options_.hot ? 0.0 : double(options_.flush_bytes) / 2.5e6;  // ~2.5 TB/s memset
 }
 
 Engine::~Engine() {
   if (stream_) cudaStreamSynchronize(stream_);
-  for (auto& pool : pools_) {
-    for (auto e : pool.start) if (e) cudaEventDestroy(e);
-    for (auto e : pool.stop) if (e) cudaEventDestroy(e);
-    if (pool.done) cudaEventDestroy(pool.done);
+  for (auto& graph : flight_) {
+    if (graph->exec) cudaGraphExecDestroy(graph->exec);
+    if (graph->done) cudaEventDestroy(graph->done);
   }
+  for (cudaEvent_t e : all_events_) cudaEventDestroy(e);
+  if (probes_) cudaFreeHost(probes_);
   if (capture_stream_) cudaStreamDestroy(capture_stream_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
 double Engine::median_clock_mhz() const { return median(run_clocks_); }
 
-cudaGraphExec_t Engine::capture(const std::vector<TimedJob>& jobs, const std::vector<size_t>& chunk,
-                                const std::vector<size_t>& order, Pool& pool) {
+cudaEvent_t Engine::take_event() {
+  if (free_events_.empty()) {
+    cudaEvent_t e = nullptr;
+    CHECK_CUDA(cudaEventCreate(&e));
+    all_events_.push_back(e);
+    return e;
+  }
+  cudaEvent_t e = free_events_.back();
+  free_events_.pop_back();
+  return e;
+}
+
+void Engine::plan_chunks(const std::vector<TimedJob>& jobs) {
+  std::vector<size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(rng_state_);
+  rng_state_ = rng();
+  std::shuffle(order.begin(), order.end(), rng);
+  const bool burst = options_.clocks == ClockState::kBurst;
+  const double budget_us = burst ? std::min(options_.chunk_ms * 1000.0, kBurstGraphUs) : options_.chunk_ms * 1000.0;
+  const double sentinel_us = sentinel_ ? sentinel_->estimate_us + flush_us_ : 0;
+  chunks_.clear();
+  for (size_t job : order) {
+    const double cost = jobs[job].estimate_us + flush_us_;
+    if (chunks_.empty() || (chunks_.back().pass_us + cost > budget_us && !chunks_.back().jobs.empty()) ||
+        chunks_.back().jobs.size() >= size_t(options_.max_chunk_jobs)) {
+      chunks_.emplace_back();
+      chunks_.back().index = chunks_.size() - 1;
+      chunks_.back().pass_us = sentinel_us;
+    }
+    chunks_.back().jobs.push_back(job);
+    chunks_.back().pass_us += cost;
+  }
+  total_cost_ = 0;
+  for (Chunk& c : chunks_) {
+    c.samples.resize(c.jobs.size());
+    c.stopped.resize(c.jobs.size());
+    total_cost_ += c.pass_us * std::max(rule_.min_samples, 1);
+  }
+}
+
+// GEMM load until warmup_ms have passed since options_.warm_since (the verification and annotation
+// passes before the engine count): replays of the first chunk's calls with their flushes.
+void Engine::warm_up(const std::vector<TimedJob>& jobs) {
+  const double started = now();
+  const double since = options_.warm_since > 0 ? options_.warm_since : started;
+  if ((started - since) * 1000.0 >= options_.warmup_ms || chunks_.empty()) return;
   CHECK_CUDA(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t graph = nullptr;
   try {
-    for (size_t slot : order) {
+    for (size_t job : chunks_.front().jobs) {
       if (!options_.hot)
-        CHECK_CUDA(cudaMemsetAsync(options_.flush_buffer, int(slot & 0xff),
-                                   size_t(options_.flush_bytes), capture_stream_));
-      CHECK_CUDA(cudaEventRecordWithFlags(pool.start[slot], capture_stream_, cudaEventRecordExternal));
-      jobs[chunk[slot]].call->enqueue(capture_stream_);
-      CHECK_CUDA(cudaEventRecordWithFlags(pool.stop[slot], capture_stream_, cudaEventRecordExternal));
+        CHECK_CUDA(cudaMemsetAsync(options_.flush_buffer, int(job & 0xff), size_t(options_.flush_bytes),
+                                   capture_stream_));
+      jobs[job].call->enqueue(capture_stream_);
     }
   } catch (...) {
-    cudaGraph_t broken = nullptr;
-    cudaStreamEndCapture(capture_stream_, &broken);
-    if (broken) cudaGraphDestroy(broken);
+    cudaStreamEndCapture(capture_stream_, &graph);
+    if (graph) cudaGraphDestroy(graph);
     throw;
   }
-  cudaGraph_t graph = nullptr;
   CHECK_CUDA(cudaStreamEndCapture(capture_stream_, &graph));
   cudaGraphExec_t exec = nullptr;
   const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
   CHECK_CUDA(status);
-  return exec;
-}
-
-void Engine::warm_up(const std::vector<TimedJob>& jobs, const std::vector<size_t>& chunk) {
-  std::vector<size_t> order(chunk.size());
-  std::iota(order.begin(), order.end(), 0);
-  cudaGraphExec_t exec = capture(jobs, chunk, order, pools_[0]);
-  const auto start = std::chrono::steady_clock::now();
-  // At least one replay: it also proves that every call of the chunk launches.
   do {
     CHECK_CUDA(cudaGraphLaunch(exec, stream_));
     CHECK_CUDA(cudaStreamSynchronize(stream_));
-  } while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() <
-               options_.warmup_ms &&
-           !(interrupted_ && interrupted_->load()));
+  } while ((now() - since) * 1000.0 < options_.warmup_ms && !(interrupted_ && interrupted_->load()));
   cudaGraphExecDestroy(exec);
+  times_.warmup = now() - started;
 }
 
-bool Engine::run_round(const std::vector<TimedJob>& jobs, const std::vector<size_t>& chunk,
-                       std::vector<JobSamples>& samples, double chunk_cost, double total_cost,
-                       double& done_cost, const ProgressFn& progress) {
+// The chunk's next graph: while its jobs are below the minimum, as many of the minimum passes as
+// the graph budget holds; after that, one pass over the jobs still sampling (a few tiny ones packed).
+std::unique_ptr<Engine::Graph> Engine::build_graph(Chunk& chunk) {
+  const bool burst = options_.clocks == ClockState::kBurst;
+  std::vector<size_t> active;
+  int below_min = 0;
+  double pass_us = sentinel_ ? sentinel_->estimate_us + flush_us_ : 0;
+  for (size_t slot = 0; slot < chunk.jobs.size(); ++slot) {
+    if (!is_active(chunk, slot)) continue;
+    active.push_back(slot);
+    below_min = std::max(below_min, rule_.min_samples - int(chunk.samples[slot].us.size()));
+    pass_us += (*jobs_)[chunk.jobs[slot]].estimate_us + flush_us_;
+  }
+  pass_us = std::max(pass_us, 1.0);
+  int passes = 1;
+  if (below_min > 0) {
+    const double budget = burst ? kBurstGraphUs : kGraphPasses * options_.chunk_ms * 1000.0;
+    passes = std::clamp(int(budget / pass_us), 1, below_min);
+  } else {
+    passes = std::clamp(int((burst ? kBurstGraphUs : kTailGraphUs) / pass_us), 1, kMaxTailPasses);
+  }
   std::mt19937_64 rng(rng_state_);
   rng_state_ = rng();
-  auto shuffled = [&] {
-    std::vector<size_t> order(chunk.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    return order;
-  };
-  const int passes = options_.samples;
-  auto launch = [&](cudaGraphExec_t exec, Pool& pool) {
-    CHECK_CUDA(cudaGraphLaunch(exec, stream_));
-    CHECK_CUDA(cudaEventRecord(pool.done, stream_));
-  };
-
-  cudaGraphExec_t current = capture(jobs, chunk, shuffled(), pools_[0]);
-  launch(current, pools_[0]);
-  double pass_start = ClockSampler::now();
+  std::vector<std::vector<int>> orders;
+  auto graph = std::make_unique<Graph>();
+  graph->chunk = chunk.index;
   for (int p = 0; p < passes; ++p) {
-    Pool& pool = pools_[size_t(p % 2)];
-    cudaGraphExec_t next = nullptr;
-    if (p + 1 < passes) {
-      // Captured while pass p runs; queued behind it so that the GPU never waits for the host.
-      Pool& next_pool = pools_[size_t((p + 1) % 2)];
-      next = capture(jobs, chunk, shuffled(), next_pool);
-      launch(next, next_pool);
-    }
-    CHECK_CUDA(cudaEventSynchronize(pool.done));
-    const double pass_end = ClockSampler::now();
-    cudaGraphExecDestroy(current);
-    current = next;
-
-    double clock = 0;
-    uint64_t reasons = 0;
-    if (clocks_ && clocks_->available()) {
-      std::vector<double> mhz;
-      for (const auto& s : clocks_->between(pass_start, pass_end)) {
-        if (s.sm_clock_mhz > 0) mhz.push_back(s.sm_clock_mhz);
-        reasons |= s.reasons;
+    std::vector<int> order;
+    for (size_t slot : active)
+      if (int(chunk.samples[slot].us.size()) + p < rule_.max_samples) {
+        order.push_back(int(slot));
+        graph->cost_us += (*jobs_)[chunk.jobs[slot]].estimate_us + flush_us_;
       }
-      clock = median(mhz);
-      if (clock > 0) run_clocks_.push_back(clock);
+    if (order.empty()) break;
+    if (sentinel_) {
+      order.push_back(-1);
+      graph->cost_us += sentinel_->estimate_us + flush_us_;
     }
-    for (size_t slot = 0; slot < chunk.size(); ++slot) {
-      float ms = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&ms, pool.start[slot], pool.stop[slot]));
-      auto& s = samples[slot];
-      s.us.push_back(double(ms) * 1000.0);
-      if (clock > 0) s.clock_mhz.push_back(clock);
-      s.reasons |= reasons;
-    }
-    pass_start = pass_end;
-    done_cost += chunk_cost / passes;
-    if (progress) progress(std::min(1.0, done_cost / total_cost));
-    if (interrupted_ && interrupted_->load()) {
-      if (current) {
-        CHECK_CUDA(cudaStreamSynchronize(stream_));
-        cudaGraphExecDestroy(current);
-      }
-      return false;
-    }
+    std::shuffle(order.begin(), order.end(), rng);
+    orders.push_back(std::move(order));
   }
+  // A job still sampling is below max_samples, so the first pass always holds one; a graph with no
+  // sample would never let the chunk finish.
+  if (orders.empty()) throw Error(ExitCode::kInternal, "engine: a chunk still sampling got an empty pass");
+  capture(*graph, orders, chunk);
+  return graph;
+}
+
+void Engine::capture(Graph& graph, const std::vector<std::vector<int>>& passes, const Chunk& chunk) {
+  const double started = now();
+  const bool burst = options_.clocks == ClockState::kBurst;
+  if (burst) graph.probe = next_probe_++ % kProbeSlots;
+  CHECK_CUDA(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t captured = nullptr;
+  try {
+    // In a burst the first probe also wakes the clocks up before the first sample.
+    if (burst) launch_clock_probe(probes_device_ + 2 * *graph.probe, kProbeNs, capture_stream_);
+    for (const auto& pass : passes) {
+      for (int slot : pass) {
+        GemmCall* call = slot < 0 ? sentinel_->call : (*jobs_)[chunk.jobs[size_t(slot)]].call;
+        if (!options_.hot)
+          CHECK_CUDA(cudaMemsetAsync(options_.flush_buffer, int(graph.slot.size() & 0xff),
+                                     size_t(options_.flush_bytes), capture_stream_));
+        graph.start.push_back(take_event());
+        graph.stop.push_back(take_event());
+        graph.slot.push_back(slot);
+        CHECK_CUDA(cudaEventRecordWithFlags(graph.start.back(), capture_stream_, cudaEventRecordExternal));
+        call->enqueue(capture_stream_);
+        CHECK_CUDA(cudaEventRecordWithFlags(graph.stop.back(), capture_stream_, cudaEventRecordExternal));
+      }
+    }
+    if (burst) launch_clock_probe(probes_device_ + 2 * *graph.probe + 1, kProbeNs, capture_stream_);
+  } catch (...) {
+    cudaStreamEndCapture(capture_stream_, &captured);
+    if (captured) cudaGraphDestroy(captured);
+    throw;
+  }
+  CHECK_CUDA(cudaStreamEndCapture(capture_stream_, &captured));
+  const cudaError_t status = cudaGraphInstantiate(&graph.exec, captured, 0);
+  cudaGraphDestroy(captured);
+  CHECK_CUDA(status);
+  CHECK_CUDA(cudaEventCreateWithFlags(&graph.done, cudaEventDisableTiming | cudaEventBlockingSync));
+  times_.capture += now() - started;
+}
+
+void Engine::launch(std::unique_ptr<Graph> graph) {
+  CHECK_CUDA(cudaGraphLaunch(graph->exec, stream_));
+  CHECK_CUDA(cudaEventRecord(graph->done, stream_));
+  graph->launched = now();
+  ++times_.graphs;
+  flight_.push_back(std::move(graph));
+}
+
+// Waits for the graph, files its samples with the clock seen while it ran, and runs the stopping
+// rule on the jobs it sampled.
+void Engine::read(Graph& graph) {
+  const double waited = now();
+  CHECK_CUDA(cudaEventSynchronize(graph.done));
+  const double end = now();
+  times_.wait += end - waited;
+  const double begin = std::max(graph.launched, last_done_);  // it started when the one before ended
+  last_done_ = end;
+  double clock = 0;
+  uint64_t reasons = 0;
+  if (clocks_ && clocks_->available()) {
+    std::vector<double> mhz;
+    for (const auto& s : clocks_->between(begin, end)) {
+      if (s.sm_clock_mhz > 0) mhz.push_back(s.sm_clock_mhz);
+      reasons |= s.reasons;
+    }
+    clock = median(mhz);
+  }
+  // A burst is shorter than NVML's sampling period and mostly surrounded by idle time: its clock
+  // is the probes'.
+  if (graph.probe) clock = (probes_[2 * *graph.probe] + probes_[2 * *graph.probe + 1]) / 2;
+  if (clock > 0) run_clocks_.push_back(clock);
+  Chunk& chunk = chunks_[graph.chunk];
+  for (size_t i = 0; i < graph.slot.size(); ++i) {
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, graph.start[i], graph.stop[i]));
+    Samples& s = graph.slot[i] < 0 ? chunk.sentinel : chunk.samples[size_t(graph.slot[i])];
+    s.us.push_back(double(ms) * 1000.0);
+    if (clock > 0) s.clock_mhz.push_back(clock);
+    s.reasons |= reasons;
+  }
+  free_events_.insert(free_events_.end(), graph.start.begin(), graph.start.end());
+  free_events_.insert(free_events_.end(), graph.stop.begin(), graph.stop.end());
+  cudaGraphExecDestroy(graph.exec);
+  graph.exec = nullptr;
+  cudaEventDestroy(graph.done);
+  graph.done = nullptr;
+  for (size_t slot = 0; slot < chunk.jobs.size(); ++slot)
+    if (is_active(chunk, slot)) chunk.stopped[slot] = stop_reason(chunk.samples[slot].us, rule_);
+  done_cost_ += graph.cost_us;
+}
+
+bool Engine::accept(Chunk& chunk, const SentinelFn& on_sentinel) {
+  if (!sentinel_ || chunk.sentinel.us.empty()) return true;
+  const SampleStats s = summarize(chunk.sentinel.us);
+  const SentinelReference::Verdict v = reference_.judge(s.median, s.noise, chunk.attempt, chunk.previous_sentinel);
+  SentinelCheck check;
+  check.chunk = chunk.index;
+  check.attempt = chunk.attempt;
+  check.sentinel_us = s.median;
+  check.reference_us = v.reference;
+  check.drift = v.drift;
+  check.limit = v.limit;
+  check.remeasured = v.action == SentinelReference::Action::kMeasureAgain;
+  check.kept_drifted = v.action == SentinelReference::Action::kKeepDrifted;
+  check.rebased = v.rebased;
+  if (on_sentinel) on_sentinel(check);
+  if (v.reference) chunk.drift = v.drift;
+  if (check.remeasured) {
+    ++chunk.attempt;
+    ++times_.reruns;
+    chunk.previous_sentinel = s.median;
+    for (size_t slot = 0; slot < chunk.jobs.size(); ++slot) {
+      chunk.samples[slot] = Samples{};
+      chunk.stopped[slot].reset();
+    }
+    chunk.sentinel = Samples{};
+    total_cost_ += chunk.pass_us * std::max(rule_.min_samples, 1);
+    return false;
+  }
+  chunk.drifted = check.kept_drifted;
   return true;
 }
 
-TimingStats Engine::finish(const JobSamples& samples) {
+TimingStats Engine::finish(const Chunk& chunk, size_t slot) const {
+  const Samples& samples = chunk.samples[slot];
   const SampleStats s = summarize(samples.us);
   TimingStats t;
   t.median_us = s.median;
@@ -182,6 +353,11 @@ TimingStats Engine::finish(const JobSamples& samples) {
   t.samples = s.n;
   t.noise = s.noise;
   t.noisy = is_noisy(s);
+  t.stop = chunk.stopped[slot].value_or(rule_.fixed() ? StopReason::kFixed : StopReason::kCap);
+  if (s.n >= 2) t.median_ci = relative_half_width(samples.us);
+  t.sentinel_drift = chunk.drift;
+  t.reruns = chunk.attempt;
+  t.drifted = chunk.drifted;
   t.throttle_reasons = samples.reasons;
   if (!samples.clock_mhz.empty()) {
     t.sm_clock_mhz = median(samples.clock_mhz);
@@ -189,72 +365,78 @@ TimingStats Engine::finish(const JobSamples& samples) {
     const double lowest = *std::min_element(samples.clock_mhz.begin(), samples.clock_mhz.end());
     t.throttled = run_median > 0 && lowest < 0.9 * run_median;
   }
-  // MEASURE.md: a power or thermal clock-event reason during the samples marks the point, even
-  // when the clock matched the run's (a whole run can be power-capped).
-  if (samples.reasons & throttle::kPowerOrThermal) t.throttled = true;
+  // Heat and hardware slowdowns mark a point in either state. The software power cap is what the
+  // sustained state means (MEASURE.md: 1380-1770 MHz under sustained GEMMs), so it marks only a
+  // burst point: that burst ran into the power limit.
+  uint64_t marking = throttle::kPowerOrThermal & ~throttle::kSwPowerCap;
+  if (options_.clocks == ClockState::kBurst) marking |= throttle::kSwPowerCap;
+  if (samples.reasons & marking) t.throttled = true;
   return t;
 }
 
-bool Engine::run(const std::vector<TimedJob>& jobs, const DoneFn& done, const ProgressFn& progress) {
-  if (jobs.empty()) return true;
-  std::vector<size_t> order(jobs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 rng(rng_state_);
-  std::shuffle(order.begin(), order.end(), rng);
+void Engine::report(Chunk& chunk, const DoneFn& done) {
+  const double started = now();
+  std::vector<JobResult> results;
+  for (size_t slot = 0; slot < chunk.jobs.size(); ++slot) results.push_back({chunk.jobs[slot], finish(chunk, slot)});
+  if (done) done(results);
+  chunk.samples.clear();
+  ++times_.chunks;
+  times_.callbacks += now() - started;
+}
 
-  // Chunks of about chunk_ms of GPU time per pass (flush included), from the estimates.
-  const double flush_us = options_.hot ? 0.0 : double(options_.flush_bytes) / 2.5e6;  // ~2.5 TB/s memset
-  std::vector<std::vector<size_t>> chunks;
-  std::vector<double> chunk_costs;
-  double total_cost = 0;
-  for (size_t job : order) {
-    const double cost = jobs[job].estimate_us + flush_us;
-    if (chunks.empty() || chunk_costs.back() + cost > options_.chunk_ms * 1000.0 ||
-        chunks.back().size() >= size_t(options_.max_chunk_jobs)) {
-      chunks.emplace_back();
-      chunk_costs.push_back(0);
-    }
-    chunks.back().push_back(job);
-    chunk_costs.back() += cost;
-    total_cost += cost;
+void Engine::drain() {
+  if (stream_) cudaStreamSynchronize(stream_);
+  for (auto& graph : flight_) {
+    if (graph->exec) cudaGraphExecDestroy(graph->exec);
+    if (graph->done) cudaEventDestroy(graph->done);
   }
-  // Re-measured jobs add cost the estimate did not know about; the fraction is capped at 1.
-  total_cost *= options_.samples;
+  flight_.clear();
+}
 
-  warm_up(jobs, chunks.front());
-  double done_cost = 0;
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    if (interrupted_ && interrupted_->load()) return false;
-    const auto& chunk = chunks[c];
-    std::vector<JobSamples> samples(chunk.size());
-    if (!run_round(jobs, chunk, samples, chunk_costs[c] * options_.samples, total_cost, done_cost,
-                   progress))
-      return false;
-    // Noisy jobs go again, together, until quiet or out of rounds.
-    for (int round = 0; round < options_.max_extra_rounds; ++round) {
-      std::vector<size_t> noisy_slots;
-      for (size_t slot = 0; slot < chunk.size(); ++slot)
-        if (is_noisy(summarize(samples[slot].us))) noisy_slots.push_back(slot);
-      if (noisy_slots.empty()) break;
-      std::vector<size_t> sub_chunk;
-      std::vector<JobSamples> sub_samples(noisy_slots.size());
-      double sub_cost = 0;
-      for (size_t slot : noisy_slots) {
-        sub_chunk.push_back(chunk[slot]);
-        sub_cost += jobs[chunk[slot]].estimate_us + flush_us;
-      }
-      double ignored_cost = 0;
-      if (!run_round(jobs, sub_chunk, sub_samples, sub_cost, total_cost, ignored_cost, nullptr))
+bool Engine::run(const std::vector<TimedJob>& jobs, const TimedJob* sentinel, const DoneFn& done,
+                 const ProgressFn& progress, const SentinelFn& on_sentinel) {
+  if (jobs.empty()) return true;
+  jobs_ = &jobs;
+  sentinel_ = sentinel;
+  plan_chunks(jobs);
+  const bool burst = options_.clocks == ClockState::kBurst;
+  if (!burst) warm_up(jobs);
+  if (interrupted_ && interrupted_->load()) return false;
+  size_t next = 0;
+  auto open_next = [&] {
+    if (next < chunks_.size()) launch(build_graph(chunks_[next++]));
+  };
+  try {
+    // Sustained: two chunks in flight, their graphs alternating; burst: one graph at a time.
+    for (int i = 0; i < (burst ? 1 : 2); ++i) open_next();
+    while (!flight_.empty()) {
+      std::unique_ptr<Graph> graph = std::move(flight_.front());
+      flight_.pop_front();
+      read(*graph);
+      if (interrupted_ && interrupted_->load()) {
+        drain();
         return false;
-      for (size_t i = 0; i < noisy_slots.size(); ++i) {
-        auto& into = samples[noisy_slots[i]];
-        const auto& more = sub_samples[i];
-        into.us.insert(into.us.end(), more.us.begin(), more.us.end());
-        into.clock_mhz.insert(into.clock_mhz.end(), more.clock_mhz.begin(), more.clock_mhz.end());
-        into.reasons |= more.reasons;
       }
+      if (burst) {
+        const double busy_ms = (last_done_ - std::max(graph->launched, 0.0)) * 1000.0;
+        const double idle_ms = std::max(kMinCooldownMs, kCooldownFactor * busy_ms);
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ms));
+        times_.cooldown += idle_ms / 1000.0;
+      }
+      Chunk& chunk = chunks_[graph->chunk];
+      const bool sampling = std::any_of(chunk.stopped.begin(), chunk.stopped.end(),
+                                        [](const std::optional<StopReason>& r) { return !r.has_value(); });
+      if (sampling || !accept(chunk, on_sentinel)) {
+        launch(build_graph(chunk));
+      } else {
+        open_next();
+        report(chunk, done);  // the store writes happen while the next graphs run
+      }
+      if (progress) progress(std::min(1.0, done_cost_ / std::max(total_cost_, 1.0)));
     }
-    for (size_t slot = 0; slot < chunk.size(); ++slot) done(chunk[slot], finish(samples[slot]));
+  } catch (...) {
+    drain();
+    throw;
   }
   return true;
 }

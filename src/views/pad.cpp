@@ -56,6 +56,7 @@ class Measurements {
     MeasureRequest request;
     request.backends = {r_.backend};
     request.measure.samples = r_.samples;
+    request.measure.clocks = r_.clocks;
     for (const Problem& p : problems)
       if (!find(p)) request.problems.push_back(p);
     if (request.problems.empty()) return;
@@ -67,7 +68,9 @@ class Measurements {
     for (const std::string& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
     measured_ += outcome.measured;
     reused_ += outcome.reused;
-    for (const StoredPoint& p : outcome.points) {
+    // Only points of the requested clock state are compared (a burst time beside a sustained one
+    // would make a padding look better or worse than it is).
+    for (const StoredPoint& p : with_clock_state(outcome.points, r_.clocks)) {
       if (p.key.backend == r_.backend && p.key.algo == algo_ && !p.key.hot) points_.emplace(key_of(p.key.problem), p);
     }
   }

@@ -24,6 +24,7 @@ struct PadRequest {
   std::string dtype_name = "bf16";  // as the user gave it (shown)
   std::string backend = "cublas";
   int samples = 10;
+  ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
   std::string db;
 };
 

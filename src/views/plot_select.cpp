@@ -217,6 +217,7 @@ std::string PlotFilter::given() const {
   if (ld_pad != 0) add("--ld-pad", std::to_string(ld_pad));
   if (offset != 0) add("--offset", std::to_string(offset));
   if (hot) parts.emplace_back("--hot");
+  add("--clocks", clocks);
   if (parts.empty()) return "no filter";
   return fmt::format("{}", fmt::join(parts, " "));
 }
@@ -309,6 +310,12 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   }
   if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
   if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
+  std::optional<ClockState> clocks;
+  if (!f.clocks.empty()) {
+    clocks = parse_clock_state(f.clocks);
+    if (!clocks)
+      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (sustained, burst, unrecorded)", f.clocks));
+  }
   const ShapeFilter shapes(f);
 
   std::set<std::string> backends, algo_names;
@@ -318,6 +325,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   for (const StoredPoint& p : stored) {
     const Problem& problem = p.key.problem;
     if (p.key.hot != f.hot) continue;
+    if (clocks && p.key.clocks != *clocks) continue;
     if (!f.gpu.empty() && !contains_nocase(p.device.gpu_name, f.gpu)) continue;
     if (!f.cublas.empty() && p.device.cublas.rfind(f.cublas, 0) != 0) continue;
     if (dtype && problem.dtype != *dtype) continue;

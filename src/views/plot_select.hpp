@@ -27,6 +27,7 @@ struct PlotFilter {
   int64_t ld_pad = 0;           // leading dimensions are the row length plus this (sweep --ld-pad)
   int64_t offset = 0;           // base-pointer offset of A and B (sweep --offset)
   bool hot = false;             // points measured with --hot instead of cold ones
+  std::string clocks;           // "sustained", "burst", "unrecorded" (older stores); empty: any
 
   // The filters the user gave, as they wrote them, for messages: "--dtype fp16 --n 1..64".
   std::string given() const;

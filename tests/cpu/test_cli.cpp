@@ -63,6 +63,15 @@ TEST(Cli, BadOptionValues) {
   expect_refused("sweep --n 1..3 --shard 5/8", ExitCode::kUsage, {"--shard", "5/8", "no points"});
   expect_refused("sweep --n 64 --samples 0", ExitCode::kUsage, {"--samples", "0"});
   expect_refused("sweep --n 64 --max-noise 0", ExitCode::kUsage, {"--max-noise"});
+  expect_refused("sweep --n 64 --samples 10 --min-samples 5", ExitCode::kUsage, {"--min-samples", "--samples 10"});
+  expect_refused("sweep --n 64 --samples 10 --target-noise 1", ExitCode::kUsage, {"--target-noise", "--samples"});
+  expect_refused("sweep --n 64 --min-samples 2", ExitCode::kUsage, {"--min-samples", "2"});
+  expect_refused("sweep --n 64 --min-samples 8 --max-samples 6", ExitCode::kUsage, {"--max-samples", "6", "8"});
+  expect_refused("sweep --n 64 --target-noise 0", ExitCode::kUsage, {"--target-noise", "0"});
+  expect_refused("sweep --n 64 --target-noise 101", ExitCode::kUsage, {"--target-noise", "101"});
+  expect_refused("sweep --n 64 --clocks fast", ExitCode::kUsage, {"--clocks", "fast", "sustained"});
+  expect_refused("sweep --n 64 --clocks unrecorded", ExitCode::kUsage, {"--clocks", "unrecorded"});
+  expect_refused("sweep --n 64 --max-rounds 2", ExitCode::kUsage, {"--max-rounds"});
   expect_refused("sweep --n 64 --lda 10", ExitCode::kUsage, {"--lda", "10"});
   expect_refused("sweep --n 64 --ld-pad -1", ExitCode::kUsage, {"--ld-pad", "-1"});
   expect_refused("sweep --n 64 --offset -3", ExitCode::kUsage, {"--offset", "-3"});
@@ -84,6 +93,21 @@ TEST(Cli, NoGpuIsOneLineAndExitThree) {
       " --db " + ::testing::TempDir() + "shapescope_nogpu_" + std::to_string(getpid()) + ".db";
   expect_refused("sweep --n 64" + db, ExitCode::kNoGpu, {"GPU"});
   expect_refused("info" + db, ExitCode::kNoGpu, {"GPU"});
+}
+
+TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
+  expect_refused("pad --model gpt2 --tokens 64 --clocks warm --dry-run", ExitCode::kUsage, {"--clocks", "warm"});
+  const std::string store = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
+  expect_refused("export --db " + store + " --clocks hot", ExitCode::kUsage, {"--clocks", "hot"});
+}
+
+TEST(Cli, DryRunSaysWhatTheStoppingRuleAssumes) {
+  const CliRun adaptive = run("sweep --n 1..64 --dry-run");
+  EXPECT_EQ(adaptive.code, 0) << adaptive.err;
+  EXPECT_NE(adaptive.err.find("for 4 samples per point, the stopping rule's minimum"), std::string::npos) << adaptive.err;
+  const CliRun fixed = run("sweep --n 1..64 --samples 10 --dry-run");
+  EXPECT_EQ(fixed.code, 0) << fixed.err;
+  EXPECT_NE(fixed.err.find("for 10 samples per point (a rough"), std::string::npos) << fixed.err;
 }
 
 TEST(Cli, DryRunNeedsNoGpu) {

@@ -41,6 +41,7 @@ class CompareGpus : public ::testing::Test {
                            "UPDATE points SET gpu_name = 'NVIDIA H100 80GB HBM3', gpu_uuid = 'GPU-11111111-2222', "
                            "median_us = median_us * 1.3, sm_clock_mhz = 1755; "
                            "UPDATE calibration SET gpu_name = 'NVIDIA H100 80GB HBM3', gpu_uuid = 'GPU-11111111-2222'; "
+                           "DELETE FROM kernels WHERE point_id IN (SELECT id FROM points WHERE n = 1000); "
                            "DELETE FROM points WHERE n = 1000",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);

@@ -113,7 +113,10 @@ TEST_F(Merge, OverlappingStoresKeepTheNewerOfEachKey) {
   sql(b, "UPDATE points SET measured_at = '2099-01-01T00:00:00Z', median_us = 1.5 WHERE id IN "
          "(SELECT id FROM points ORDER BY id LIMIT 10)");
   sql(b, "UPDATE kernels SET name = 'remeasured' WHERE point_id IN (SELECT id FROM points ORDER BY id LIMIT 10)");
-  sql(b, "DELETE FROM points WHERE id IN (SELECT id FROM points ORDER BY id DESC LIMIT 5)");
+  // (with their kernels and annotations, as a store that never had them)
+  sql(b, "DELETE FROM kernels WHERE point_id IN (SELECT id FROM points ORDER BY id DESC LIMIT 5); "
+         "DELETE FROM annotations WHERE point_id IN (SELECT id FROM points ORDER BY id DESC LIMIT 5); "
+         "DELETE FROM points WHERE id IN (SELECT id FROM points ORDER BY id DESC LIMIT 5)");
   const size_t a_sum = checksum(a), b_sum = checksum(b);
   const int64_t a_points = number(a, "SELECT count(*) FROM points");
 
@@ -189,7 +192,7 @@ TEST_F(Merge, AnnotationsOfAnotherModelVersionAreLeftOut) {
 TEST_F(Merge, RefusalsComeBeforeAnythingIsWritten) {
   const std::string good = copy(kExplain, "good.db");
   const std::string newer = copy(kExplain, "newer.db");
-  sql(newer, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  sql(newer, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
   const std::string corrupt = copy(kSquares, "corrupt.db");
   {
     // Garbage over pages in the middle of the file: the header still reads, the pages do not.

@@ -310,9 +310,14 @@ TEST(OutputCsv, EveryRowHasTheHeadersColumnCount) {
         "q3_us", "samples", "noise", "noisy", "sm_clock_mhz", "throttle_reasons", "throttled", "tflops",
         "lt_algo_id", "lt_tile_id", "lt_tile", "lt_stages_id", "lt_stages", "lt_splitk", "lt_reduction_scheme",
         "lt_reduction", "lt_swizzle", "lt_custom_option", "lt_cluster_shape_id", "lt_cluster",
-        "lt_inner_shape_id", "lt_waves_count", "lt_workspace_bytes", "kernels", "kernel_grids"}) {
+        "lt_inner_shape_id", "lt_waves_count", "lt_workspace_bytes", "kernels", "kernel_grids", "clocks", "stop",
+        "median_ci", "sentinel_drift", "reruns", "drifted"}) {
     column(name);
   }
+  EXPECT_EQ(records[1][column("clocks")], "sustained");
+  EXPECT_EQ(records[1][column("stop")], "unrecorded");
+  EXPECT_EQ(records[1][column("median_ci")], "") << "absent";
+  EXPECT_EQ(records[1][column("reruns")], "0");
   EXPECT_EQ(records[2][column("kernels")], kAwkwardName + ";splitKreduce_kernel<32, 16>");
   EXPECT_EQ(records[2][column("kernel_grids")], "132x1x1;64x16x1");
   EXPECT_EQ(records[2][column("lt_tile")], "256x128");

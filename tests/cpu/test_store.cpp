@@ -69,6 +69,7 @@ PointKey sample_key(int64_t m = 4096) {
   p.off_a = 16;
   p.off_b = 0;
   p.off_c = 8;
+  key.clocks = ClockState::kBurst;  // not the default, so that the round trip shows it
   return key;
 }
 
@@ -86,6 +87,11 @@ PointResult sample_result(double median_us = 123.25) {
   t.sm_clock_mhz = 1755.5;
   t.throttle_reasons = 0x8000000000000004ULL;  // the top bit must survive SQLite's signed integers
   t.throttled = true;
+  t.stop = StopReason::kConverged;
+  t.median_ci = 0.0042;
+  t.sentinel_drift = -0.0125;
+  t.reruns = 1;
+  t.drifted = true;
   LtAlgoConfig lt;
   lt.algo_id = 66;
   lt.tile_id = 20;
@@ -224,6 +230,7 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(loaded->key.algo, key.algo);
   EXPECT_TRUE(loaded->key.problem == key.problem);
   EXPECT_EQ(loaded->key.hot, key.hot);
+  EXPECT_EQ(loaded->key.clocks, key.clocks);
 
   const TimingStats& t = loaded->result.timing;
   EXPECT_EQ(t.median_us, result.timing.median_us);
@@ -237,6 +244,12 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(t.sm_clock_mhz, result.timing.sm_clock_mhz);
   EXPECT_EQ(t.throttle_reasons, result.timing.throttle_reasons);
   EXPECT_EQ(t.throttled, result.timing.throttled);
+  EXPECT_EQ(t.stop, result.timing.stop);
+  EXPECT_EQ(t.median_ci, result.timing.median_ci);
+  EXPECT_EQ(t.sentinel_drift, result.timing.sentinel_drift);
+  EXPECT_EQ(t.reruns, result.timing.reruns);
+  EXPECT_EQ(t.drifted, result.timing.drifted);
+  EXPECT_EQ(raw_single_text(path_, "SELECT clock_state || ' ' || stop_reason FROM points"), "burst converged");
 
   ASSERT_TRUE(loaded->result.lt);
   const LtAlgoConfig& lt = *loaded->result.lt;
@@ -274,11 +287,15 @@ TEST_F(StoreTest, PointWithoutLtConfigOrClockLoadsThemAsAbsent) {
   result.lt.reset();
   result.timing.sm_clock_mhz.reset();
   result.timing.throttle_reasons = 0;
+  result.timing.median_ci.reset();
+  result.timing.sentinel_drift.reset();
   int64_t id = store.save_point(sample_device(), key, result);
   std::optional<StoredPoint> loaded = store.load(id);
   ASSERT_TRUE(loaded);
   EXPECT_FALSE(loaded->result.lt);
   EXPECT_FALSE(loaded->result.timing.sm_clock_mhz);
+  EXPECT_FALSE(loaded->result.timing.median_ci);
+  EXPECT_FALSE(loaded->result.timing.sentinel_drift);
   EXPECT_EQ(loaded->result.timing.throttle_reasons, 0u);
   EXPECT_TRUE(loaded->key.hot);
   EXPECT_FALSE(loaded->annotated);
@@ -286,6 +303,129 @@ TEST_F(StoreTest, PointWithoutLtConfigOrClockLoadsThemAsAbsent) {
   EXPECT_EQ(raw_single_text(path_, "SELECT mode FROM points"), "hot");
   EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM points WHERE lt_tile IS NULL AND lt_waves_count IS NULL"),
             "1");
+}
+
+// The clock state is part of the key: a burst and a sustained measurement of one shape are two points.
+TEST_F(StoreTest, ClockStatesAreTwoPoints) {
+  Store store(path_);
+  PointKey burst = sample_key();
+  PointKey sustained = burst;
+  sustained.clocks = ClockState::kSustained;
+  const int64_t a = store.save_point(sample_device(), burst, sample_result(100));
+  EXPECT_FALSE(store.find(sample_device(), sustained));
+  const int64_t b = store.save_point(sample_device(), sustained, sample_result(120));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(store.find(sample_device(), burst), a);
+  EXPECT_EQ(store.find(sample_device(), sustained), b);
+  const std::vector<StoredPoint> all = store.load_all();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(with_clock_state(all, ClockState::kSustained).size(), 1u);
+  EXPECT_EQ(with_clock_state(all, ClockState::kSustained).front().result.timing.median_us, 120);
+  EXPECT_FALSE(same_clock_state(all[0].key, all[1].key));
+}
+
+// A chunk's points in one transaction, with their kernels; many keys looked up and loaded at once.
+TEST_F(StoreTest, BatchesSaveFindAndLoadInOrder) {
+  Store store(path_);
+  std::vector<PointToSave> batch;
+  std::vector<PointKey> keys;
+  for (int64_t m : {64, 128, 192}) {
+    batch.push_back({sample_key(m), sample_result(double(m)), m == 128 ? std::nullopt
+                                                                       : std::optional(sample_kernels())});
+    keys.push_back(sample_key(m));
+  }
+  const std::vector<int64_t> ids = store.save_points(sample_device(), batch);
+  ASSERT_EQ(ids.size(), 3u);
+  keys.insert(keys.begin() + 1, sample_key(999));  // not stored
+  const std::vector<std::optional<StoredRef>> found = store.find(sample_device(), keys);
+  ASSERT_EQ(found.size(), 4u);
+  ASSERT_TRUE(found[0] && found[2] && found[3]);
+  EXPECT_FALSE(found[1]);
+  EXPECT_EQ(found[0]->id, ids[0]);
+  EXPECT_TRUE(found[0]->annotated);
+  EXPECT_FALSE(found[2]->annotated) << "saved without kernels";
+  EXPECT_TRUE(found[3]->annotated);
+  const std::vector<StoredPoint> loaded = store.load(std::vector<int64_t>{ids[2], 4242, ids[0]});
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_EQ(loaded[0].id, ids[2]);
+  EXPECT_EQ(loaded[1].id, ids[0]);
+  EXPECT_EQ(loaded[0].kernels.size(), 2u);
+  EXPECT_EQ(loaded[0].result.timing.median_us, 192);
+}
+
+TEST_F(StoreTest, SaveKernelsForManyWritesNothingWhenOneIsUnknown) {
+  Store store(path_);
+  const int64_t id = store.save_point(sample_device(), sample_key(), sample_result());
+  EXPECT_THROW(store.save_kernels({{id, sample_kernels()}, {id + 100, sample_kernels()}}), Error);
+  EXPECT_FALSE(store.is_annotated(id));
+  EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels"), "0");
+  store.save_kernels({{id, sample_kernels()}});
+  EXPECT_TRUE(store.is_annotated(id));
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A committed schema 1 store (measured before clock states were recorded): read as it is, without a
+// byte changed, by a reader and by a writing command that has not written yet; upgraded in one
+// transaction by the first write, its points and their kernels kept.
+TEST_F(StoreTest, SchemaOneStoreIsReadAsItIsAndUpgradedByTheFirstWrite) {
+  const std::string committed = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21-final/pad.db";
+  fs::copy_file(committed, path_);
+  const std::string before = file_bytes(path_);
+  ASSERT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  const std::string points = raw_single_text(path_, "SELECT count(*) FROM points");
+  const std::string kernels = raw_single_text(path_, "SELECT count(*) FROM kernels");
+  std::vector<StoredPoint> old;
+  {
+    Store reader(path_, Store::Access::kReadOnly);
+    old = reader.load_all();
+    ASSERT_EQ(std::to_string(old.size()), points);
+    for (const StoredPoint& p : old) {
+      EXPECT_EQ(p.key.clocks, ClockState::kUnrecorded);
+      EXPECT_EQ(p.result.timing.stop, StopReason::kUnrecorded);
+      EXPECT_FALSE(p.result.timing.median_ci);
+    }
+    EXPECT_EQ(reader.find(old.front().device, old.front().key), old.front().id);
+    PointKey sustained = old.front().key;
+    sustained.clocks = ClockState::kSustained;
+    EXPECT_FALSE(reader.find(old.front().device, sustained));
+  }
+  {
+    Store writer(path_);  // a measuring command before its first point
+    EXPECT_EQ(writer.load_all().size(), old.size());
+  }
+  EXPECT_TRUE(file_bytes(path_) == before) << "reading changed the schema 1 store";
+  EXPECT_FALSE(fs::exists(path_ + "-wal"));
+
+  Store writer(path_);
+  PointKey key = old.front().key;
+  key.clocks = ClockState::kSustained;
+  testing::internal::CaptureStderr();
+  const int64_t id = writer.save_point(old.front().device, key, sample_result());
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("upgraded from schema 1 to 2 (" + points + " points kept"), std::string::npos) << said;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels"), kernels);
+  EXPECT_EQ(raw_single_text(path_, "PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw_single_text(path_, "PRAGMA integrity_check"), "ok");
+  const std::vector<StoredPoint> now = writer.load_all();
+  ASSERT_EQ(now.size(), old.size() + 1);
+  for (size_t i = 0; i < old.size(); ++i) {
+    EXPECT_EQ(now[i].id, old[i].id);
+    EXPECT_EQ(now[i].key.clocks, ClockState::kUnrecorded);
+    EXPECT_EQ(now[i].kernels.size(), old[i].kernels.size());
+    EXPECT_EQ(now[i].result.timing.median_us, old[i].result.timing.median_us);
+  }
+  EXPECT_EQ(now.back().id, id);
+  EXPECT_EQ(writer.find(old.front().device, old.front().key), old.front().id);
+  // Deleting an old point still takes its kernels (the foreign key holds after the rebuild).
+  raw_exec(path_, "PRAGMA foreign_keys = ON; DELETE FROM points WHERE id = " + std::to_string(old.front().id));
+  EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels WHERE point_id = " + std::to_string(old.front().id)),
+            "0");
 }
 
 TEST_F(StoreTest, LoadOfUnknownIdIsEmpty) {
@@ -445,7 +585,7 @@ TEST_F(StoreTest, NewFileGetsMetadataAndReopens) {
     id = store.save_point(sample_device(), sample_key(), sample_result());
   }
   EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'application'"), "shapescope");
-  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
   EXPECT_EQ(raw_single_text(path_, "PRAGMA journal_mode"), "wal");
   Store reopened(path_);
   EXPECT_EQ(reopened.find(sample_device(), sample_key()), id);
@@ -523,10 +663,10 @@ TEST_F(StoreTest, ForeignMetaTableIsRefused) {
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
   Store(path_).open_for_writing();
-  raw_exec(path_, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  raw_exec(path_, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   std::string message = open_error(path_);
   EXPECT_NE(message.find("newer"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema version 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version 3"), std::string::npos) << message;
 }
 
 TEST_F(StoreTest, UnparsableDtypeIsReportedAsCorrupt) {
