@@ -41,6 +41,7 @@ struct TimingOptions {
   std::string clocks = std::string(to_string(ClockState::kSustained));
   double warmup_ms = 300;
   CLI::Option* samples_option = nullptr;  // which were given (set by add_timing_options)
+  CLI::Option* clocks_option = nullptr;
   std::vector<CLI::Option*> rule_options;
 };
 void add_timing_options(CLI::App* cmd, TimingOptions& timing);

@@ -23,6 +23,7 @@ namespace {
 
 struct ExplainOptions {
   ExplainRequest request;
+  TimingOptions timing;
   int device = 0;
   std::string gpu;          // a profile: answer for that GPU (from the store, else the model)
   std::vector<std::string> dbs;  // --db as given; several: the shape on each store's GPUs
@@ -57,7 +58,9 @@ void run_explain(const ExplainOptions& o) {
   if (o.request.lt_algos < 1 || o.request.lt_algos > 64) throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.request.lt_algos));
   if (o.request.lt_algos > 1 && kind != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.request.lt_algos));
-  check_samples(o.request.samples);
+  ExplainRequest request = o.request;
+  request.measure = measure_options(o.timing);
+  request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
     throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
   const GpuProfile* profile = nullptr;
@@ -75,14 +78,14 @@ void run_explain(const ExplainOptions& o) {
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
   const bool have_gpu = profile == nullptr && device_count() > 0;
   if (!have_gpu) {
-    write(o, explain_without_gpu(o.request, *shape, profile, target));
+    write(o, explain_without_gpu(request, *shape, profile, target));
     return;
   }
 
   // With a GPU: measure the target first (its tile and slots choose the wave neighbours), then the
   // neighbours; the store supplies whatever is already measured.
   // Checked now, written only when a point is measured.
-  Store store(o.request.db);
+  Store store(request.db);
   const DeviceContext device = query_device(o.device);
   fmt::print(stderr, "{}\n", device_header(device));
   std::vector<std::unique_ptr<Progress>> bars;  // drawn on stderr
@@ -90,7 +93,7 @@ void run_explain(const ExplainOptions& o) {
     bars.push_back(std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1));
     return bars.back()->callback();
   };
-  write(o, explain_measured(o.request, *shape, target, device, store, progress_for, &g_interrupted));
+  write(o, explain_measured(request, *shape, target, device, store, progress_for, &g_interrupted));
 }
 
 }  // namespace
@@ -122,7 +125,7 @@ void register_explain(CLI::App& app) {
   add_problem_options(cmd, o->request.plan);
   cmd->add_option("--backend", o->request.backend, "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
   cmd->add_option("--lt-algos", o->request.lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
-  cmd->add_option("--samples", o->request.samples, "samples per point");
+  add_timing_options(cmd, o->timing);
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");

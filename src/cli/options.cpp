@@ -64,7 +64,7 @@ void add_timing_options(CLI::App* cmd, TimingOptions& t) {
                       "stopping rule: stop when the median's 95 % confidence interval is within this "
                       "percentage of it on either side")};
   cmd->add_option("--max-noise", t.max_noise_pct, "flag points whose relative IQR is above this percentage");
-  cmd->add_option("--clocks", t.clocks,
+  t.clocks_option = cmd->add_option("--clocks", t.clocks,
                   "sustained (passes back to back after a warm-up, at the power limit for large GEMMs) | "
                   "burst (short bursts with idle cool-downs: boost clocks)");
   cmd->add_option("--warmup-ms", t.warmup_ms, "GEMM load before the first sample (sustained clocks)");

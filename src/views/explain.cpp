@@ -109,7 +109,8 @@ class Gatherer {
   // The stored point of this key on the anchor's device (cold), if any.
   const StoredPoint* find(const Problem& p, const std::string& backend, const std::string& algo) const {
     for (const StoredPoint& s : pool_)
-      if (same_device(s, anchor_) && !s.key.hot && s.key.backend == backend && s.key.algo == algo && s.key.problem == p)
+      if (same_device(s, anchor_) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
+          s.key.algo == algo && s.key.problem == p)
         return &s;
     return nullptr;
   }
@@ -117,8 +118,8 @@ class Gatherer {
   std::vector<const StoredPoint*> alternatives(const Problem& p) const {
     std::vector<const StoredPoint*> out;
     for (const StoredPoint& s : pool_)
-      if (same_device(s, anchor_) && !s.key.hot && s.key.backend == to_string(BackendKind::kCublasLt) &&
-          s.key.problem == p)
+      if (same_device(s, anchor_) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
+          s.key.backend == to_string(BackendKind::kCublasLt) && s.key.problem == p)
         out.push_back(&s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
     return out;
@@ -267,7 +268,7 @@ MeasureRequest base_request(const ExplainRequest& o) {
   MeasureRequest r;
   r.backends = {o.backend};
   r.lt_algos = o.lt_algos;
-  r.measure.samples = o.samples;
+  r.measure = o.measure;
   return r;
 }
 
@@ -312,6 +313,13 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   total.measured += got.measured;
   total.reused += got.reused;
+}
+
+std::string sampling_text(const MeasureOptions& m) {
+  const StopRule rule = m.stop_rule();
+  if (rule.min_samples == rule.max_samples) return fmt::format("{} samples", rule.min_samples);
+  return fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
+                     rule.target * 100);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -385,6 +393,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
           !(p.key.problem == target))
         continue;
       if (profile && profile_for_device_name(p.device.gpu_name) != profile) continue;
+      if (o.clocks_given && p.key.clocks != o.measure.clocks) continue;
       if (!anchor || p.result.measured_at > anchor->result.measured_at) anchor = &p;
     }
     if (anchor) {
@@ -392,9 +401,10 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       report.shape = o.shape;
       report.mode = "store";
       report.source = fmt::format("from the store '{}' (no GPU measured now): {} ({}), driver {}, cuBLAS {}, measured {}, "
-                                  "{} samples, cold L2",
+                                  "{} samples, cold L2, {} clocks",
                                   o.db, anchor->device.gpu_name, anchor->device.gpu_uuid, anchor->device.driver,
-                                  anchor->device.cublas, anchor->result.measured_at, anchor->result.timing.samples);
+                                  anchor->device.cublas, anchor->result.measured_at, anchor->result.timing.samples,
+                                  to_string(anchor->key.clocks));
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
       Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
                 fixed_spec(o, anchor->device)};
@@ -406,8 +416,9 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       builder.build(store, compared_problem(first), report);
       return report;
     }
-    why_not = fmt::format("the store '{}' holds no measurement of {}{}", o.db, what,
-                          profile ? " on " + profile->key : "");
+    why_not = fmt::format("the store '{}' holds no measurement of {}{}{}", o.db, what,
+                          profile ? " on " + profile->key : "",
+                          o.clocks_given ? fmt::format(" at {} clocks", to_string(o.measure.clocks)) : "");
   }
   if (profile) return explain_model(o, shape, *profile, target, why_not);
   throw Error(ExitCode::kNoGpu,
@@ -430,8 +441,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   first.problems = {target};
   measure_into(first, device, store, ProgressCallback(), interrupted, pool, report, total);
   const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return !p.key.hot && p.key.backend == backend_key(o.backend) && p.key.algo == algo_of(o.backend) &&
-           p.key.problem == target;
+    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == backend_key(o.backend) &&
+           p.key.algo == algo_of(o.backend) && p.key.problem == target;
   });
   if (anchor == pool.end())
     throw Error(ExitCode::kNoGpu, "explain: cannot measure " + (report.missing.empty() ? describe_problem(target, o.backend)
@@ -464,9 +475,9 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   builder.build(store, neighbour, report);
   report.wall_s = seconds_since(started);
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
-                              "{} samples, cold L2",
+                              "{}, cold L2, {} clocks",
                               device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured,
-                              total.reused, o.db, o.samples);
+                              total.reused, o.db, sampling_text(o.measure), to_string(o.measure.clocks));
   return report;
 }
 

@@ -13,6 +13,7 @@
 #include "model/explain.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
+#include "timing/measure_options.hpp"
 
 namespace shapescope {
 
@@ -21,7 +22,8 @@ struct ExplainRequest {
   ShapeOptions plan;        // dtype, layout, strides, offset, batch; m/n/k are set per candidate
   std::string backend = "cublas";
   int lt_algos = 1;
-  int samples = 10;
+  MeasureOptions measure;   // samples or the stopping rule, clock state, warm-up (as sweep's options)
+  bool clocks_given = false;  // --clocks given: the store's points of that state only (else the newest's)
   std::string db = "shapescope.db";
   std::string tile;         // BMxBN for a model prediction
   // The controls (DESIGN.md): our fixed kernel over the neighbours, the layout controls, the copy,
