@@ -7,6 +7,7 @@ std::string_view to_string(BackendKind kind) {
     case BackendKind::kCublas: return "cublas";
     case BackendKind::kCublasLt: return "cublaslt";
     case BackendKind::kCustom: return "custom";
+    case BackendKind::kCublasGrouped: return "cublas_grouped";
   }
   return "";
 }
@@ -14,6 +15,7 @@ std::string_view to_string(BackendKind kind) {
 std::optional<BackendKind> parse_backend_kind(std::string_view text) {
   if (text == "cublas") return BackendKind::kCublas;
   if (text == "cublaslt") return BackendKind::kCublasLt;
+  if (text == "cublas_grouped") return BackendKind::kCublasGrouped;
   if (text == "custom" || text.rfind("custom:", 0) == 0) return BackendKind::kCustom;
   return std::nullopt;
 }
@@ -23,6 +25,7 @@ std::string_view default_algo(BackendKind kind) {
     case BackendKind::kCublas: return "default";
     case BackendKind::kCublasLt: return "h0";
     case BackendKind::kCustom: return "";
+    case BackendKind::kCublasGrouped: return "default";
   }
   return "";
 }

@@ -7,9 +7,10 @@
 
 namespace shapescope {
 
-enum class BackendKind { kCublas, kCublasLt, kCustom };
+// kCublasGrouped: cublasGemmGroupedBatchedEx, for grouped calls (an MoE layer's experts as one call).
+enum class BackendKind { kCublas, kCublasLt, kCustom, kCublasGrouped };
 
-// "cublas", "cublaslt", "custom": the store's backend column and the --backend items.
+// "cublas", "cublaslt", "custom", "cublas_grouped": the store's backend column and the --backend items.
 std::string_view to_string(BackendKind kind);
 // The kind of a store key or a --backend item ("custom:<kernel>..." is kCustom); nullopt otherwise.
 std::optional<BackendKind> parse_backend_kind(std::string_view text);

@@ -24,7 +24,9 @@ namespace shapescope {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: the points key has `groups` (a grouped call's groups, '' for an ordinary problem). A version 1
+// store is read as it is (every point ordinary) and brought to version 2 at its first write.
+constexpr int kSchemaVersion = 2;
 constexpr const char* kApplication = "shapescope";
 constexpr int kBusyTimeoutMs = 5000;
 
@@ -33,7 +35,7 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr const char* kKeyColumns[] = {
     "gpu_uuid", "driver", "cuda_runtime", "cublas", "cublaslt", "backend", "algo", "dtype", "layout",
     "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
-    "off_c",    "mode"};
+    "off_c",    "groups", "mode"};
 
 constexpr const char* kMetaTable = "\nCREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n";
 constexpr const char* kOtherTables = R"sql(
@@ -85,6 +87,7 @@ constexpr Column kPointTable[] = {
     {"off_a", "INTEGER NOT NULL"},
     {"off_b", "INTEGER NOT NULL"},
     {"off_c", "INTEGER NOT NULL"},
+    {"groups", "TEXT NOT NULL DEFAULT ''"},
     {"mode", "TEXT NOT NULL CHECK (mode IN ('cold', 'hot'))"},
     {"median_us", "REAL NOT NULL"},
     {"min_us", "REAL NOT NULL"},
@@ -117,17 +120,24 @@ constexpr Column kPointTable[] = {
     {"annotated", "INTEGER NOT NULL DEFAULT 0"},
 };
 
-std::string point_table_sql() {
-  std::string sql = "CREATE TABLE IF NOT EXISTS points (\n";
+std::string point_table_sql(const char* name = "points") {
+  std::string sql = fmt::format("CREATE TABLE IF NOT EXISTS {} (\n", name);
   for (const Column& column : kPointTable) sql += fmt::format("  {} {},\n", column.name, column.type);
   std::string unique;
   for (const char* column : kKeyColumns) unique += fmt::format("{}{}", unique.empty() ? "" : ", ", column);
   return sql + fmt::format("  UNIQUE ({})\n);\n", unique);
 }
 
-std::string point_columns() {
+// A column as a store of `version` has it: a version 1 store has no groups (every point ordinary).
+std::string column_expression(const char* name, int version) {
+  return version < 2 && std::string_view(name) == "groups" ? "''" : name;
+}
+
+// The SELECT list of read_point(), for a store of `version`.
+std::string point_columns(int version) {
   std::string list;
-  for (const Column& column : kPointTable) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
+  for (const Column& column : kPointTable)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", column_expression(column.name, version));
   return list;
 }
 
@@ -156,7 +166,6 @@ std::vector<std::string> insert_columns() {
 // The schema as the constructor runs it: meta first, then the points table, then the others.
 const std::string kSchemaText = std::string(kMetaTable) + point_table_sql() + kOtherTables;
 const char* const kSchema = kSchemaText.c_str();
-const std::string kPointColumns = point_columns();
 
 constexpr const char* kKernelColumns =
     "point_id, seq, name, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
@@ -273,11 +282,11 @@ class Transaction {
   bool done_ = false;
 };
 
-std::string key_where_clause() {
+std::string key_where_clause(int version) {
   std::string clause;
   for (const char* column : kKeyColumns) {
     if (!clause.empty()) clause += " AND ";
-    clause += fmt::format("{} = ?", column);
+    clause += fmt::format("{} = ?", column_expression(column, version));
   }
   return clause;
 }
@@ -298,6 +307,7 @@ int bind_key(Statement& stmt, int first, const DeviceContext& device, const Poin
   for (int64_t value : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c}) {
     stmt.bind(i++, value);
   }
+  stmt.bind(i++, groups_text(p));
   stmt.bind(i++, std::string(key.hot ? "hot" : "cold"));
   return i;
 }
@@ -315,45 +325,53 @@ bool parse_cc(const std::string& text, int& major, int& minor) {
   return true;
 }
 
-StoredPoint read_point(const Statement& row, const std::string& path) {
-  StoredPoint point;
-  int c = 0;
-  point.id = row.int64(c++);
-  DeviceContext& device = point.device;
+// read_point()'s parts, each reading its columns from `c` on (kPointTable's order) and advancing it.
+DeviceContext read_device(const Statement& row, int& c, int64_t id, const std::string& path) {
+  DeviceContext device;
   device.gpu_name = row.text(c++);
   device.gpu_uuid = row.text(c++);
   device.sm_count = row.int32(c++);
   std::string cc = row.text(c++);
   if (!parse_cc(cc, device.cc_major, device.cc_minor)) {
-    fail(path, fmt::format("corrupt (point {} has compute capability '{}')", point.id, cc));
+    fail(path, fmt::format("corrupt (point {} has compute capability '{}')", id, cc));
   }
   device.driver = row.text(c++);
   device.cuda_runtime = row.text(c++);
   device.cublas = row.text(c++);
   device.cublaslt = row.text(c++);
+  return device;
+}
 
-  PointKey& key = point.key;
+PointKey read_key(const Statement& row, int& c, int64_t id, const std::string& path) {
+  PointKey key;
   key.backend = row.text(c++);
   key.algo = row.text(c++);
   std::string dtype = row.text(c++);
   std::string layout = row.text(c++);
   std::optional<DType> parsed_dtype = parse_dtype(dtype);
-  if (!parsed_dtype) fail(path, fmt::format("corrupt (point {} has dtype '{}')", point.id, dtype));
+  if (!parsed_dtype) fail(path, fmt::format("corrupt (point {} has dtype '{}')", id, dtype));
   std::optional<Layout> parsed_layout = parse_layout(layout);
-  if (!parsed_layout) fail(path, fmt::format("corrupt (point {} has layout '{}')", point.id, layout));
+  if (!parsed_layout) fail(path, fmt::format("corrupt (point {} has layout '{}')", id, layout));
   Problem& p = key.problem;
   p.dtype = *parsed_dtype;
   p.layout = *parsed_layout;
   for (int64_t* field : {&p.m, &p.n, &p.k, &p.batch, &p.lda, &p.ldb, &p.ldc, &p.off_a, &p.off_b, &p.off_c}) {
     *field = row.int64(c++);
   }
+  const std::string groups = row.text(c++);
+  const std::optional<std::vector<GroupShape>> parsed_groups = parse_groups(groups);
+  if (!parsed_groups) fail(path, fmt::format("corrupt (point {} has groups '{}')", id, groups.substr(0, 60)));
+  p.groups = *parsed_groups;
   std::string mode = row.text(c++);
   if (mode != "hot" && mode != "cold") {
-    fail(path, fmt::format("corrupt (point {} has mode '{}')", point.id, mode));
+    fail(path, fmt::format("corrupt (point {} has mode '{}')", id, mode));
   }
   key.hot = mode == "hot";
+  return key;
+}
 
-  TimingStats& t = point.result.timing;
+TimingStats read_timing(const Statement& row, int& c) {
+  TimingStats t;
   t.median_us = row.real(c++);
   t.min_us = row.real(c++);
   t.max_us = row.real(c++);
@@ -367,29 +385,42 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
   // Stored as the signed 64-bit integer SQLite holds; the bits come back unchanged.
   t.throttle_reasons = static_cast<uint64_t>(row.int64(c++));
   t.throttled = row.int64(c++) != 0;
+  return t;
+}
 
-  // lt_algo_id is NULL exactly when the point has no cuBLASLt configuration.
-  if (!row.is_null(c)) {
-    LtAlgoConfig lt;
-    lt.algo_id = row.int32(c++);
-    lt.tile_id = row.int32(c++);
-    lt.tile = row.text(c++);
-    lt.stages_id = row.int32(c++);
-    lt.stages = row.text(c++);
-    lt.splitk = row.int32(c++);
-    lt.reduction_scheme = row.int32(c++);
-    lt.reduction = row.text(c++);
-    lt.swizzle = row.int32(c++);
-    lt.custom_option = row.int32(c++);
-    lt.cluster_shape_id = row.int32(c++);
-    lt.cluster = row.text(c++);
-    lt.inner_shape_id = row.int32(c++);
-    lt.waves_count = float(row.real(c++));
-    lt.workspace_bytes = row.int64(c++);
-    point.result.lt = lt;
-  } else {
+// lt_algo_id is NULL exactly when the point has no cuBLASLt configuration.
+std::optional<LtAlgoConfig> read_lt(const Statement& row, int& c) {
+  if (row.is_null(c)) {
     c += 15;
+    return std::nullopt;
   }
+  LtAlgoConfig lt;
+  lt.algo_id = row.int32(c++);
+  lt.tile_id = row.int32(c++);
+  lt.tile = row.text(c++);
+  lt.stages_id = row.int32(c++);
+  lt.stages = row.text(c++);
+  lt.splitk = row.int32(c++);
+  lt.reduction_scheme = row.int32(c++);
+  lt.reduction = row.text(c++);
+  lt.swizzle = row.int32(c++);
+  lt.custom_option = row.int32(c++);
+  lt.cluster_shape_id = row.int32(c++);
+  lt.cluster = row.text(c++);
+  lt.inner_shape_id = row.int32(c++);
+  lt.waves_count = float(row.real(c++));
+  lt.workspace_bytes = row.int64(c++);
+  return lt;
+}
+
+StoredPoint read_point(const Statement& row, const std::string& path) {
+  StoredPoint point;
+  int c = 0;
+  point.id = row.int64(c++);
+  point.device = read_device(row, c, point.id, path);
+  point.key = read_key(row, c, point.id, path);
+  point.result.timing = read_timing(row, c);
+  point.result.lt = read_lt(row, c);
   point.result.measured_at = row.text(c++);
   point.result.command = row.text(c++);
   point.annotated = row.int64(c++) != 0;
@@ -453,8 +484,8 @@ std::vector<std::string> table_names(sqlite3* db, const std::string& path) {
   return tables;
 }
 
-// A file with tables must be a shapescope store of a schema version this build reads.
-void check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
+// A file with tables must be a shapescope store of a schema version this build reads; returns it.
+int check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
   std::optional<std::string> application, version;
   if (std::find(tables.begin(), tables.end(), "meta") != tables.end()) {
     Statement meta(db, path, "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')");
@@ -474,6 +505,26 @@ void check_schema_version(sqlite3* db, const std::string& path, const std::vecto
     fail(path, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
                            stored_version, kSchemaVersion));
   }
+  return int(stored_version);
+}
+
+// Version 1 -> 2: the points table gets `groups` in its key. SQLite cannot change a UNIQUE
+// constraint, so the table is rebuilt (its rows copied with their ids, groups ''), in the caller's
+// transaction, with foreign keys off (set by the caller before it began) so that dropping the old
+// table leaves the kernels and annotations that reference the points where they are.
+void migrate_to_groups(sqlite3* db, const std::string& path) {
+  std::string old_columns;
+  for (const Column& column : kPointTable)
+    if (std::string_view(column.name) != "groups") old_columns += fmt::format("{}{}", old_columns.empty() ? "" : ", ", column.name);
+  exec(db, path, point_table_sql("points_v2").c_str(), "cannot update the schema");
+  exec(db, path, fmt::format("INSERT INTO points_v2 ({0}) SELECT {0} FROM points", old_columns).c_str(),
+       "cannot update the schema");
+  exec(db, path, "DROP TABLE points", "cannot update the schema");
+  exec(db, path, "ALTER TABLE points_v2 RENAME TO points", "cannot update the schema");
+  exec(db, path, fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion).c_str(),
+       "cannot update the schema");
+  Statement dangling(db, path, "PRAGMA foreign_key_check");
+  if (dangling.step()) fail(path, "cannot update the schema (a row lost the point it belongs to)");
 }
 
 // The tables that do not exist yet, and the meta rows that name the file a shapescope store.
@@ -554,6 +605,8 @@ void Store::open_connection(bool writable) const {
   // The destructor does not run for a throwing constructor, so every failure below closes first.
   try {
     configure_connection(db_, path_, writable);
+    // Off while a schema update may rebuild the points table (it cannot change inside a transaction).
+    if (writable) exec(db_, path_, "PRAGMA foreign_keys = OFF", "cannot open");
     // Checked and created under the write lock, so two processes creating one store do not race.
     std::optional<Transaction> transaction;
     if (writable) transaction.emplace(db_, path_);
@@ -565,11 +618,17 @@ void Store::open_connection(bool writable) const {
       db_ = nullptr;
       return;
     }
-    if (!tables.empty()) check_schema_version(db_, path_, tables);
+    const int version = tables.empty() ? kSchemaVersion : check_schema_version(db_, path_, tables);
     if (writable) {
+      if (version < 2) migrate_to_groups(db_, path_);
       create_schema(db_, path_);
       transaction->commit();
+      exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
+      if (version < kSchemaVersion)
+        fmt::print(stderr, "store '{}': schema version {} brought to {} (grouped GEMMs are keyed by their groups); "
+                           "every point kept\n", path_, version, kSchemaVersion);
     }
+    schema_version_ = writable ? kSchemaVersion : version;
     check_pages(db_, path_);
   } catch (...) {
     sqlite3_close_v2(db_);
@@ -596,7 +655,7 @@ Store::~Store() { sqlite3_close_v2(db_); }
 
 std::optional<int64_t> Store::find(const DeviceContext& device, const PointKey& key) const {
   if (reader() == nullptr) return std::nullopt;  // not created yet: nothing stored
-  Statement stmt(db_, path_, "SELECT id FROM points WHERE " + key_where_clause());
+  Statement stmt(db_, path_, "SELECT id FROM points WHERE " + key_where_clause(schema_version_));
   bind_key(stmt, 1, device, key);
   if (!stmt.step()) return std::nullopt;
   return stmt.int64(0);
@@ -614,7 +673,7 @@ int64_t Store::save_point(const DeviceContext& device, const PointKey& key, cons
   Transaction transaction(db_, path_);
   {
     // The old point's kernels go with it (ON DELETE CASCADE).
-    Statement remove(db_, path_, "DELETE FROM points WHERE " + key_where_clause());
+    Statement remove(db_, path_, "DELETE FROM points WHERE " + key_where_clause(schema_version_));
     bind_key(remove, 1, device, key);
     remove.run();
   }
@@ -713,7 +772,7 @@ void Store::save_kernels(int64_t id, const std::vector<KernelRecord>& kernels) {
 
 std::optional<StoredPoint> Store::load(int64_t id) const {
   if (reader() == nullptr) return std::nullopt;
-  Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", kPointColumns));
+  Statement stmt(db_, path_, fmt::format("SELECT {} FROM points WHERE id = ?", point_columns(schema_version_)));
   stmt.bind(1, id);
   if (!stmt.step()) return std::nullopt;
   StoredPoint point = read_point(stmt, path_);
@@ -729,7 +788,7 @@ std::vector<StoredPoint> Store::load_all() const {
   if (reader() == nullptr) return points;
   std::unordered_map<int64_t, size_t> index_of;
   {
-    Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", kPointColumns));
+    Statement stmt(db_, path_, fmt::format("SELECT {} FROM points ORDER BY id", point_columns(schema_version_)));
     while (stmt.step()) {
       points.push_back(read_point(stmt, path_));
       index_of[points.back().id] = points.size() - 1;

@@ -26,7 +26,8 @@ class Store {
   // leaves the store as it was, and no empty store behind.
   // Throws Error(ExitCode::kStore) with one line naming the path when the path is empty, a
   // directory or another non-file, the file is missing (read-only) or cannot be created, is not a
-  // SQLite database, is of a newer schema, or fails its integrity check.
+  // SQLite database, is of a newer schema, or fails its integrity check. A store of an older schema
+  // is read as it is and brought up to date (one line on stderr) at its first write.
   explicit Store(const std::string& path, Access access = Access::kReadWrite);
   ~Store();
   Store(const Store&) = delete;
@@ -75,6 +76,7 @@ class Store {
   mutable sqlite3* db_ = nullptr;  // null until the file exists (see reader())
   bool read_only_ = false;
   mutable bool writable_ = false;  // the connection is open read-write (after the first write)
+  mutable int schema_version_ = 0;  // of the open file (a version 1 store is read without groups)
 };
 
 }  // namespace shapescope
