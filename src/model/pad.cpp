@@ -801,14 +801,17 @@ Evaluation evaluate(const ModelConfig& config, const StepOptions& step, const st
     if (bandwidth_gbs > 0) e.copy_us = e.copy_bytes / (bandwidth_gbs * 1e3);
   }
   e.candidate = std::move(candidate);
-  e.after = after_time;
-  if (before_time && after_time) {
-    e.before_us = before_time->us;
-    e.saving_us = before_time->us - after_time->us - e.copy_us.value_or(0);
-    e.threshold = std::max({kMinGain, before_time->noise, after_time->noise});
-    e.significant = *e.saving_us > before_time->us * e.threshold;
-  }
+  add_saving(e, before_time, after_time);
   return e;
+}
+
+void add_saving(Evaluation& e, const std::optional<StepTime>& before, const std::optional<StepTime>& after) {
+  e.after = after;
+  if (!before || !after) return;
+  e.before_us = before->us;
+  e.saving_us = before->us - after->us - e.copy_us.value_or(0);
+  e.threshold = std::max({kMinGain, before->noise, after->noise});
+  e.significant = *e.saving_us > before->us * e.threshold;
 }
 
 std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations) {
