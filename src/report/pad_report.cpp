@@ -150,6 +150,15 @@ std::string copy_cell(const Evaluation& e) {
   return in_mib(e.copy_bytes, 1);
 }
 
+// A candidate's measured columns: before, after, saving (us and %), noise.
+void add_saving_cells(std::vector<std::string>& row, const std::optional<StepTime>& before, const Evaluation& e) {
+  row.push_back(before ? fmt::format("{:.1f}", before->us) : "-");
+  row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
+  row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
+  row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
+  row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
+}
+
 void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
   const double params = weight_parameters(config);
   const double flops = step_flops(a.gemms);
@@ -176,13 +185,7 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
                                       fmt::format("{} ({})", signed_si(e.extra_params), signed_percent(e.extra_params / params)),
                                       signed_percent(e.extra_flops / flops),
                                       copy_cell(e)};
-      if (measured) {
-        row.push_back(a.before ? fmt::format("{:.1f}", a.before->us) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
-      }
+      if (measured) add_saving_cells(row, a.before, e);
       row.push_back(p.why);
       table.add(std::move(row));
     }
@@ -262,6 +265,16 @@ Json model_json(const ModelConfig& c) {
 
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+// The same as JSON fields.
+void add_saving_json(Json& x, const std::optional<StepTime>& before, const Evaluation& e) {
+  x["before_us"] = before ? Json(before->us) : Json(nullptr);
+  x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
+  x["saving_us"] = optional_number(e.saving_us);
+  x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
+  x["threshold_pct"] = e.threshold * 100;
+  x["significant"] = e.significant;
+}
+
 Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTimeOf& time_of,
                    bool measured) {
   Json j;
@@ -315,14 +328,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
       x["extra_flops_pct"] = e.extra_flops / flops * 100;
       x["copy_bytes"] = std::llround(e.copy_bytes);
       x["copy_us"] = optional_number(e.copy_us);
-      if (measured) {
-        x["before_us"] = a.before ? Json(a.before->us) : Json(nullptr);
-        x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
-        x["saving_us"] = optional_number(e.saving_us);
-        x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
-        x["threshold_pct"] = e.threshold * 100;
-        x["significant"] = e.significant;
-      }
+      if (measured) add_saving_json(x, a.before, e);
       cands.push_back(std::move(x));
     }
     d["candidates"] = std::move(cands);
@@ -444,13 +450,7 @@ void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measu
       const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, r.knobs[i], c, std::nullopt, std::nullopt);
       std::vector<std::string> row = {std::to_string(value), std::to_string(e.touched), std::to_string(c.value),
                                       signed_percent(e.extra_flops / flops)};
-      if (measured) {
-        row.push_back(r.before ? fmt::format("{:.1f}", r.before->us) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
-      }
+      if (measured) add_saving_cells(row, r.before, e);
       row.push_back(c.why);
       table.add(std::move(row));
     }
@@ -490,14 +490,7 @@ Json size_json(const SizePadResult& r, size_t i, bool measured) {
     x["why"] = c.why;
     x["touched"] = e.touched;
     x["extra_gflop"] = e.extra_flops / 1e9;
-    if (measured) {
-      x["before_us"] = r.before ? Json(r.before->us) : Json(nullptr);
-      x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
-      x["saving_us"] = optional_number(e.saving_us);
-      x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
-      x["threshold_pct"] = e.threshold * 100;
-      x["significant"] = e.significant;
-    }
+    if (measured) add_saving_json(x, r.before, e);
     cands.push_back(std::move(x));
   }
   d["candidates"] = std::move(cands);

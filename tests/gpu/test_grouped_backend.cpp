@@ -13,22 +13,14 @@
 #include "gpu_test_util.hpp"
 #include "measure/measure.hpp"
 #include "measure/verify.hpp"
+#include "model/workload.hpp"
 #include "timing/device_kernels.hpp"
 
 namespace shapescope {
 namespace {
 
 Problem packed(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype) {
-  Problem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.layout = layout;
-  p.dtype = dtype;
-  p.lda = p.a_cols();
-  p.ldb = p.b_cols();
-  p.ldc = n;
-  return p;
+  return packed_problem(m, n, k, layout, dtype);
 }
 
 // Buffers for these problems, A and B filled with random normal values, C poisoned.
