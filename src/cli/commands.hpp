@@ -61,13 +61,13 @@ struct StepArgs {
   std::string dtype = "bf16";
 };
 void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_help);
-// The token counts (at most `max_counts` of them), tp and dtype, checked: Error(kUsage) naming the
-// option and value.
+// The token counts (at most `max_counts` of them, which `command` takes), tp and dtype, checked:
+// Error(kUsage) naming the option and value.
 struct ParsedStep {
   std::vector<int64_t> tokens;
   DType dtype = DType::kBf16;
 };
-ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts);
+ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts, const char* command);
 // A trace or GEMM list records its own shapes: a step option given with one is refused, naming it.
 void refuse_step_options(const StepArgs& step, const std::string& source_option);
 

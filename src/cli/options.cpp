@@ -84,14 +84,13 @@ void add_workload_source_options(CLI::App* cmd, WorkloadSource& source) {
 }
 
 SourceKind source_kind(const WorkloadSource& s) {
-  std::vector<std::string> given;
-  if (!s.trace.empty()) given.push_back(fmt::format("--trace '{}'", s.trace));
-  if (!s.gemms.empty()) given.push_back(fmt::format("--gemms '{}'", s.gemms));
-  if (!s.model.empty()) given.push_back(fmt::format("--model '{}'", s.model));
-  if (!s.config.empty()) given.push_back(fmt::format("--config '{}'", s.config));
+  std::vector<std::pair<const char*, std::string>> given;
+  for (const auto& [option, value] : {std::pair{"--trace", s.trace}, std::pair{"--gemms", s.gemms},
+                                      std::pair{"--model", s.model}, std::pair{"--config", s.config}})
+    if (!value.empty()) given.emplace_back(option, value);
   if (given.size() > 1)
-    throw usage_error(fmt::format("{}: {} both given; give one workload", given[0].substr(0, given[0].find(' ')),
-                                  joined(given)));
+    throw usage_error(fmt::format("{}: '{}' and {} '{}' both given; give one workload", given[0].first, given[0].second,
+                                  given[1].first, given[1].second));
   if (!s.trace.empty()) return SourceKind::kTrace;
   if (!s.gemms.empty()) return SourceKind::kGemms;
   return SourceKind::kModel;
@@ -132,16 +131,17 @@ void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_h
   cmd->add_option("--dtype", step.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (forward only, cublaslt)");
 }
 
-ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts) {
+ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts, const char* command) {
+  const bool one = max_counts == 1;
   if (step.tokens.empty())
-    throw usage_error("--tokens: give the tokens per step (batch x sequence), e.g. --tokens 12288");
+    throw usage_error(fmt::format("--tokens: give the tokens per step (batch x sequence), e.g. --tokens 12288{}",
+                                  one ? "" : " or --tokens 1..64"));
   ParsedStep out;
   out.tokens = parse_range(step.tokens, "--tokens");
   if (out.tokens.size() > max_counts)
-    throw usage_error(fmt::format("--tokens: '{}' has {} values; {} {}", step.tokens, out.tokens.size(),
-                                  max_counts == 1 ? "give one," : "at most",
-                                  max_counts == 1 ? std::string("e.g. 12288") : std::to_string(max_counts) +
-                                                                                    " (e.g. 1..64 or 64..8192*2)"));
+    throw usage_error(fmt::format("--tokens: '{}' has {} values; {} takes {}", step.tokens, out.tokens.size(), command,
+                                  one ? std::string("one (e.g. 12288)")
+                                      : fmt::format("at most {} (e.g. 1..64 or 64..8192*2)", max_counts)));
   if (step.tp < 1 || step.tp > kMaxTp)
     throw usage_error(fmt::format("--tp: {} must be between 1 and {}", step.tp, kMaxTp));
   const std::optional<DType> dtype = parse_dtype(step.dtype);

@@ -39,7 +39,7 @@ struct PadOptions {
 
 // A model's step: --model or --config with --tokens and the rest.
 PadRequest model_request(const PadOptions& o, const ModelConfig& config) {
-  const ParsedStep step = parse_step(o.step, config, kMaxTokenCounts);
+  const ParsedStep step = parse_step(o.step, config, kMaxTokenCounts, "pad");
   PadRequest request;
   request.tokens = step.tokens;
   request.train = o.step.train;

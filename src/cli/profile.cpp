@@ -55,7 +55,7 @@ std::vector<int64_t> parse_counts(const std::string& text) {
 // A model's step as a workload, with the MoE and attention options.
 Workload model_workload(const ProfileOptions& o) {
   const ModelConfig config = resolve_model(o.source);
-  const ParsedStep step = parse_step(o.step, config, 1);
+  const ParsedStep step = parse_step(o.step, config, 1, "profile");
   WorkloadRequest r;
   r.tokens = step.tokens.front();
   r.train = o.step.train;
