@@ -20,6 +20,16 @@ import torch
 
 
 def build(args):
+    # Built on the GPU in bf16 directly: a 3-billion-parameter Mixtral initialised on the CPU in fp32
+    # takes minutes; the shapes are the same either way.
+    torch.set_default_dtype(torch.bfloat16)
+    with torch.device("cuda"):
+        model, vocab = build_on_device(args)
+    torch.set_default_dtype(torch.float32)
+    return model, vocab
+
+
+def build_on_device(args):
     import transformers as tf
 
     if args.model == "gpt2":

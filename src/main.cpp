@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
                "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
                "  shapescope explain 1793              why one shape is slow, and the size to use\n"
                "  shapescope pad --model gpt2 --tokens 12288 --train   pad-or-not for a model's GEMMs\n"
+               "  shapescope profile --trace step.json  your workload's GEMMs, measured, ranked, explained\n"
                "  shapescope plot flops --out out/     TFLOP/s by size, SVG (hover) + PNG via gnuplot\n"
                "  shapescope export --format csv       stored points with their annotations (no GPU needed)\n"
                "  shapescope report --out report.html  one self-contained page of a sweep (no GPU needed)\n"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   register_export(app);
   register_report(app);
   register_merge(app);
+  register_profile(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".

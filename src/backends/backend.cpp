@@ -4,6 +4,7 @@
 
 #include "backends/control_backends.hpp"
 #include "backends/cublas_backend.hpp"
+#include "backends/cublas_grouped_backend.hpp"
 #include "backends/cublaslt_backend.hpp"
 #include "backends/custom_backend.hpp"
 #include "common/error.hpp"
@@ -16,6 +17,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffe
   switch (parse_backend_kind(name).value_or(BackendKind::kCustom)) {
     case BackendKind::kCublas: return std::make_unique<CublasBackend>(buffers);
     case BackendKind::kCublasLt: return std::make_unique<CublasLtBackend>(buffers, lt_algos);
+    case BackendKind::kCublasGrouped: return std::make_unique<CublasGroupedBackend>(buffers);
     case BackendKind::kCustom:
       if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
       break;
@@ -23,6 +25,11 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffe
     case BackendKind::kLaunchFloor: return std::make_unique<LaunchFloorBackend>();
   }
   throw usage_error(*backend_name_error(name));
+}
+
+std::optional<std::string> grouped_unsupported(const Problem& problem) {
+  if (!problem.grouped()) return std::nullopt;
+  return fmt::format("a grouped call ({} groups) runs only on --backend cublas_grouped", problem.groups.size());
 }
 
 OperandPointers operand_pointers(const Problem& problem, const DeviceBuffers& buffers) {

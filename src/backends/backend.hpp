@@ -73,6 +73,9 @@ class Backend {
 std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
                                       int lt_algos);
 
+// Why a backend of single GEMMs (cuBLAS, cuBLASLt, our kernels) cannot run a problem: a grouped call.
+std::optional<std::string> grouped_unsupported(const Problem& problem);
+
 // Where each operand of `problem` starts inside the shared buffers.
 struct OperandPointers {
   const void* a;

@@ -41,15 +41,20 @@ class CublasCall : public GemmCall {
 
 }  // namespace
 
+cublasHandle_t make_cublas_handle(const DeviceBuffers& buffers) {
+  cublasHandle_t handle = nullptr;
+  CHECK_CUBLAS(cublasCreate(&handle));
+  // A workspace of our own keeps cuBLAS from allocating inside a graph capture.
+  CHECK_CUBLAS(cublasSetWorkspace(handle, buffers.workspace, size_t(buffers.workspace_bytes)));
+  // fp32 means fp32: TF32 only when the user asks for --dtype tf32.
+  CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  return handle;
+}
+
 CublasBackend::CublasBackend(const DeviceBuffers& buffers) : buffers_(buffers) {}
 
 void CublasBackend::ensure_handle() {
-  if (handle_) return;
-  CHECK_CUBLAS(cublasCreate(&handle_));
-  // A workspace of our own keeps cuBLAS from allocating inside a graph capture.
-  CHECK_CUBLAS(cublasSetWorkspace(handle_, buffers_.workspace, size_t(buffers_.workspace_bytes)));
-  // fp32 means fp32: TF32 only when the user asks for --dtype tf32.
-  CHECK_CUBLAS(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+  if (!handle_) handle_ = make_cublas_handle(buffers_);
 }
 
 CublasBackend::~CublasBackend() {
@@ -60,7 +65,7 @@ std::optional<std::string> CublasBackend::unsupported(const Problem& problem,
                                                       const DeviceContext& device) const {
   if (problem.dtype == DType::kFp8)
     return std::string("cublasGemmEx has no fp8; use --backend cublaslt");
-  return std::nullopt;
+  return grouped_unsupported(problem);
 }
 
 std::vector<PreparedCall> CublasBackend::prepare(const Problem& problem,

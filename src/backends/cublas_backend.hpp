@@ -7,6 +7,10 @@
 
 namespace shapescope {
 
+// A cuBLAS handle as shapescope's backends use one: our workspace (no allocation inside a graph
+// capture) and the default math mode (fp32 is fp32; TF32 only when the dtype asks for it).
+cublasHandle_t make_cublas_handle(const DeviceBuffers& buffers);
+
 class CublasBackend : public Backend {
  public:
   explicit CublasBackend(const DeviceBuffers& buffers);

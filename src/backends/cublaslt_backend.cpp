@@ -1,5 +1,6 @@
 #include "backends/cublaslt_backend.hpp"
 
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -126,7 +127,7 @@ std::vector<std::string> CublasLtBackend::algo_keys() const {
 
 std::optional<std::string> CublasLtBackend::unsupported(const Problem& problem,
                                                         const DeviceContext& device) const {
-  return std::nullopt;
+  return grouped_unsupported(problem);
 }
 
 std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,

@@ -1,5 +1,6 @@
 #include "backends/custom_backend.hpp"
 
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,6 +52,7 @@ std::optional<std::string> CustomBackend::unsupported(const Problem& problem, co
   // The backend as a whole is unsupported only when no selected variant can run the problem; single
   // variants that cannot are left out at prepare() with their reason.
   const_cast<CustomBackend*>(this)->cc_ = device.cc_major * 10 + device.cc_minor;
+  if (auto why = grouped_unsupported(problem)) return why;
   std::string reasons;
   for (const kernels::Variant* v : variants_) {
     const std::string why = unsupported_here(*v, problem);

@@ -57,7 +57,7 @@ std::vector<const kernels::Variant*> select_variants(const std::string& spec) {
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom})
+  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom, BackendKind::kCublasGrouped})
     names.emplace_back(to_string(kind));
   return names;
 }
@@ -65,9 +65,10 @@ std::vector<std::string> backend_names() {
 bool is_custom_backend(const std::string& name) { return parse_backend_kind(name) == BackendKind::kCustom; }
 
 std::optional<std::string> backend_name_error(const std::string& name) {
-  if (name == "cublas" || name == "cublaslt") return std::nullopt;
+  if (name == "cublas" || name == "cublaslt" || name == "cublas_grouped") return std::nullopt;
   if (!is_custom_backend(name))
-    return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
+    return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, cublas_grouped, "
+                       "custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
                        name);
   try {
     select_variants(name);

@@ -10,6 +10,8 @@
 #include "core/problem.hpp"
 #include "core/states.hpp"
 #include "timing/measure_options.hpp"
+#include "model/pad.hpp"
+#include "model/workload.hpp"
 
 namespace shapescope {
 
@@ -21,6 +23,7 @@ void register_plot(CLI::App& app);
 void register_export(CLI::App& app);
 void register_report(CLI::App& app);
 void register_merge(CLI::App& app);
+void register_profile(CLI::App& app);
 
 // The options that describe a problem besides its dimensions, shared by the commands that plan
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
@@ -30,6 +33,8 @@ void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
 std::vector<std::string> parse_backends(const std::string& text);
 // --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
 void check_samples(int samples);
+// --clocks of pad and profile: sustained or burst (Error(kUsage) naming the value otherwise).
+ClockState clock_state_option(const std::string& text);
 // How a measuring sweep times its points: --samples N (exactly N each) or the stopping rule
 // (--min-samples, --max-samples, --target-noise), --max-noise (the noisy flag), --clocks, --warmup-ms.
 struct TimingOptions {
@@ -54,6 +59,40 @@ void check_fp8_backend(DType dtype, const std::string& backend);
 // --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot. (--gpu is each command's own.)
 struct PlotFilter;
 void add_selection_options(CLI::App* cmd, PlotFilter& filter);
+
+// The options that name a workload, shared by pad and profile: a PyTorch profiler trace (--trace), a
+// GEMM list (--gemms), or a model (--model NAME: a preset; --config FILE: a Hugging Face config.json).
+struct WorkloadSource {
+  std::string trace, gemms, model, config;
+};
+void add_workload_source_options(CLI::App* cmd, WorkloadSource& source);
+enum class SourceKind { kTrace, kGemms, kModel };
+// Which source was given; Error(kUsage) naming the options when none or two are.
+SourceKind source_kind(const WorkloadSource& source);
+// The model of --model or --config (Error(kUsage) for an unknown preset or a bad config).
+ModelConfig resolve_model(const WorkloadSource& source);
+// The workload of --trace or --gemms (Error(kUsage) in one line for a bad file).
+Workload load_file_workload(const WorkloadSource& source);
+// The presets' names, for --help and messages: "deepseek-v2-lite, falcon-7b, ..."
+std::string preset_list();
+
+// A model's step, shared by pad and profile: --tokens, --train, --tp, --dtype.
+struct StepArgs {
+  std::string tokens;
+  bool train = false;
+  int64_t tp = 1;
+  std::string dtype = "bf16";
+};
+void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_help);
+// The token counts (at most `max_counts` of them, which `command` takes), tp and dtype, checked:
+// Error(kUsage) naming the option and value.
+struct ParsedStep {
+  std::vector<int64_t> tokens;
+  DType dtype = DType::kBf16;
+};
+ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts, const char* command);
+// A trace or GEMM list records its own shapes: a step option given with one is refused, naming it.
+void refuse_step_options(const StepArgs& step, const std::string& source_option);
 
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);

@@ -7,6 +7,7 @@ std::string_view to_string(BackendKind kind) {
     case BackendKind::kCublas: return "cublas";
     case BackendKind::kCublasLt: return "cublaslt";
     case BackendKind::kCustom: return "custom";
+    case BackendKind::kCublasGrouped: return "cublas_grouped";
     case BackendKind::kCopy: return "copy";
     case BackendKind::kLaunchFloor: return "empty";
   }
@@ -16,6 +17,7 @@ std::string_view to_string(BackendKind kind) {
 std::optional<BackendKind> parse_backend_kind(std::string_view text) {
   if (text == "cublas") return BackendKind::kCublas;
   if (text == "cublaslt") return BackendKind::kCublasLt;
+  if (text == "cublas_grouped") return BackendKind::kCublasGrouped;
   if (text == "custom" || text.rfind("custom:", 0) == 0) return BackendKind::kCustom;
   if (text == "copy") return BackendKind::kCopy;
   if (text == "empty") return BackendKind::kLaunchFloor;
@@ -27,6 +29,7 @@ std::string_view default_algo(BackendKind kind) {
     case BackendKind::kCublas: return "default";
     case BackendKind::kCublasLt: return "h0";
     case BackendKind::kCustom: return "";
+    case BackendKind::kCublasGrouped:
     case BackendKind::kCopy:
     case BackendKind::kLaunchFloor: return "default";
   }

@@ -7,12 +7,14 @@
 
 namespace shapescope {
 
+// kCublasGrouped: cublasGemmGroupedBatchedEx, for grouped calls (an MoE layer's experts as one call).
 // kCopy and kLaunchFloor are explain's controls, not GEMMs: the copy of a problem's unaligned
 // operands into the aligned layout (the price of padding at run time), and an empty kernel in the
 // same timing harness (the launch and latency floor). They are not --backend values.
-enum class BackendKind { kCublas, kCublasLt, kCustom, kCopy, kLaunchFloor };
+enum class BackendKind { kCublas, kCublasLt, kCustom, kCublasGrouped, kCopy, kLaunchFloor };
 
-// "cublas", "cublaslt", "custom", "copy", "empty": the store's backend column and the --backend items.
+// "cublas", "cublaslt", "custom", "cublas_grouped", "copy", "empty": the store's backend column and the
+// --backend items.
 std::string_view to_string(BackendKind kind);
 // The kind of a store key or a --backend item ("custom:<kernel>..." is kCustom); nullopt otherwise.
 std::optional<BackendKind> parse_backend_kind(std::string_view text);

@@ -25,12 +25,28 @@ int input_bytes(DType dtype);
 // Bytes of one element of C (fp8 GEMMs write bf16).
 int output_bytes(DType dtype);
 
+// One GEMM of a grouped call (see Problem::groups): its sizes and leading dimensions; the dtype and
+// layout are the grouped problem's.
+struct GroupShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  bool operator==(const GroupShape& other) const;
+};
+
 struct Problem {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   DType dtype = DType::kBf16;
   Layout layout = Layout::kNN;
   int64_t lda = 0, ldb = 0, ldc = 0;       // leading dimensions, in elements
   int64_t off_a = 0, off_b = 0, off_c = 0;  // base-pointer offsets, in elements
+  // A grouped call (cublasGemmGroupedBatchedEx; an MoE layer's experts, torch._grouped_mm): one GEMM
+  // per entry, all of this dtype and layout. m, n, k and lda, ldb, ldc above are then the first
+  // group's, batch is 1 and the offsets 0. Each group's operands follow the previous group's in the
+  // buffers, each start rounded up to 16 bytes (as separate allocations, or the rows of one tensor
+  // whose row length is a multiple of 16 bytes, would be). Empty: an ordinary (or strided batched) GEMM.
+  std::vector<GroupShape> groups;
+
+  bool grouped() const { return !groups.empty(); }
 
   bool a_transposed() const { return layout == Layout::kTN || layout == Layout::kTT; }  // A stored K x M
   bool b_transposed() const { return layout == Layout::kNT || layout == Layout::kTT; }  // B stored N x K
@@ -46,17 +62,24 @@ struct Problem {
   int64_t stride_b() const { return b_rows() * ldb; }
   int64_t stride_c() const { return m * ldc; }
 
-  // Elements each operand's buffer must hold, the offset included.
-  int64_t a_span() const { return off_a + batch * stride_a(); }
-  int64_t b_span() const { return off_b + batch * stride_b(); }
-  int64_t c_span() const { return off_c + batch * stride_c(); }
+  // Elements each operand's buffer must hold, the offset included (a grouped call: every group's).
+  int64_t a_span() const;
+  int64_t b_span() const;
+  int64_t c_span() const;
+  // Where group g's operands start in the buffers, in elements (0 for group 0).
+  int64_t group_a_start(size_t g) const;
+  int64_t group_b_start(size_t g) const;
+  int64_t group_c_start(size_t g) const;
+  // Group g as an ordinary problem (its own sizes and leading dimensions, the dtype and layout).
+  Problem group(size_t g) const;
   // Device bytes of the three operands.
   int64_t bytes() const {
     return (a_span() + b_span()) * input_bytes(dtype) + c_span() * output_bytes(dtype);
   }
 
-  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
-  // "4096x4096x4096" (with "x8" batch suffix when batch > 1).
+  // 2MNK x batch; a grouped call: the sum over its groups.
+  double flops() const;
+  // "4096x4096x4096", "4096x4096x4096 (batch 8)", "grouped 8 x 1025..1026x28672x4096".
   std::string shape_string() const;
 
   bool operator==(const Problem& other) const;
@@ -74,5 +97,14 @@ struct OperandCopies {
   bool any() const { return a || b || c; }
 };
 OperandCopies unaligned_operands(const Problem& problem, int bytes);
+
+// One grouped call from its groups' problems (each unbatched, without offsets, all of one dtype and
+// layout); a single problem stays as it is. Throws Error(kInternal) for problems that cannot group.
+Problem grouped_problem(const std::vector<Problem>& groups);
+
+// The groups as the store keys them: "" for an ordinary problem, else "MxNxK/lda/ldb/ldc" per group
+// joined by ';'. parse_groups reads that back (nullopt for anything malformed).
+std::string groups_text(const Problem& problem);
+std::optional<std::vector<GroupShape>> parse_groups(std::string_view text);
 
 }  // namespace shapescope

@@ -55,6 +55,11 @@ MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext
 
 std::string rerun_command(const PointKey& key, int lt_algos) {
   const Problem& p = key.problem;
+  // A grouped call is no sweep: a GEMM list with a row per group, all of one group id, is one.
+  if (p.grouped())
+    return fmt::format("shapescope profile --gemms LIST  # LIST: one row per group of {} {} {} (the points' groups "
+                       "column), all with the same group id",
+                       p.shape_string(), to_string(p.dtype), to_string(p.layout));
   // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
   const std::string backend =
       key.backend == to_string(BackendKind::kCustom) ? key.backend + ":" + key.algo : key.backend;

@@ -124,12 +124,39 @@ ModelGpu model_gpu(const GpuProfile& profile) {
   return gpu;
 }
 
+double min_bytes(const Problem& p) {
+  if (p.grouped()) {
+    double total = 0;
+    for (size_t g = 0; g < p.groups.size(); ++g) total += min_bytes(p.group(g));
+    return total;
+  }
+  return double(p.batch) * (double(input_bytes(p.dtype)) * (double(p.m) * p.k + double(p.k) * p.n) +
+                            double(output_bytes(p.dtype)) * double(p.m) * p.n);
+}
+
+TileGrid problem_tile_grid(const Problem& p, int tile_m, int tile_n, int64_t splits, std::vector<TileGrid>* groups) {
+  if (!p.grouped()) return tile_grid(p.m, p.n, p.batch, tile_m, tile_n, splits);
+  TileGrid sum;
+  sum.tile_m = tile_m;
+  sum.tile_n = tile_n;
+  sum.splits = splits;
+  double useful = 0, covered = 0;
+  for (const GroupShape& s : p.groups) {
+    const TileGrid g = tile_grid(s.m, s.n, 1, tile_m, tile_n, splits);
+    sum.tiles += g.tiles;
+    useful += double(s.m) * double(s.n);
+    covered += double(g.tiles_m * tile_m) * double(g.tiles_n * tile_n);
+    if (groups) groups->push_back(g);
+  }
+  sum.efficiency = covered > 0 ? useful / covered : 0;
+  return sum;
+}
+
 Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double> median_us,
                      std::optional<double> sm_clock_mhz) {
   Roofline r;
   r.flops = p.flops();
-  r.min_bytes = double(p.batch) * (double(input_bytes(p.dtype)) * (double(p.m) * p.k + double(p.k) * p.n) +
-                                   double(output_bytes(p.dtype)) * double(p.m) * p.n);
+  r.min_bytes = min_bytes(p);
   r.intensity = r.min_bytes > 0 ? r.flops / r.min_bytes : 0;
   r.peak_tflops = gpu.peak_tflops(p.dtype);
   r.bandwidth_gbs = gpu.peak_bandwidth();
@@ -156,7 +183,7 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
 
 bool library_frame_is_column_major(const std::string& backend) {
   const std::optional<BackendKind> kind = parse_backend_kind(backend);
-  return kind == BackendKind::kCublas || kind == BackendKind::kCublasLt;
+  return kind == BackendKind::kCublas || kind == BackendKind::kCublasLt || kind == BackendKind::kCublasGrouped;
 }
 
 namespace {
@@ -215,10 +242,10 @@ void add_tile_grid(Annotation& a, const StoredPoint& point, std::pair<int, int> 
   // grid tells, when it equals the tile count in one orientation only. Split-K kernels whose
   // slice count is not stated launch tiles x slices CTAs.
   const bool column_major = library_frame_is_column_major(point.key.backend);
-  const TileGrid native = tile_grid(p.m, p.n, p.batch, column_major ? tile.second : tile.first,
-                                    column_major ? tile.first : tile.second, a.splits);
-  const TileGrid swapped = tile_grid(p.m, p.n, p.batch, column_major ? tile.first : tile.second,
-                                     column_major ? tile.second : tile.first, a.splits);
+  const TileGrid native = problem_tile_grid(p, column_major ? tile.second : tile.first,
+                                            column_major ? tile.first : tile.second, a.splits);
+  const TileGrid swapped = problem_tile_grid(p, column_major ? tile.first : tile.second,
+                                             column_major ? tile.second : tile.first, a.splits);
   const bool unknown_slices = a.splits == 1 && (a.parsed.split_k || has_reduction);
   auto fits = [&](const TileGrid& g) {
     if (g.tiles <= 0) return false;
@@ -232,8 +259,9 @@ void add_tile_grid(Annotation& a, const StoredPoint& point, std::pair<int, int> 
   if (unknown_slices && fits(a.grid) && a.launched_ctas > a.grid.tiles) {
     a.splits = a.launched_ctas / a.grid.tiles;
     a.split_source = "launch grid / tiles";
-    a.grid = tile_grid(p.m, p.n, p.batch, a.grid.tile_m, a.grid.tile_n, a.splits);
+    a.grid = problem_tile_grid(p, a.grid.tile_m, a.grid.tile_n, a.splits);
   }
+  if (p.grouped()) problem_tile_grid(p, a.grid.tile_m, a.grid.tile_n, a.splits, &a.group_grids);
 }
 
 // Slots (data-parallel, or a persistent grid's own CTAs) and the waves over tiles or CTAs.
@@ -275,6 +303,7 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKern
   for (const KernelRecord& k : point.kernels) names.push_back(parse_kernel_name(k.name));
   a.main_kernel = main_kernel_of(point.kernels, names);
   if (a.main_kernel < 0) return a;
+  a.main_kernels = std::count_if(names.begin(), names.end(), [](const KernelTile& k) { return !k.auxiliary; });
   const KernelRecord& kernel = point.kernels[size_t(a.main_kernel)];
   a.parsed = names[size_t(a.main_kernel)];
 
@@ -321,7 +350,7 @@ Annotation predict(const Problem& problem, const ModelGpu& gpu, int tile_m, int 
   a.alignment = alignment_of(problem);
   a.roofline = roofline_of(problem, gpu, std::nullopt);
   a.tile_source = "--tile";
-  a.grid = tile_grid(problem.m, problem.n, problem.batch, tile_m, tile_n);
+  a.grid = problem_tile_grid(problem, tile_m, tile_n, 1, &a.group_grids);
   a.occupancy.ctas_per_sm = ctas_per_sm;
   a.occupancy.limiter = "assumed";
   a.data_parallel_slots = int64_t(gpu.sm_count) * ctas_per_sm;

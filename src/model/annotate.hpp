@@ -76,6 +76,11 @@ struct Annotation {
   std::string split_source;   // "cuBLASLt config", "launched grid (z)", "reduction kernel (slices unknown)", ""
 
   TileGrid grid;              // in the user's frame; tiles == 0 when the tile is unknown
+  // A grouped call: each group's tile grid, in group order; `grid` is then their sum (tiles over
+  // every group, tiles_m = tiles_n = 0, efficiency over all of them), and the waves are the whole
+  // group's tiles over the slots. Empty for an ordinary problem.
+  std::vector<TileGrid> group_grids;
+  int64_t main_kernels = 0;   // kernels the call launched that are not helpers (a library may run a group per kernel)
   int64_t launched_ctas = 0;  // the main kernel's grid
   int cluster_size = 1;
   Occupancy occupancy;
@@ -96,6 +101,13 @@ struct Annotation {
 Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKernelTiling* ours = nullptr);
 // Fills regret and best_algo over every group of points with the same device, problem and mode.
 void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>& annotations);
+
+// The tile grid of a problem for a tile along the user's M x N; a grouped call's is the sum of its
+// groups' (each group's in `groups` when given).
+TileGrid problem_tile_grid(const Problem& problem, int tile_m, int tile_n, int64_t splits = 1,
+                           std::vector<TileGrid>* groups = nullptr);
+// Minimum bytes moved: (M*K + K*N) x input size + M*N x output size, times batch; summed over groups.
+double min_bytes(const Problem& problem);
 
 // A prediction for a GPU the user may not have: the model's tile grid, waves and roofline for a
 // given tile, with a data-parallel grid of `ctas_per_sm` CTAs per SM.

@@ -44,8 +44,9 @@ std::vector<AnnotationField> annotation_fields(const Annotation& a) {
       {"stages", positive(k.stages)},
       {"splits", has_kernel ? FieldValue(a.splits) : FieldValue()},
       {"split_source", text(a.split_source)},
-      {"tiles_m", has_tile ? FieldValue(a.grid.tiles_m) : FieldValue()},
-      {"tiles_n", has_tile ? FieldValue(a.grid.tiles_n) : FieldValue()},
+      // A grouped call's tiles are no rectangle: only their number.
+      {"tiles_m", has_tile && a.group_grids.empty() ? FieldValue(a.grid.tiles_m) : FieldValue()},
+      {"tiles_n", has_tile && a.group_grids.empty() ? FieldValue(a.grid.tiles_n) : FieldValue()},
       {"tiles", has_tile ? FieldValue(a.grid.tiles) : FieldValue()},
       {"tile_efficiency", has_tile ? FieldValue(a.grid.efficiency) : FieldValue()},
       {"launched_ctas", positive(a.launched_ctas)},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "common/error.hpp"
 
@@ -51,6 +52,12 @@ Workload config_workload(const ModelConfig& c, const WorkloadRequest& r) {
   if (c.moe() && rows.empty()) rows = balanced_expert_tokens(r.tokens, c.experts_per_token, c.experts);
   if (c.moe() && int64_t(rows.size()) != c.experts)
     throw usage_error(fmt::format("workload: {} expert token counts for {} experts", rows.size(), c.experts));
+  // Each token goes to top-k experts: more routed rows than that is no routing (fewer: dropped tokens).
+  const int64_t routed = std::accumulate(rows.begin(), rows.end(), int64_t(0));
+  if (c.moe() && routed > r.tokens * c.experts_per_token)
+    throw usage_error(fmt::format("workload: the expert token counts add up to {}, more than tokens x top-k = {} x {} "
+                                  "= {}",
+                                  routed, r.tokens, c.experts_per_token, r.tokens * c.experts_per_token));
 
   Workload w;
   w.source = c.name;

@@ -35,8 +35,8 @@ struct WorkloadRequest {
 };
 
 // Throws usage_error when the request does not fit the model: tp (check_tp), expert_tokens for a
-// dense model or with the wrong number of experts, attention without a sequence length that
-// divides the tokens. Messages start with "workload:" and say which value.
+// dense model, for the wrong number of experts or adding up to more than tokens x top-k, attention
+// without a sequence length that divides the tokens. Messages start with "workload:" and say which value.
 Workload config_workload(const ModelConfig& config, const WorkloadRequest& request);
 
 }  // namespace shapescope

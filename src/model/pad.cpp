@@ -432,91 +432,120 @@ ModelConfig load_model_config(const std::string& path, const std::string& origin
   return parse_model_config(read_text_file(path, origin), origin);
 }
 
-std::vector<LinearLayer> linear_layers(const ModelConfig& c) {
+namespace {
+
+constexpr Parallel kCol = Parallel::kColumn, kRow = Parallel::kRow, kRep = Parallel::kReplicated;
+
+// nanoGPT and llm.c run these as nn.Linear (x @ W.t(), nt). Hugging Face's GPT-2 stores them as
+// Conv1D with W as in x out (addmm(x, W): nn); the shapes are the same.
+std::vector<LinearLayer> gpt2_layers(const ModelConfig& c) {
   const int64_t l = c.layers;
-  const Parallel col = Parallel::kColumn, row = Parallel::kRow, rep = Parallel::kReplicated;
+  return {
+      {"c_attn", c.hidden, 3 * c.hidden, l, kCol, "attn_in"},
+      {"attn.c_proj", c.hidden, c.hidden, l, kRow, "attn_out"},
+      {"c_fc", c.hidden, c.intermediate, l, kCol, "mlp_in"},
+      {"mlp.c_proj", c.intermediate, c.hidden, l, kRow, "mlp_act"},
+      {"lm_head", c.hidden, c.vocab, 1, kCol, "final"},
+  };
+}
+
+// Falcon and GPT-NeoX: one fused QKV of (heads + 2 x kv_heads) x head_dim (3 x hidden for gpt_neox
+// and multi-head falcon).
+std::vector<LinearLayer> fused_qkv_layers(const ModelConfig& c) {
+  const int64_t l = c.layers;
+  const std::string mlp_in = c.parallel_attention ? "attn_in" : "mlp_in";
+  return {
+      {"query_key_value", c.hidden, (c.heads + 2 * c.kv_heads) * c.head_dim, l, kCol, "attn_in"},
+      {"dense", c.q_width(), c.hidden, l, kRow, "attn_out"},
+      {"dense_h_to_4h", c.hidden, c.intermediate, l, kCol, mlp_in},
+      {"dense_4h_to_h", c.intermediate, c.hidden, l, kRow, "mlp_act"},
+      {c.family == Family::kFalcon ? "lm_head" : "embed_out", c.hidden, c.vocab, 1, kCol, "final"},
+  };
+}
+
+std::vector<LinearLayer> phi_layers(const ModelConfig& c) {
+  const int64_t l = c.layers;
+  return {
+      {"q_proj", c.hidden, c.q_width(), l, kCol, "attn_in"},
+      {"k_proj", c.hidden, c.kv_width(), l, kCol, "attn_in"},
+      {"v_proj", c.hidden, c.kv_width(), l, kCol, "attn_in"},
+      {"dense", c.q_width(), c.hidden, l, kRow, "attn_out"},
+      {"fc1", c.hidden, c.intermediate, l, kCol, "attn_in"},  // parallel attention: the same input
+      {"fc2", c.intermediate, c.hidden, l, kRow, "mlp_act"},
+      {"lm_head", c.hidden, c.vocab, 1, kCol, "final"},
+  };
+}
+
+// q/k/v/o_proj, or DeepSeek's multi-head latent attention: queries through a low-rank latent where
+// q_lora_rank is set, keys and values always through kv_lora_rank (plus the shared rotary key).
+void add_attention_layers(const ModelConfig& c, std::vector<LinearLayer>& out) {
+  const int64_t l = c.layers;
+  if (!c.mla()) {
+    out.push_back({"q_proj", c.hidden, c.q_width(), l, kCol, "attn_in"});
+    out.push_back({"k_proj", c.hidden, c.kv_width(), l, kCol, "attn_in"});
+    out.push_back({"v_proj", c.hidden, c.kv_width(), l, kCol, "attn_in"});
+    out.push_back({"o_proj", c.q_width(), c.hidden, l, kRow, "attn_out"});
+    return;
+  }
+  const int64_t q_head = c.qk_nope_head_dim + c.qk_rope_head_dim;
+  if (c.q_lora_rank > 0) {
+    out.push_back({"q_a_proj", c.hidden, c.q_lora_rank, l, kRep, "attn_in"});
+    out.push_back({"q_b_proj", c.q_lora_rank, c.heads * q_head, l, kCol, "q_latent"});
+  } else {
+    out.push_back({"q_proj", c.hidden, c.heads * q_head, l, kCol, "attn_in"});
+  }
+  out.push_back({"kv_a_proj_with_mqa", c.hidden, c.kv_lora_rank + c.qk_rope_head_dim, l, kRep, "attn_in"});
+  out.push_back({"kv_b_proj", c.kv_lora_rank, c.heads * (c.qk_nope_head_dim + c.v_head_dim), l, kCol, "kv_latent"});
+  out.push_back({"o_proj", c.heads * c.v_head_dim, c.hidden, l, kRow, "attn_out"});
+}
+
+// An MoE layer: the router scores every token against every expert; each expert then runs on its
+// tokens; shared experts (and qwen2_moe's gate on them) run on every token.
+void add_moe_layers(const ModelConfig& c, std::vector<LinearLayer>& out) {
+  const int64_t m = c.moe_layers(), e = c.experts, w = c.expert_intermediate;
+  const bool mixtral = c.family == Family::kMixtral;
+  out.push_back({mixtral ? "block_sparse_moe.gate" : "mlp.gate", c.hidden, e, m, kRep, "mlp_in"});
+  out.push_back({mixtral ? "experts.w1" : "experts.gate_proj", c.hidden, w, m, kCol, "routed_in", e, true});
+  out.push_back({mixtral ? "experts.w3" : "experts.up_proj", c.hidden, w, m, kCol, "routed_in", e, true});
+  out.push_back({mixtral ? "experts.w2" : "experts.down_proj", w, c.hidden, m, kRow, "routed_act", e, true});
+  if (c.shared_intermediate > 0) {
+    const std::string shared = c.family == Family::kDeepseek ? "shared_experts" : "shared_expert";
+    out.push_back({shared + ".gate_proj", c.hidden, c.shared_intermediate, m, kCol, "mlp_in"});
+    out.push_back({shared + ".up_proj", c.hidden, c.shared_intermediate, m, kCol, "mlp_in"});
+    out.push_back({shared + ".down_proj", c.shared_intermediate, c.hidden, m, kRow, "shared_act"});
+  }
+  if (c.shared_expert_gate) out.push_back({"shared_expert_gate", c.hidden, 1, m, kRep, "mlp_in"});
+}
+
+// The gated families (Llama and the MoE ones): attention, the dense MLP layers, the MoE layers.
+std::vector<LinearLayer> gated_layers(const ModelConfig& c) {
+  std::vector<LinearLayer> out;
+  add_attention_layers(c, out);
+  const int64_t dense = c.moe() ? c.dense_layers : c.layers;
+  if (dense > 0) {
+    out.push_back({"gate_proj", c.hidden, c.intermediate, dense, kCol, "mlp_in"});
+    out.push_back({"up_proj", c.hidden, c.intermediate, dense, kCol, "mlp_in"});
+    out.push_back({"down_proj", c.intermediate, c.hidden, dense, kRow, "mlp_act"});
+  }
+  if (c.moe()) add_moe_layers(c, out);
+  out.push_back({"lm_head", c.hidden, c.vocab, 1, kCol, "final"});
+  return out;
+}
+
+}  // namespace
+
+std::vector<LinearLayer> linear_layers(const ModelConfig& c) {
   switch (c.family) {
-    case Family::kGpt2:
-      // nanoGPT and llm.c run these as nn.Linear (x @ W.t(), nt). Hugging Face's GPT-2 stores them as
-      // Conv1D with W as in x out (addmm(x, W): nn); the shapes are the same.
-      return {
-          {"c_attn", c.hidden, 3 * c.hidden, l, col, "attn_in"},
-          {"attn.c_proj", c.hidden, c.hidden, l, row, "attn_out"},
-          {"c_fc", c.hidden, c.intermediate, l, col, "mlp_in"},
-          {"mlp.c_proj", c.intermediate, c.hidden, l, row, "mlp_act"},
-          {"lm_head", c.hidden, c.vocab, 1, col, "final"},
-      };
+    case Family::kGpt2: return gpt2_layers(c);
     case Family::kFalcon:
-    case Family::kGptNeox: {
-      // One fused QKV: (heads + 2 x kv_heads) x head_dim (3 x hidden for gpt_neox and multi-head falcon).
-      const std::string mlp_in = c.parallel_attention ? "attn_in" : "mlp_in";
-      return {
-          {"query_key_value", c.hidden, (c.heads + 2 * c.kv_heads) * c.head_dim, l, col, "attn_in"},
-          {"dense", c.q_width(), c.hidden, l, row, "attn_out"},
-          {"dense_h_to_4h", c.hidden, c.intermediate, l, col, mlp_in},
-          {"dense_4h_to_h", c.intermediate, c.hidden, l, row, "mlp_act"},
-          {c.family == Family::kFalcon ? "lm_head" : "embed_out", c.hidden, c.vocab, 1, col, "final"},
-      };
-    }
-    case Family::kPhi:
-      return {
-          {"q_proj", c.hidden, c.q_width(), l, col, "attn_in"},
-          {"k_proj", c.hidden, c.kv_width(), l, col, "attn_in"},
-          {"v_proj", c.hidden, c.kv_width(), l, col, "attn_in"},
-          {"dense", c.q_width(), c.hidden, l, row, "attn_out"},
-          {"fc1", c.hidden, c.intermediate, l, col, "attn_in"},  // parallel attention: the same input
-          {"fc2", c.intermediate, c.hidden, l, row, "mlp_act"},
-          {"lm_head", c.hidden, c.vocab, 1, col, "final"},
-      };
+    case Family::kGptNeox: return fused_qkv_layers(c);
+    case Family::kPhi: return phi_layers(c);
     case Family::kGated:
     case Family::kMixtral:
     case Family::kQwenMoe:
     case Family::kDeepseek: break;
   }
-  std::vector<LinearLayer> out;
-  if (c.mla()) {
-    // DeepSeek's multi-head latent attention: queries through a low-rank latent where q_lora_rank is
-    // set, keys and values always through kv_lora_rank (plus the shared rotary key).
-    const int64_t q_head = c.qk_nope_head_dim + c.qk_rope_head_dim;
-    if (c.q_lora_rank > 0) {
-      out.push_back({"q_a_proj", c.hidden, c.q_lora_rank, l, rep, "attn_in"});
-      out.push_back({"q_b_proj", c.q_lora_rank, c.heads * q_head, l, col, "q_latent"});
-    } else {
-      out.push_back({"q_proj", c.hidden, c.heads * q_head, l, col, "attn_in"});
-    }
-    out.push_back({"kv_a_proj_with_mqa", c.hidden, c.kv_lora_rank + c.qk_rope_head_dim, l, rep, "attn_in"});
-    out.push_back({"kv_b_proj", c.kv_lora_rank, c.heads * (c.qk_nope_head_dim + c.v_head_dim), l, col, "kv_latent"});
-    out.push_back({"o_proj", c.heads * c.v_head_dim, c.hidden, l, row, "attn_out"});
-  } else {
-    out.push_back({"q_proj", c.hidden, c.q_width(), l, col, "attn_in"});
-    out.push_back({"k_proj", c.hidden, c.kv_width(), l, col, "attn_in"});
-    out.push_back({"v_proj", c.hidden, c.kv_width(), l, col, "attn_in"});
-    out.push_back({"o_proj", c.q_width(), c.hidden, l, row, "attn_out"});
-  }
-  const int64_t dense = c.moe() ? c.dense_layers : l;
-  if (dense > 0) {
-    out.push_back({"gate_proj", c.hidden, c.intermediate, dense, col, "mlp_in"});
-    out.push_back({"up_proj", c.hidden, c.intermediate, dense, col, "mlp_in"});
-    out.push_back({"down_proj", c.intermediate, c.hidden, dense, row, "mlp_act"});
-  }
-  if (c.moe()) {
-    const int64_t m = c.moe_layers(), e = c.experts, w = c.expert_intermediate;
-    const bool mixtral = c.family == Family::kMixtral;
-    // The router scores every token against every expert; each expert then runs on its tokens.
-    out.push_back({mixtral ? "block_sparse_moe.gate" : "mlp.gate", c.hidden, e, m, rep, "mlp_in"});
-    out.push_back({mixtral ? "experts.w1" : "experts.gate_proj", c.hidden, w, m, col, "routed_in", e, true});
-    out.push_back({mixtral ? "experts.w3" : "experts.up_proj", c.hidden, w, m, col, "routed_in", e, true});
-    out.push_back({mixtral ? "experts.w2" : "experts.down_proj", w, c.hidden, m, row, "routed_act", e, true});
-    if (c.shared_intermediate > 0) {
-      const std::string shared = c.family == Family::kDeepseek ? "shared_experts" : "shared_expert";
-      out.push_back({shared + ".gate_proj", c.hidden, c.shared_intermediate, m, col, "mlp_in"});
-      out.push_back({shared + ".up_proj", c.hidden, c.shared_intermediate, m, col, "mlp_in"});
-      out.push_back({shared + ".down_proj", c.shared_intermediate, c.hidden, m, row, "shared_act"});
-    }
-    if (c.shared_expert_gate) out.push_back({"shared_expert_gate", c.hidden, 1, m, rep, "mlp_in"});
-  }
-  out.push_back({"lm_head", c.hidden, c.vocab, 1, col, "final"});
-  return out;
+  return gated_layers(c);
 }
 
 std::vector<int64_t> balanced_expert_tokens(int64_t tokens, int64_t top_k, int64_t experts) {
@@ -772,14 +801,17 @@ Evaluation evaluate(const ModelConfig& config, const StepOptions& step, const st
     if (bandwidth_gbs > 0) e.copy_us = e.copy_bytes / (bandwidth_gbs * 1e3);
   }
   e.candidate = std::move(candidate);
-  e.after = after_time;
-  if (before_time && after_time) {
-    e.before_us = before_time->us;
-    e.saving_us = before_time->us - after_time->us - e.copy_us.value_or(0);
-    e.threshold = std::max({kMinGain, before_time->noise, after_time->noise});
-    e.significant = *e.saving_us > before_time->us * e.threshold;
-  }
+  add_saving(e, before_time, after_time);
   return e;
+}
+
+void add_saving(Evaluation& e, const std::optional<StepTime>& before, const std::optional<StepTime>& after) {
+  e.after = after;
+  if (!before || !after) return;
+  e.before_us = before->us;
+  e.saving_us = before->us - after->us - e.copy_us.value_or(0);
+  e.threshold = std::max({kMinGain, before->noise, after->noise});
+  e.significant = *e.saving_us > before->us * e.threshold;
 }
 
 std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations) {

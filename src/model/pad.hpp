@@ -239,6 +239,10 @@ Evaluation evaluate(const ModelConfig& config, const StepOptions& step, const st
                     const std::optional<StepTime>& before_time, PadCandidate candidate,
                     const std::optional<StepTime>& after_time, double bandwidth_gbs);
 
+// The saving part of an evaluation: before_us, after, saving_us (before - after - the copy where
+// priced), threshold (max(kMinGain, both noises)) and significant, when both times are known.
+void add_saving(Evaluation& e, const std::optional<StepTime>& before, const std::optional<StepTime>& after);
+
 // The best candidate of one choice: of those whose saving is significant, the one that adds least
 // among those within the threshold of the largest saving. nullopt: leave it.
 std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations);

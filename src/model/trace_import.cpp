@@ -370,79 +370,87 @@ std::optional<OperandLayout> operand_layout(const OperandView& v) {
   return std::nullopt;
 }
 
-Workload parse_torch_trace(std::string_view text, const std::string& origin) {
-  const Json json = parse_json_text(text, origin);
-  const Json* events = nullptr;
-  if (json.is_object() && json.contains("traceEvents") && json["traceEvents"].is_array()) {
-    events = &json["traceEvents"];
-  } else if (json.is_array()) {
-    events = &json;  // the Chrome trace format also allows a bare array of events
-  } else {
-    throw usage_error(fmt::format("{} is not a Chrome trace (no \"traceEvents\" array); {}", origin, kHowToRecord));
-  }
+namespace {
 
-  // Pass 1: GEMM ops per thread, launches, kernels, and the profiler's step marks.
+// The trace's events: "traceEvents" of the object, or the bare array the format also allows.
+const Json& trace_events(const Json& json, const std::string& origin) {
+  if (json.is_object() && json.contains("traceEvents") && json["traceEvents"].is_array()) return json["traceEvents"];
+  if (json.is_array()) return json;
+  throw usage_error(fmt::format("{} is not a Chrome trace (no \"traceEvents\" array); {}", origin, kHowToRecord));
+}
+
+// What one pass over the events finds: GEMM ops per thread, launches, kernels, the profiler's step marks.
+struct TraceScan {
   std::map<std::string, std::vector<OpEvent>> ops_by_thread;
   std::set<std::string> steps;
   std::unordered_map<int64_t, int64_t> external_of_correlation;  // from the launches
   std::vector<KernelEvent> kernels;
   bool any_kernel = false;
-  for (const Json& e : *events) {
+};
+
+// A GEMM op event as an OpEvent; nullopt when it has no start time.
+std::optional<OpEvent> gemm_op(const Json& e, const std::string& name, const Json* args) {
+  const std::optional<double> ts = number_of(e, "ts");
+  if (!ts) return std::nullopt;
+  OpEvent op;
+  op.name = name;
+  op.ts = *ts;
+  op.end = *ts + number_of(e, "dur").value_or(0);
+  op.args = args;
+  if (args) op.external_id = id_of(*args, "External id");
+  return op;
+}
+
+TraceScan scan_events(const Json& events) {
+  TraceScan s;
+  for (const Json& e : events) {
     if (!e.is_object() || text_of(e, "ph") != "X") continue;
     const std::string cat = text_of(e, "cat");
-    if (text_of(e, "name").rfind("ProfilerStep#", 0) == 0) steps.insert(text_of(e, "name"));
+    const std::string name = text_of(e, "name");
+    if (name.rfind("ProfilerStep#", 0) == 0) s.steps.insert(name);
     const auto args_it = e.find("args");
     const Json* args = args_it != e.end() && args_it->is_object() ? &*args_it : nullptr;
     if (is_kernel(cat)) {
-      any_kernel = true;
-      if (args) kernels.push_back({args, number_of(e, "dur").value_or(0), text_of(e, "name")});
+      s.any_kernel = true;
+      if (args) s.kernels.push_back({args, number_of(e, "dur").value_or(0), name});
     } else if (is_launch(cat) && args) {
       const std::optional<int64_t> corr = id_of(*args, "correlation"), ext = id_of(*args, "External id");
-      if (corr && ext) external_of_correlation[*corr] = *ext;
-    } else if (is_cpu_op(cat)) {
-      const std::string name = text_of(e, "name");
-      if (!is_gemm_op(name)) continue;
-      const std::optional<double> ts = number_of(e, "ts");
-      if (!ts) continue;
-      OpEvent op;
-      op.name = name;
-      op.ts = *ts;
-      op.end = *ts + number_of(e, "dur").value_or(0);
-      op.args = args;
-      if (args) op.external_id = id_of(*args, "External id");
+      if (corr && ext) s.external_of_correlation[*corr] = *ext;
+    } else if (is_cpu_op(cat) && is_gemm_op(name)) {
+      const std::optional<OpEvent> op = gemm_op(e, name, args);
       const auto pid = e.find("pid"), tid = e.find("tid");
-      ops_by_thread[(pid != e.end() ? pid->dump() : "") + "/" + (tid != e.end() ? tid->dump() : "")].push_back(op);
+      if (op) s.ops_by_thread[(pid != e.end() ? pid->dump() : "") + "/" + (tid != e.end() ? tid->dump() : "")].push_back(*op);
     }
   }
+  return s;
+}
 
-  // Kernel time per op (External id), through the launch's correlation or the kernel's own id.
-  std::unordered_map<int64_t, KernelSum> kernels_of_op;
-  for (const KernelEvent& kernel : kernels) {
+// Kernel time per op (External id), through the launch's correlation or the kernel's own id.
+std::unordered_map<int64_t, KernelSum> kernels_by_op(const TraceScan& s) {
+  std::unordered_map<int64_t, KernelSum> out;
+  for (const KernelEvent& kernel : s.kernels) {
     std::optional<int64_t> ext;
     if (const std::optional<int64_t> corr = id_of(*kernel.args, "correlation")) {
-      const auto it = external_of_correlation.find(*corr);
-      if (it != external_of_correlation.end()) ext = it->second;
+      const auto it = s.external_of_correlation.find(*corr);
+      if (it != s.external_of_correlation.end()) ext = it->second;
     }
     if (!ext) ext = id_of(*kernel.args, "External id");
     if (!ext) continue;
-    KernelSum& k = kernels_of_op[*ext];
+    KernelSum& k = out[*ext];
     k.us += kernel.dur;
     k.count += 1;
     if (std::find(k.names.begin(), k.names.end(), kernel.name) == k.names.end()) k.names.push_back(kernel.name);
   }
+  return out;
+}
 
-  Workload w;
-  w.source = origin;
-  // Kineto writes the GPUs it saw: the times are that GPU's.
-  if (json.is_object() && json.contains("deviceProperties") && json["deviceProperties"].is_array() &&
-      !json["deviceProperties"].empty() && json["deviceProperties"][0].is_object())
-    w.device = text_of(json["deviceProperties"][0], "name");
-  int64_t gemm_ops = 0, with_shapes = 0;
-  bool strides_missing = false;
+// The innermost GEMM op on each thread is the call: marks the others `outer` and returns the calls,
+// in order of time (threads interleave, so trace order would not be first appearance).
+std::vector<const OpEvent*> innermost_calls(std::map<std::string, std::vector<OpEvent>>& ops_by_thread) {
   for (auto& [thread, ops] : ops_by_thread) {
-    // The innermost GEMM op is the call: walk each thread's ops in start order (a parent before a
-    // child that starts with it) with a stack of the ops still open.
-    // Same start and end (a clock too coarse to separate them): the op that calls the other first.
+    // Each thread's ops in start order (a parent before a child that starts with it), with a stack
+    // of the ops still open. Same start and end (a clock too coarse to separate them): the op that
+    // calls the other first.
     std::sort(ops.begin(), ops.end(), [](const OpEvent& a, const OpEvent& b) {
       if (a.ts != b.ts) return a.ts < b.ts;
       if (a.end != b.end) return a.end > b.end;
@@ -455,70 +463,102 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
       open.push_back(i);
     }
   }
-  // Ops in trace order would be nicer for "first appearance", but threads interleave; order by time.
   std::vector<const OpEvent*> calls;
   for (const auto& [thread, ops] : ops_by_thread)
     for (const OpEvent& op : ops)
       if (!op.outer) calls.push_back(&op);
   std::stable_sort(calls.begin(), calls.end(), [](const OpEvent* a, const OpEvent* b) { return a->ts < b->ts; });
+  return calls;
+}
 
-  for (const OpEvent* op : calls) {
-    ++gemm_ops;
-    std::optional<double> kernel_us;
-    int64_t kernel_count = 0;
-    std::vector<std::string> kernel_names;
-    if (op->external_id) {
-      const auto it = kernels_of_op.find(*op->external_id);
-      if (it != kernels_of_op.end()) {
-        kernel_us = it->second.us;
-        kernel_count = it->second.count;
-        kernel_names = it->second.names;
-      }
+// What the calls were, for the notes and the no-shapes refusal.
+struct CallTally {
+  int64_t gemm_ops = 0, with_shapes = 0;
+  bool strides_missing = false;
+};
+
+// One call: mapped onto problems and added, or counted as unmapped with its reason.
+void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
+              bool any_kernel, CallTally& tally) {
+  ++tally.gemm_ops;
+  KernelSum linked;
+  std::optional<double> kernel_us;
+  if (op.external_id) {
+    const auto it = kernels_of_op.find(*op.external_id);
+    if (it != kernels_of_op.end()) {
+      linked = it->second;
+      kernel_us = linked.us;
     }
-    const std::optional<OpArgs> args = op->args ? read_args(*op->args) : std::nullopt;
-    if (!args) {
-      w.add_unmapped(op->name, "no \"Input Dims\" (recorded without record_shapes=True)", kernel_us);
-      continue;
-    }
-    ++with_shapes;
-    if (!args->strides_recorded) strides_missing = true;
-    Mapping m = map_op(op->name, *args);
-    if (!m.reason.empty()) {
-      w.add_unmapped(op->name, m.reason, kernel_us);
-      continue;
-    }
-    if (any_kernel && kernel_count == 0) {
-      w.add_unmapped(op->name, "no GPU kernel is linked to it (CPU tensors, or a launch the trace lost)", kernel_us);
-      continue;
-    }
-    for (std::string& note : m.notes)
-      if (std::find(w.notes.begin(), w.notes.end(), note) == w.notes.end()) w.notes.push_back(std::move(note));
-    WorkloadGemm g;
-    g.problems = std::move(m.problems);
-    g.count = 1;
-    g.origin = op->name;
-    g.kernel_us = kernel_us;
-    g.kernels = kernel_count;
-    g.kernel_names = std::move(kernel_names);
-    g.group_rows_estimated = m.rows_estimated;
-    w.add(std::move(g));
   }
-  if (gemm_ops > 0 && with_shapes == 0)
+  const std::optional<OpArgs> args = op.args ? read_args(*op.args) : std::nullopt;
+  if (!args) {
+    w.add_unmapped(op.name, "no \"Input Dims\" (recorded without record_shapes=True)", kernel_us);
+    return;
+  }
+  ++tally.with_shapes;
+  if (!args->strides_recorded) tally.strides_missing = true;
+  Mapping m = map_op(op.name, *args);
+  if (!m.reason.empty()) {
+    w.add_unmapped(op.name, m.reason, kernel_us);
+    return;
+  }
+  if (any_kernel && linked.count == 0) {
+    w.add_unmapped(op.name, "no GPU kernel is linked to it (CPU tensors, or a launch the trace lost)", kernel_us);
+    return;
+  }
+  for (std::string& note : m.notes)
+    if (std::find(w.notes.begin(), w.notes.end(), note) == w.notes.end()) w.notes.push_back(std::move(note));
+  WorkloadGemm g;
+  g.problems = std::move(m.problems);
+  g.count = 1;
+  g.origin = op.name;
+  g.kernel_us = kernel_us;
+  g.kernels = linked.count;
+  g.kernel_names = std::move(linked.names);
+  g.group_rows_estimated = m.rows_estimated;
+  w.add(std::move(g));
+}
+
+// What the trace could not say, as notes; a trace whose GEMM ops all lack shapes is refused.
+void finish_notes(Workload& w, const TraceScan& s, const CallTally& tally, const std::string& origin) {
+  if (tally.gemm_ops > 0 && tally.with_shapes == 0)
     throw usage_error(fmt::format("{} was recorded without shapes: its {} GEMM ops have no \"Input Dims\"; {}", origin,
-                                  gemm_ops, kHowToRecord));
-  if (steps.size() > 1) {
-    w.steps = int64_t(steps.size());
+                                  tally.gemm_ops, kHowToRecord));
+  if (s.steps.size() > 1) {
+    w.steps = int64_t(s.steps.size());
     w.notes.push_back(fmt::format("the trace holds {} profiler steps: the counts and times are those of all of them",
-                                  steps.size()));
+                                  s.steps.size()));
   }
-  if (gemm_ops == 0)
+  if (tally.gemm_ops == 0)
     w.notes.push_back(fmt::format("no GEMM op ({}) in the trace", "aten::mm, addmm, bmm, baddbmm, matmul, linear, "
                                                                   "_scaled_mm, _grouped_mm"));
-  if (strides_missing)
+  if (tally.strides_missing)
     w.notes.push_back("some GEMM ops have no \"Input Strides\" (PyTorch before 2.4, or concrete inputs not recorded): "
                       "their operands are read as contiguous, so a transposed view shows as nn");
-  if (!any_kernel && gemm_ops > 0)
+  if (!s.any_kernel && tally.gemm_ops > 0)
     w.notes.push_back("no GPU kernels in the trace (recorded without ProfilerActivity.CUDA): no kernel times");
+}
+
+// Kineto writes the GPUs it saw: the times are that GPU's.
+std::string trace_device(const Json& json) {
+  if (json.is_object() && json.contains("deviceProperties") && json["deviceProperties"].is_array() &&
+      !json["deviceProperties"].empty() && json["deviceProperties"][0].is_object())
+    return text_of(json["deviceProperties"][0], "name");
+  return "";
+}
+
+}  // namespace
+
+Workload parse_torch_trace(std::string_view text, const std::string& origin) {
+  const Json json = parse_json_text(text, origin);
+  TraceScan scan = scan_events(trace_events(json, origin));
+  const std::unordered_map<int64_t, KernelSum> kernels_of_op = kernels_by_op(scan);
+  Workload w;
+  w.source = origin;
+  w.device = trace_device(json);
+  CallTally tally;
+  for (const OpEvent* op : innermost_calls(scan.ops_by_thread)) add_call(w, *op, kernels_of_op, scan.any_kernel, tally);
+  finish_notes(w, scan, tally, origin);
   return w;
 }
 

@@ -128,7 +128,7 @@ ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
   c.choice = Choice::kSize;
   c.name = std::to_string(knob.value);
   c.value = knob.value;
-  c.probe_name = call.origin;
+  c.probe_name = call.shape_text();
   c.probe = call.problems.at(use.problem);
   c.probe_dim = use.dim;
   return c;
@@ -153,6 +153,39 @@ Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
     out.add(std::move(call));
   }
   return out;
+}
+
+double step_flops(const Workload& w) {
+  double total = 0;
+  for (const WorkloadGemm& g : w.gemms)
+    if (!g.usually_fused) total += double(g.count) * g.flops();
+  return total / double(std::max<int64_t>(w.steps, 1));
+}
+
+std::optional<StepTime> workload_step_time(const Workload& w,
+                                           const std::function<std::optional<GemmTime>(const Problem&)>& time_of) {
+  StepTime t;
+  double weighted_noise = 0;
+  for (const WorkloadGemm& g : w.gemms) {
+    if (g.usually_fused) continue;
+    const std::optional<GemmTime> x = time_of(grouped_problem(g.problems));
+    if (!x) return std::nullopt;
+    const double us = double(g.count) / double(std::max<int64_t>(w.steps, 1)) * x->median_us;
+    t.us += us;
+    weighted_noise += us * x->noise;
+  }
+  if (t.us > 0) t.noise = weighted_noise / t.us;
+  return t;
+}
+
+Evaluation evaluate_size(const Workload& w, const DimensionKnob& knob, PadCandidate candidate,
+                         const std::optional<StepTime>& before, const std::optional<StepTime>& after) {
+  Evaluation e;
+  e.touched = knob.uses.size();
+  e.extra_flops = step_flops(with_dimension(w, knob.value, candidate.value)) - step_flops(w);
+  e.candidate = std::move(candidate);
+  add_saving(e, before, after);
+  return e;
 }
 
 Problem packed_problem(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype, int64_t batch) {

@@ -8,6 +8,7 @@
 // origins are joined ("aten::addmm+aten::mm").
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,6 +102,18 @@ ChoiceInfo knob_choice(const Workload& workload, const DimensionKnob& knob);
 // packed stay packed (so they follow the new size); one that is now shorter than its row becomes
 // packed; the others (slices of wider tensors) are kept. Calls that become identical merge.
 Workload with_dimension(const Workload& workload, int64_t from, int64_t to);
+
+// FLOPs per step of the calls a step runs as GEMMs (usually_fused ones left out), over the steps.
+double step_flops(const Workload& workload);
+// GEMM time of one step: the sum over those calls of count / steps x the median of the call (a
+// grouped call timed as one problem, grouped_problem()); nullopt when one has no time.
+std::optional<StepTime> workload_step_time(const Workload& workload,
+                                           const std::function<std::optional<GemmTime>(const Problem&)>& time_of);
+// A size's candidate against the workload as it is: the GEMM uses it changes (touched), the extra
+// FLOPs per step, and the saving from the step times before and after (add_saving). No parameters:
+// nothing says which sizes are weights.
+Evaluation evaluate_size(const Workload& workload, const DimensionKnob& knob, PadCandidate candidate,
+                         const std::optional<StepTime>& before, const std::optional<StepTime>& after);
 
 // Whether two calls are the same call (what add() merges).
 bool same_call(const WorkloadGemm& a, const WorkloadGemm& b);

@@ -15,6 +15,7 @@ std::string tile_cell(const Annotation& a) {
 
 std::string grid_cell(const Annotation& a) {
   if (a.grid.tiles <= 0) return "-";
+  if (!a.group_grids.empty()) return fmt::format("{}:{}g", a.grid.tiles, a.group_grids.size());
   std::string cell = fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n);
   if (a.grid.batch > 1) cell += fmt::format("x{}b", a.grid.batch);
   if (a.grid.splits > 1) cell += fmt::format("x{}k", a.grid.splits);
@@ -41,6 +42,14 @@ std::string rule_cell(const Annotation& a) {
 std::string describe_tile_line(const Annotation& a) {
   if (a.grid.tiles <= 0) {
     return a.main_kernel >= 0 ? fmt::format("tile unknown ({})", describe(a.parsed)) : "tile unknown (no kernel recorded)";
+  }
+  if (!a.group_grids.empty()) {
+    std::string groups;
+    for (const TileGrid& g : a.group_grids) groups += fmt::format("{}{}x{}", groups.empty() ? "" : " + ", g.tiles_m, g.tiles_n);
+    return fmt::format("tile {}x{}: {} groups, {} = {} tiles{}, {} useful", a.grid.tile_m, a.grid.tile_n,
+                       a.group_grids.size(), groups, a.grid.tiles,
+                       a.grid.splits > 1 ? fmt::format(" ({} split-K slices each)", a.grid.splits) : "",
+                       percent_tight(a.grid.efficiency, 0));
   }
   std::string grid = fmt::format("{} x {}", a.grid.tiles_m, a.grid.tiles_n);
   if (a.grid.batch > 1) grid += fmt::format(" x batch {}", a.grid.batch);

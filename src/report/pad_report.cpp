@@ -150,6 +150,15 @@ std::string copy_cell(const Evaluation& e) {
   return in_mib(e.copy_bytes, 1);
 }
 
+// A candidate's measured columns: before, after, saving (us and %), noise.
+void add_saving_cells(std::vector<std::string>& row, const std::optional<StepTime>& before, const Evaluation& e) {
+  row.push_back(before ? fmt::format("{:.1f}", before->us) : "-");
+  row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
+  row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
+  row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
+  row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
+}
+
 void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
   const double params = weight_parameters(config);
   const double flops = step_flops(a.gemms);
@@ -176,13 +185,7 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
                                       fmt::format("{} ({})", signed_si(e.extra_params), signed_percent(e.extra_params / params)),
                                       signed_percent(e.extra_flops / flops),
                                       copy_cell(e)};
-      if (measured) {
-        row.push_back(a.before ? fmt::format("{:.1f}", a.before->us) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
-        row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
-        row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
-      }
+      if (measured) add_saving_cells(row, a.before, e);
       row.push_back(p.why);
       table.add(std::move(row));
     }
@@ -198,24 +201,30 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
   if (tokens) out << "  " << kCopyNote << "\n";
 }
 
-std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a, size_t i) {
-  const ChoiceInfo& c = a.choices[i];
-  const std::vector<Evaluation>& ev = a.evaluations[i];
-  const std::string head = fmt::format("{} {}", c.name, c.value);
-  if (ev.empty()) return fmt::format("{}: leave it ({})", head, note_of(a, i));
+// The recommendation when it is not to pad: no candidate, none measured, or none saving enough;
+// nullopt when `best` is a candidate to pad to.
+std::optional<std::string> not_padded_text(const std::string& head, const std::vector<Evaluation>& ev,
+                                           const std::optional<size_t>& best, const std::string& note) {
+  if (ev.empty()) return fmt::format("{}: leave it ({})", head, note);
   const Evaluation* most = nullptr;  // the largest saving, significant or not
   for (const Evaluation& e : ev)
     if (e.saving_us && (!most || *e.saving_us > *most->saving_us)) most = &e;
   if (!most) return fmt::format("{}: unknown: its candidates' GEMMs are not measured (see the skipped lines)", head);
-  if (!a.best[i]) {
-    double floor = kMinGain;
-    for (const Evaluation& e : ev) floor = std::max(floor, e.threshold);
-    return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
-                       "noise, at least {:.0f} %); the most, {} ({}), {}",
-                       head, floor * 100, kMinGain * 100, most->candidate.value, most->candidate.why,
-                       *most->saving_us >= 0 ? "saves " + signed_percent(*most->saving_us / most->before_us).substr(1)
-                                             : "costs " + signed_percent(-*most->saving_us / most->before_us).substr(1));
-  }
+  if (best) return std::nullopt;
+  double floor = kMinGain;
+  for (const Evaluation& e : ev) floor = std::max(floor, e.threshold);
+  return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
+                     "noise, at least {:.0f} %); the most, {} ({}), {}",
+                     head, floor * 100, kMinGain * 100, most->candidate.value, most->candidate.why,
+                     *most->saving_us >= 0 ? "saves " + signed_percent(*most->saving_us / most->before_us).substr(1)
+                                           : "costs " + signed_percent(-*most->saving_us / most->before_us).substr(1));
+}
+
+std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a, size_t i) {
+  const ChoiceInfo& c = a.choices[i];
+  const std::vector<Evaluation>& ev = a.evaluations[i];
+  const std::string head = fmt::format("{} {}", c.name, c.value);
+  if (const std::optional<std::string> leave = not_padded_text(head, ev, a.best[i], note_of(a, i))) return *leave;
   const Evaluation& e = ev[*a.best[i]];
   std::string text =
       fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
@@ -255,6 +264,16 @@ Json model_json(const ModelConfig& c) {
 }
 
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// The same as JSON fields.
+void add_saving_json(Json& x, const std::optional<StepTime>& before, const Evaluation& e) {
+  x["before_us"] = before ? Json(before->us) : Json(nullptr);
+  x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
+  x["saving_us"] = optional_number(e.saving_us);
+  x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
+  x["threshold_pct"] = e.threshold * 100;
+  x["significant"] = e.significant;
+}
 
 Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTimeOf& time_of,
                    bool measured) {
@@ -309,14 +328,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
       x["extra_flops_pct"] = e.extra_flops / flops * 100;
       x["copy_bytes"] = std::llround(e.copy_bytes);
       x["copy_us"] = optional_number(e.copy_us);
-      if (measured) {
-        x["before_us"] = a.before ? Json(a.before->us) : Json(nullptr);
-        x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
-        x["saving_us"] = optional_number(e.saving_us);
-        x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
-        x["threshold_pct"] = e.threshold * 100;
-        x["significant"] = e.significant;
-      }
+      if (measured) add_saving_json(x, a.before, e);
       cands.push_back(std::move(x));
     }
     d["candidates"] = std::move(cands);
@@ -371,6 +383,126 @@ Json source_json(const PadRequest& o, const PadMeasurement& m) {
   return s;
 }
 
+// --- pad of a trace or GEMM list: the sizes are the knobs ---
+
+std::string size_note(const SizePadResult& r, size_t i) {
+  return r.candidates[i].empty() ? no_candidate_note(r.choices[i], r.probes[i]) : "";
+}
+
+// Where a size appears: each use when there are few ("N of 12288x50257x768 nt, M of ..."), else how
+// many GEMMs have it as M, N and K.
+std::string uses_text(const SizePadResult& r, const DimensionKnob& k) {
+  std::string out;
+  if (k.uses.size() <= 3) {
+    for (const DimensionUse& u : k.uses)
+      out += fmt::format("{}{} of {}", out.empty() ? "" : ", ", dim_name(u.dim), r.workload.gemms[u.gemm].shape_text());
+    return out;
+  }
+  int64_t per_dim[3] = {0, 0, 0};
+  for (const DimensionUse& u : k.uses) per_dim[u.dim == Dim::kM ? 0 : u.dim == Dim::kN ? 1 : 2] += 1;
+  for (int d = 0; d < 3; ++d)
+    if (per_dim[d] > 0) out += fmt::format("{}{} of {}", out.empty() ? "" : ", ", "MNK"[d], per_dim[d]);
+  return out + " GEMMs";
+}
+
+std::string size_header(const SizePadResult& r) {
+  const Workload& w = r.workload;
+  return fmt::format("pad for {}{}: no config names its dimensions, so the sizes of its GEMMs are the knobs: {} sizes in "
+                     "{} GEMMs, {} calls per step; a candidate changes every M, N and K equal to its size",
+                     w.source, w.device.empty() ? "" : " (recorded on " + w.device + ")", r.knobs.size(), w.gemms.size(),
+                     w.calls() / std::max<int64_t>(w.steps, 1));
+}
+
+void print_size_gemms(std::ostream& out, const SizePadResult& r, bool measured) {
+  std::vector<std::string> header = {"GEMM", "origin", "calls/step", "GFLOP/step"};
+  if (measured) header.insert(header.end(), {"median [us]", "noise [%]", "share [%]"});
+  Table table(header);
+  const double steps = double(std::max<int64_t>(r.workload.steps, 1));
+  for (const WorkloadGemm& g : r.workload.gemms) {
+    if (g.usually_fused) continue;
+    std::vector<std::string> row = {g.shape_text(), g.origin, fixed(double(g.count) / steps, 0),
+                                    fmt::format("{:.1f}", double(g.count) / steps * g.flops() / 1e9)};
+    if (measured) {
+      const std::optional<GemmTime> t = r.time_of(grouped_problem(g.problems));
+      row.push_back(t ? fmt::format("{:.2f}", t->median_us) : "-");
+      row.push_back(t ? fmt::format("{:.1f}", t->noise * 100) : "-");
+      row.push_back(t && r.before ? fmt::format("{:.1f}", double(g.count) / steps * t->median_us / r.before->us * 100) : "-");
+    }
+    table.add(std::move(row));
+  }
+  out << fmt::format("\nGEMMs of one step: {:.2f} TFLOP{}\n", step_flops(r.workload) / 1e12,
+                     r.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(r.before->us), r.before->noise * 100)
+                              : "");
+  table.print(out, {0, 1});
+}
+
+void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measured) {
+  std::vector<std::string> header = {"size", "uses", "new", "extra FLOPs"};
+  if (measured) header.insert(header.end(), {"before [us]", "after [us]", "saving [us]", "saving [%]", "noise [%]"});
+  header.push_back("why");
+  Table table(header);
+  std::vector<std::string> notes;
+  const double flops = step_flops(r.workload);
+  for (size_t i = 0; i < r.knobs.size(); ++i) {
+    const int64_t value = r.knobs[i].value;
+    notes.push_back(fmt::format("{} is {}{}", value, uses_text(r, r.knobs[i]),
+                                size_note(r, i).empty() ? "" : "; " + size_note(r, i)));
+    for (size_t j = 0; j < r.candidates[i].size(); ++j) {
+      const PadCandidate& c = r.candidates[i][j];
+      const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, r.knobs[i], c, std::nullopt, std::nullopt);
+      std::vector<std::string> row = {std::to_string(value), std::to_string(e.touched), std::to_string(c.value),
+                                      signed_percent(e.extra_flops / flops)};
+      if (measured) add_saving_cells(row, r.before, e);
+      row.push_back(c.why);
+      table.add(std::move(row));
+    }
+  }
+  out << fmt::format("\ncandidates: {}\n", measured ? "saving = GEMM time per step before - after"
+                                                     : "the GEMMs each one touches are measured before and after");
+  table.print(out, {header.size() - 1});
+  for (const std::string& n : notes) out << "  " << n << "\n";
+}
+
+std::string size_recommendation_text(const SizePadResult& r, size_t i) {
+  const std::string head = std::to_string(r.knobs[i].value);
+  if (const std::optional<std::string> leave = not_padded_text(head, r.evaluations[i], r.best[i], size_note(r, i)))
+    return *leave;
+  const Evaluation& e = r.evaluations[i][*r.best[i]];
+  return fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} FLOPs; it is {}", head,
+                     e.candidate.value, e.candidate.why, us_or_ms(e.before_us), us_or_ms(e.after->us),
+                     signed_percent(-*e.saving_us / e.before_us), signed_percent(e.extra_flops / step_flops(r.workload)),
+                     uses_text(r, r.knobs[i]));
+}
+
+Json size_json(const SizePadResult& r, size_t i, bool measured) {
+  const DimensionKnob& k = r.knobs[i];
+  Json d;
+  d["value"] = k.value;
+  d["uses"] = uses_text(r, k);
+  d["calls"] = k.calls;
+  d["gflop"] = k.flops / 1e9;
+  d["where"] = r.choices[i].where();
+  d["note"] = size_note(r, i);
+  Json cands = Json::array();
+  for (size_t j = 0; j < r.candidates[i].size(); ++j) {
+    const PadCandidate& c = r.candidates[i][j];
+    const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, k, c, std::nullopt, std::nullopt);
+    Json x;
+    x["value"] = c.value;
+    x["why"] = c.why;
+    x["touched"] = e.touched;
+    x["extra_gflop"] = e.extra_flops / 1e9;
+    if (measured) add_saving_json(x, r.before, e);
+    cands.push_back(std::move(x));
+  }
+  d["candidates"] = std::move(cands);
+  if (measured)
+    d["recommendation"] = {{"action", r.best[i] ? "pad" : "leave"},
+                           {"value", r.best[i] ? r.candidates[i][*r.best[i]].value : k.value},
+                           {"text", size_recommendation_text(r, i)}};
+  return d;
+}
+
 }  // namespace
 
 void write_pad_json(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
@@ -418,6 +550,42 @@ void write_pad_dry_run_cost(std::ostream& err, const PadRequest& o, const PadRes
       "are added after measuring), about {:.1f} s of GPU time at {} samples each (a rough model; points in "
       "the store are reused)\n",
       all.size(), base.size(), all.size() - base.size(), us / 1e6, o.samples);
+}
+
+}  // namespace shapescope
+
+namespace shapescope {
+
+void write_pad_sizes_text(std::ostream& out, const PadRequest& o, const SizePadResult& r) {
+  const bool measured = r.measured.has_value();
+  out << size_header(r) << "\n";
+  if (measured) out << source_text(o, *r.measured) << "\n";
+  print_size_gemms(out, r, measured);
+  print_size_candidates(out, r, measured);
+  for (const std::string& n : r.workload.notes) out << "note: " << n << "\n";
+  if (!measured) return;
+  out << fmt::format("\nrecommendation (a saving counts above {:.0f} % of the step's GEMM time and above the measured "
+                     "noise)\n",
+                     kMinGain * 100);
+  for (size_t i = 0; i < r.knobs.size(); ++i) out << "  " << size_recommendation_text(r, i) << "\n";
+}
+
+void write_pad_sizes_json(std::ostream& out, const PadRequest& o, const SizePadResult& r) {
+  const bool measured = r.measured.has_value();
+  Json j;
+  j["mode"] = measured ? "measured" : "dry-run";
+  j["source"] = r.workload.source;
+  j["recorded_on"] = r.workload.device;
+  j["backend"] = o.backend;
+  if (measured) j["numbers"] = source_json(o, *r.measured);
+  j["tflop_per_step"] = step_flops(r.workload) / 1e12;
+  j["gemm_time_us"] = r.before ? Json(r.before->us) : Json(nullptr);
+  j["noise"] = r.before ? Json(r.before->noise) : Json(nullptr);
+  Json sizes = Json::array();
+  for (size_t i = 0; i < r.knobs.size(); ++i) sizes.push_back(size_json(r, i, measured));
+  j["sizes"] = std::move(sizes);
+  j["notes"] = r.workload.notes;
+  out << j.dump(2) << "\n";
 }
 
 }  // namespace shapescope

@@ -28,8 +28,9 @@ using namespace sql;
 
 namespace {
 
-// Schema 2 (this build): the clock state is part of a point's key; the stopping rule's reason and
-// interval and the sentinel's drift are stored per point. Schema 1 stores are read as they are (the
+// Schema 2 (this build): the clock state and a grouped call's groups ('' for an ordinary problem)
+// are part of a point's key; the stopping rule's reason and interval and the sentinel's drift are
+// stored per point. Schema 1 stores are read as they are (the
 // new columns read as their legacy values, below) and upgraded only by a writing command.
 constexpr int kSchemaVersion = 2;
 constexpr const char* kApplication = "shapescope";
@@ -40,7 +41,7 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr const char* kKeyColumns[] = {
     "gpu_uuid", "driver", "cuda_runtime", "cublas", "cublaslt", "backend", "algo", "dtype", "layout",
     "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
-    "off_c",    "mode",   "clock_state"};
+    "off_c",    "groups", "mode",         "clock_state"};
 
 constexpr const char* kMetaTable = "\nCREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n";
 constexpr const char* kOtherTables = R"sql(
@@ -96,6 +97,7 @@ constexpr Column kPointTable[] = {
     {"off_a", "INTEGER NOT NULL"},
     {"off_b", "INTEGER NOT NULL"},
     {"off_c", "INTEGER NOT NULL"},
+    {"groups", "TEXT NOT NULL DEFAULT ''", 2, "''"},
     {"mode", "TEXT NOT NULL CHECK (mode IN ('cold', 'hot'))"},
     {"clock_state", "TEXT NOT NULL DEFAULT 'unrecorded' CHECK (clock_state IN ('unrecorded', 'sustained', 'burst'))",
      2, "'unrecorded'"},
@@ -223,6 +225,7 @@ int bind_key(Statement& stmt, int first, const DeviceContext& device, const Poin
   for (int64_t value : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c}) {
     stmt.bind(i++, value);
   }
+  stmt.bind(i++, groups_text(p));
   stmt.bind(i++, std::string(key.hot ? "hot" : "cold"));
   stmt.bind(i++, to_string(key.clocks));
   return i;
@@ -272,6 +275,10 @@ void read_key(const Statement& row, int& c, int64_t id, const std::string& path,
   for (int64_t* field : {&p.m, &p.n, &p.k, &p.batch, &p.lda, &p.ldb, &p.ldc, &p.off_a, &p.off_b, &p.off_c}) {
     *field = row.int64(c++);
   }
+  const std::string groups = row.text(c++);
+  const std::optional<std::vector<GroupShape>> parsed_groups = parse_groups(groups);
+  if (!parsed_groups) fail(path, fmt::format("corrupt (point {} has groups '{}')", id, groups.substr(0, 60)));
+  p.groups = *parsed_groups;
   std::string mode = row.text(c++);
   if (mode != "hot" && mode != "cold") {
     fail(path, fmt::format("corrupt (point {} has mode '{}')", id, mode));
@@ -552,8 +559,8 @@ void Store::open_connection(bool writable) const {
       exec(db_, path_, "PRAGMA foreign_keys = ON", "cannot open");
       if (upgraded && announce_upgrade_)
         fmt::print(stderr,
-                   "store '{}': upgraded from schema {} to {} ({} points kept; the clock state is now part of "
-                   "a point's key, and points measured before read 'unrecorded')\n",
+                   "store '{}': upgraded from schema {} to {} ({} points kept; the clock state and a grouped "
+                   "call's groups are now part of a point's key, and points measured before read 'unrecorded')\n",
                    path_, version, kSchemaVersion, *upgraded);
       version = kSchemaVersion;
     }

@@ -40,87 +40,17 @@ std::vector<PadAnalysis> analyses_of(const ModelConfig& config, const PadRequest
   return analyses;
 }
 
-// The points pad measured or found, by problem.
-class Measurements {
- public:
-  Measurements(const PadRequest& r, const DeviceContext& device, Store& store, const ProgressFor& progress_for,
-               const std::atomic<bool>* interrupted)
-      : r_(r),
-        device_(device),
-        store_(store),
-        progress_for_(progress_for),
-        interrupted_(interrupted),
-        algo_(default_algo(r.backend)) {}
+// Pad measures with one backend: every problem it plans is an ordinary packed GEMM.
+std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, const std::string& backend) {
+  std::vector<BackendProblem> out;
+  for (const Problem& p : problems) out.emplace_back(p, backend);
+  return out;
+}
 
-  void measure_all(const std::vector<Problem>& problems) {
-    MeasureRequest request;
-    request.backends = {r_.backend};
-    request.measure.samples = r_.samples;
-    request.measure.clocks = r_.clocks;
-    for (const Problem& p : problems)
-      if (!find(p)) request.problems.push_back(p);
-    if (request.problems.empty()) return;
-    const MeasureOutcome outcome =
-        measure(request, device_, store_, progress_for_(request.problems.size()), interrupted_);
-    annotate_and_save(store_, outcome.points);
-    if (outcome.interrupted)
-      throw Error(ExitCode::kInterrupted, "pad: interrupted (measured points are saved; the same command resumes)");
-    for (const std::string& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
-    measured_ += outcome.measured;
-    reused_ += outcome.reused;
-    // Only points of the requested clock state are compared (a burst time beside a sustained one
-    // would make a padding look better or worse than it is).
-    for (const StoredPoint& p : with_clock_state(outcome.points, r_.clocks)) {
-      if (p.key.backend == r_.backend && p.key.algo == algo_ && !p.key.hot) points_.emplace(key_of(p.key.problem), p);
-    }
-  }
-
-  const StoredPoint* find(const Problem& problem) const {
-    const auto found = points_.find(key_of(problem));
-    return found != points_.end() && found->second.key.problem == problem ? &found->second : nullptr;
-  }
-
-  std::optional<GemmTime> time_of(const Problem& problem) const {
-    const StoredPoint* p = find(problem);
-    if (!p) return std::nullopt;
-    return GemmTime{p->result.timing.median_us, p->result.timing.noise};
-  }
-
-  std::optional<Annotation> annotation_of(const Problem& problem) const {
-    const StoredPoint* p = find(problem);
-    if (!p) return std::nullopt;
-    return annotate_points(store_, {*p}).front();
-  }
-
-  // Big GEMMs timed back to back run into the power cap: the reader must know the clock.
-  PadMeasurement summary() const {
-    PadMeasurement m;
-    m.device = device_;
-    m.measured = measured_;
-    m.reused = reused_;
-    std::vector<double> clocks;
-    for (const auto& [key, p] : points_) {
-      if (p.result.timing.sm_clock_mhz) clocks.push_back(*p.result.timing.sm_clock_mhz);
-      m.throttled += p.result.timing.throttled;
-    }
-    m.gemms = points_.size();
-    if (!clocks.empty()) m.median_clock_mhz = middle_value(clocks);
-    return m;
-  }
-
- private:
-  const PadRequest& r_;
-  const DeviceContext& device_;
-  Store& store_;
-  const ProgressFor& progress_for_;
-  const std::atomic<bool>* interrupted_;
-  std::string algo_;
-  // Every problem pad plans is packed and unbatched: its sizes, layout and dtype identify it.
-  using Key = std::tuple<int64_t, int64_t, int64_t, Layout, DType>;
-  static Key key_of(const Problem& p) { return {p.m, p.n, p.k, p.layout, p.dtype}; }
-  std::map<Key, StoredPoint> points_;
-  size_t measured_ = 0, reused_ = 0;
-};
+// measure_all's skip lines, as pad has always printed them.
+void print_skipped(const std::vector<std::string>& skipped) {
+  for (const std::string& why : skipped) fmt::print(stderr, "skipped: {}\n", why);
+}
 
 void evaluate_all(PadAnalysis& a, const ModelConfig& config, const GemmTimeOf& time_of, double gbs) {
   a.before = step_time(a.gemms, time_of);
@@ -166,18 +96,18 @@ PadResult pad_measure(const ModelConfig& config, const PadRequest& request, cons
                       const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
   PadResult result;
   result.analyses = analyses_of(config, request);
-  auto m = std::make_shared<Measurements>(request, device, store, progress_for, interrupted);
-  m->measure_all(distinct_problems(result.analyses, false));
+  auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
+  const std::string& backend = request.backend;
+  print_skipped(m->measure_all(with_backend(distinct_problems(result.analyses, false), backend), progress_for));
   for (PadAnalysis& a : result.analyses)
-    add_candidates(a, config, [&](const Problem& p) { return m->annotation_of(p); });
-  m->measure_all(distinct_problems(result.analyses, true));
+    add_candidates(a, config, [&](const Problem& p) { return m->annotation_of(p, backend); });
+  print_skipped(m->measure_all(with_backend(distinct_problems(result.analyses, true), backend), progress_for));
 
   const Peak bandwidth = model_gpu(device, store.load_calibration(device)).peak_bandwidth();
   const double gbs = bandwidth.measured ? bandwidth.value : 0;
-  result.time_of = [m](const Problem& p) { return m->time_of(p); };
+  result.time_of = [m, backend](const Problem& p) { return m->time_of(p, backend); };
   for (PadAnalysis& a : result.analyses) evaluate_all(a, config, result.time_of, gbs);
-  result.measured = m->summary();
-  result.measured->bandwidth = bandwidth;
+  result.measured = PadMeasurement{m->summary(), bandwidth};
   return result;
 }
 

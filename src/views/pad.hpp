@@ -13,6 +13,7 @@
 #include "measure/progress.hpp"
 #include "model/pad.hpp"
 #include "store/store.hpp"
+#include "views/measured_set.hpp"
 
 namespace shapescope {
 
@@ -42,13 +43,10 @@ struct PadAnalysis {
 
 using GemmTimeOf = std::function<std::optional<GemmTime>(const Problem&)>;
 
-// Where the times come from: the GPU, what was measured now or reused, the clocks seen.
-struct PadMeasurement {
-  DeviceContext device;
-  size_t measured = 0, reused = 0;
-  std::optional<double> median_clock_mhz;  // over the GEMMs, where NVML saw a clock
-  size_t throttled = 0, gemms = 0;
-  Peak bandwidth;  // copy bandwidth (for the tokens' run-time copy); measured or not
+// Where the times come from (the GPU, what was measured now or reused, the clocks seen) and the
+// copy bandwidth (for the tokens' run-time copy), measured or not.
+struct PadMeasurement : MeasurementSummary {
+  Peak bandwidth;
 };
 
 struct PadResult {

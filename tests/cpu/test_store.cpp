@@ -669,6 +669,94 @@ TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
   EXPECT_NE(message.find("schema version 3"), std::string::npos) << message;
 }
 
+// A grouped call (MoE experts) is keyed by its groups: two routings of the same tokens are two
+// points, and each comes back with its groups.
+TEST_F(StoreTest, GroupedCallsAreKeyedByTheirGroups) {
+  auto grouped_key = [](std::vector<int64_t> rows) {
+    std::vector<Problem> groups;
+    for (int64_t m : rows) {
+      Problem g;
+      g.m = m;
+      g.n = 28672;
+      g.k = 4096;
+      g.layout = Layout::kNT;
+      g.lda = 4096;
+      g.ldb = 4096;
+      g.ldc = 28672;
+      groups.push_back(g);
+    }
+    PointKey key;
+    key.backend = "cublas_grouped";
+    key.algo = "default";
+    key.problem = grouped_problem(groups);
+    return key;
+  };
+  const PointKey balanced = grouped_key({1025, 1025, 1024, 1024});
+  const PointKey uneven = grouped_key({1025, 1024, 1025, 1024});  // same sizes, another order: another call
+  const PointKey single = grouped_key({1025});                    // one group is an ordinary problem
+  EXPECT_FALSE(single.problem.grouped());
+  Store store(path_);
+  const int64_t a = store.save_point(sample_device(), balanced, sample_result(100));
+  const int64_t b = store.save_point(sample_device(), uneven, sample_result(200));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(store.find(sample_device(), balanced), a);
+  EXPECT_EQ(store.find(sample_device(), uneven), b);
+  EXPECT_FALSE(store.find(sample_device(), single));
+  const std::optional<StoredPoint> back = store.load(b);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->key.problem == uneven.problem);
+  ASSERT_EQ(back->key.problem.groups.size(), 4u);
+  EXPECT_EQ(back->key.problem.groups[1].m, 1024);
+  EXPECT_EQ(raw_single_text(path_, "SELECT groups FROM points WHERE id = " + std::to_string(a)),
+            "1025x28672x4096/4096/4096/28672;1025x28672x4096/4096/4096/28672;"
+            "1024x28672x4096/4096/4096/28672;1024x28672x4096/4096/4096/28672");
+  // A damaged group list is a corrupt store, said in one line.
+  raw_exec(path_, "UPDATE points SET groups = '12x4' WHERE id = " + std::to_string(a));
+  try {
+    store.load(a);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kStore);
+    EXPECT_NE(std::string(e.what()).find("has groups '12x4'"), std::string::npos) << e.what();
+  }
+}
+
+// A store written before grouped calls (schema version 1) is read as it is, without a byte
+// changed; its first write brings it to version 2 and keeps every point, its id and its kernels.
+TEST_F(StoreTest, VersionOneStoreIsReadAsItIsAndMigratedAtItsFirstWrite) {
+  const std::string committed = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21-final/explain.db";
+  fs::copy_file(committed, path_);  // the committed file is never opened here
+  ASSERT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  const std::string kernels_before = raw_single_text(path_, "SELECT count(*) FROM kernels");
+  std::vector<StoredPoint> before;
+  {
+    Store reader(path_, Store::Access::kReadOnly);
+    before = reader.load_all();
+  }
+  ASSERT_GT(before.size(), 10u);
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  {
+    Store store(path_);
+    EXPECT_EQ(store.find(before[3].device, before[3].key), before[3].id);  // found before any write
+    store.save_point(sample_device(), sample_key(), sample_result());
+  }
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels"), kernels_before);
+  EXPECT_EQ(raw_single_text(path_, "PRAGMA foreign_key_check"), "");
+  Store after(path_, Store::Access::kReadOnly);
+  const std::vector<StoredPoint> now = after.load_all();
+  ASSERT_EQ(now.size(), before.size() + 1);
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(now[i].id, before[i].id);
+    EXPECT_TRUE(now[i].key.problem == before[i].key.problem);
+    EXPECT_EQ(now[i].kernels.size(), before[i].kernels.size());
+    EXPECT_EQ(now[i].result.timing.median_us, before[i].result.timing.median_us);
+  }
+  // Deleting a point still takes its kernels (the foreign key survived the rebuild).
+  raw_exec(path_, "PRAGMA foreign_keys = ON; DELETE FROM points WHERE id = " + std::to_string(before[0].id));
+  EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels WHERE point_id = " + std::to_string(before[0].id)), "0");
+}
+
 TEST_F(StoreTest, UnparsableDtypeIsReportedAsCorrupt) {
   Store store(path_);
   int64_t id = store.save_point(sample_device(), sample_key(), sample_result());

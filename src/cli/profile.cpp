@@ -1,0 +1,193 @@
+// `shapescope profile WORKLOAD`: every distinct GEMM of a real workload (a PyTorch profiler trace, a
+// GEMM list, or a model's step), measured on this GPU (or read from the store without one), ranked
+// by its time per step with explain's one-line verdict; the total against the trace's GEMM kernels.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "device/device.hpp"
+#include "model/config_workload.hpp"
+#include "report/output.hpp"
+#include "report/profile_report.hpp"
+#include "store/store.hpp"
+#include "views/profile.hpp"
+
+namespace shapescope {
+namespace {
+
+struct ProfileOptions {
+  WorkloadSource source;
+  StepArgs step;
+  std::string expert_tokens;  // "900,100,..." rows per expert (uneven routing)
+  bool fused_gate_up = false;
+  bool attention = false, attention_in_total = false;
+  int64_t sequence = 0;
+  std::string clocks = "sustained";
+  ProfileRequest request;
+  int device = 0;
+  bool json = false;
+  bool no_verdict = false;
+};
+
+// "900,100,0,..." as counts; Error(kUsage) naming --expert-tokens for anything else.
+std::vector<int64_t> parse_counts(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    int64_t v = -1;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (error != std::errc() || end != item.data() + item.size() || v < 0 || v > std::numeric_limits<int32_t>::max())
+      throw usage_error(fmt::format("--expert-tokens: '{}' in '{}' is not a token count (0..2147483647)", item, text));
+    out.push_back(v);
+  }
+  if (out.empty() || text.back() == ',')
+    throw usage_error(fmt::format("--expert-tokens: '{}' is not a comma list of token counts, one per expert", text));
+  return out;
+}
+
+// A model's step as a workload, with the MoE and attention options.
+Workload model_workload(const ProfileOptions& o) {
+  const ModelConfig config = resolve_model(o.source);
+  const ParsedStep step = parse_step(o.step, config, 1, "profile");
+  WorkloadRequest r;
+  r.tokens = step.tokens.front();
+  r.train = o.step.train;
+  r.tp = o.step.tp;
+  r.dtype = step.dtype;
+  if (!o.expert_tokens.empty()) r.expert_tokens = parse_counts(o.expert_tokens);
+  r.fused_gate_up = o.fused_gate_up;
+  r.attention = o.attention;
+  r.sequence = o.sequence;
+  if (o.attention && o.sequence < 1)
+    throw usage_error(fmt::format("--sequence: give the sequence length with --attention (QK^T and PV are per "
+                                  "sequence; it divides the {} tokens), e.g. --sequence 1024",
+                                  r.tokens));
+  Workload w;
+  try {
+    w = config_workload(config, r);
+  } catch (const Error& e) {
+    // The model says "workload: ..."; with a list given, the option is what to name.
+    const std::string what = e.what();
+    if (o.expert_tokens.empty() || what.find("expert token counts") == std::string::npos) throw;
+    throw usage_error(fmt::format("--expert-tokens: '{}': {}", o.expert_tokens, what.substr(what.find(": ") + 2)));
+  }
+  w.source = fmt::format("{} at {} tokens{}", config.name, r.tokens, r.train ? ", training" : "");
+  return w;
+}
+
+Workload profile_workload(const ProfileOptions& o) {
+  const SourceKind kind = source_kind(o.source);
+  if (kind == SourceKind::kModel) return model_workload(o);
+  const std::string option = kind == SourceKind::kTrace ? "--trace" : "--gemms";
+  refuse_step_options(o.step, option);
+  const auto refuse = [&](bool given, const char* name) {
+    if (given) throw usage_error(fmt::format("{}: goes with --model or --config, not with {}", name, option));
+  };
+  refuse(!o.expert_tokens.empty(), "--expert-tokens");
+  refuse(o.fused_gate_up, "--fused-gate-up");
+  refuse(o.attention, "--attention");
+  refuse(o.sequence != 0, "--sequence");
+  return load_file_workload(o.source);
+}
+
+void check_options(const ProfileOptions& o) {
+  const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
+  if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt)
+    throw usage_error(fmt::format("--backend: '{}' is not a backend profile can use (cublas, cublaslt; grouped calls "
+                                  "always run on cublas_grouped)",
+                                  o.request.backend));
+  check_samples(o.request.samples);
+  clock_state_option(o.clocks);
+  check_db_option(o.request.db);
+  if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
+}
+
+void run_profile(ProfileOptions o) {
+  check_options(o);
+  const Workload w = profile_workload(o);
+  if (w.gemms.empty()) {
+    const std::string why = !w.unmapped.empty() ? fmt::format("none of its {} GEMM ops could be mapped (the first: {}: {})",
+                                                               w.unmapped_count(), w.unmapped.front().op,
+                                                               w.unmapped.front().reason)
+                                                : (w.notes.empty() ? std::string("it holds no GEMM") : w.notes.front());
+    throw usage_error(fmt::format("{}: nothing to profile: {}", w.source, why));
+  }
+  o.request.fused_in_total = o.attention_in_total;
+  o.request.clocks = clock_state_option(o.clocks);
+  o.request.verdicts = !o.no_verdict;
+  const auto write = [&](const ProfileResult& result) {
+    if (o.json) {
+      write_profile_json(std::cout, result);
+    } else {
+      write_profile_text(std::cout, result);
+    }
+  };
+  if (device_count() == 0) {
+    write(profile_from_store(w, o.request));
+    return;
+  }
+  // Checked now, written only when a GEMM is measured.
+  Store store(o.request.db);
+  const DeviceContext device = query_device(o.device);
+  fmt::print(stderr, "{}\n", device_header(device));
+  std::unique_ptr<Progress> bar;  // one line on stderr for every GEMM of the step
+  const ProgressFor progress_for = [&](size_t points) {
+    bar = std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1);
+    return bar->callback();
+  };
+  write(profile_measure(w, o.request, device, store, progress_for, &g_interrupted));
+}
+
+}  // namespace
+
+void register_profile(CLI::App& app) {
+  auto o = std::make_shared<ProfileOptions>();
+  auto* cmd = app.add_subcommand("profile", "Your workload's GEMMs, measured, ranked by time, each explained");
+  cmd->footer(fmt::format(
+      "WORKLOAD is a PyTorch profiler trace (--trace: every aten::mm, addmm, bmm, baddbmm, matmul, linear,\n"
+      "_scaled_mm and _grouped_mm with its shapes, strides and dtype; record one with\n"
+      "torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True) and prof.export_chrome_trace), a GEMM\n"
+      "list (--gemms: CSV or JSON with m, n, k, layout, dtype, batch, count; optional lda, ldb, ldc, offset_a,\n"
+      "offset_b, name, group), or a model's step (--model NAME or --config FILE with --tokens N [--train]).\n"
+      "Every distinct GEMM is measured once (cold L2; the store is reused), with its count per step, time per\n"
+      "call and per step, share of the step's GEMM time and explain's one-line verdict (its neighbours are\n"
+      "measured too; --no-verdict skips them), ranked by time per step; the total is compared with the\n"
+      "trace's own GEMM kernel time. An MoE layer's experts run as one grouped call (cublas_grouped:\n"
+      "cublasGemmGroupedBatchedEx), M per expert from tokens x top-k / experts or --expert-tokens. Ops the\n"
+      "trace could not map are counted and listed. Without a GPU the store is read (--db) and what it lacks\n"
+      "is listed.\n"
+      "Presets: {}\n"
+      "Examples:\n"
+      "  shapescope profile --trace step.json\n"
+      "  shapescope profile --gemms megatron.csv --json\n"
+      "  shapescope profile --model gpt2 --tokens 12288 --train\n"
+      "  shapescope profile --model mixtral-8x7b --tokens 8192 --expert-tokens 4000,1000,2000,2384,1500,1500,2000,2000\n"
+      "  shapescope profile --model llama3-8b --tokens 8192 --attention --sequence 8192   # QK^T, PV listed\n"
+      "  shapescope profile --trace step.json --db h100.db   # no GPU here: from a store measured elsewhere",
+      preset_list()));
+  add_workload_source_options(cmd, o->source);
+  add_step_options(cmd, o->step, "tokens per step (batch x sequence), one value (with --model or --config)");
+  cmd->add_option("--expert-tokens", o->expert_tokens, "tokens routed to each expert, comma list (uneven routing)");
+  cmd->add_flag("--fused-gate-up", o->fused_gate_up, "the experts' gate and up projections as one GEMM (transformers 5)");
+  cmd->add_flag("--attention", o->attention, "list attention's QK^T and PV (usually fused by FlashAttention)");
+  cmd->add_flag("--attention-in-total", o->attention_in_total, "count them in the total (attention run as GEMMs)");
+  cmd->add_option("--sequence", o->sequence, "sequence length, with --attention (divides --tokens)");
+  cmd->add_option("--backend", o->request.backend, "cublas | cublaslt (grouped calls: cublas_grouped)");
+  cmd->add_option("--samples", o->request.samples, "samples per GEMM");
+  cmd->add_option("--clocks", o->clocks, "sustained | burst: the clock state the GEMMs are measured (and compared) in");
+  cmd->add_option("--db", o->request.db, "result store (SQLite file)");
+  add_device_option(cmd, o->device);
+  cmd->add_flag("--json", o->json, "the same content as one JSON document");
+  cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
+  cmd->callback([o] { run_profile(*o); });
+}
+
+}  // namespace shapescope

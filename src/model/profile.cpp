@@ -1,0 +1,81 @@
+#include "model/profile.hpp"
+
+#include <algorithm>
+
+#include "core/backend_kind.hpp"
+
+namespace shapescope {
+
+std::string profile_backend(const Problem& p, const std::string& backend) {
+  if (p.grouped()) return std::string(to_string(BackendKind::kCublasGrouped));
+  if (p.dtype == DType::kFp8) return std::string(to_string(BackendKind::kCublasLt));
+  return backend;
+}
+
+std::vector<ProfileRow> profile_rows(const Workload& w, const std::string& backend, bool fused_in_total) {
+  std::vector<ProfileRow> rows;
+  const double steps = double(std::max<int64_t>(w.steps, 1));
+  for (size_t i = 0; i < w.gemms.size(); ++i) {
+    const WorkloadGemm& g = w.gemms[i];
+    ProfileRow r;
+    r.gemm = i;
+    r.problem = grouped_problem(g.problems);
+    r.backend = profile_backend(r.problem, backend);
+    r.calls_per_step = double(g.count) / steps;
+    r.in_total = !g.usually_fused || fused_in_total;
+    if (g.kernel_us) r.trace_step_us = *g.kernel_us / steps;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void rank_rows(std::vector<ProfileRow>& rows, const RowTimeOf& time_of) {
+  double total = 0;
+  for (ProfileRow& r : rows) {
+    r.time = time_of(r);
+    r.step_us.reset();
+    r.share.reset();
+    if (r.time) r.step_us = r.calls_per_step * r.time->median_us;
+    if (r.step_us && r.in_total) total += *r.step_us;
+  }
+  for (ProfileRow& r : rows)
+    if (r.step_us && r.in_total && total > 0) r.share = *r.step_us / total;
+  const auto group = [](const ProfileRow& r) { return !r.step_us ? 2 : r.in_total ? 0 : 1; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const ProfileRow& a, const ProfileRow& b) {
+    if (group(a) != group(b)) return group(a) < group(b);
+    if (a.step_us && b.step_us && *a.step_us != *b.step_us) return *a.step_us > *b.step_us;
+    return a.gemm < b.gemm;
+  });
+}
+
+ProfileTotals profile_totals(const Workload& w, const std::vector<ProfileRow>& rows) {
+  ProfileTotals t;
+  for (const ProfileRow& r : rows) {
+    if (!r.in_total) {
+      ++t.outside_rows;
+      continue;
+    }
+    t.calls += w.gemms[r.gemm].count;
+    if (r.step_us) {
+      ++t.measured_rows;
+      t.measured_us += *r.step_us;
+    } else {
+      ++t.missing_rows;
+    }
+    if (r.trace_step_us) t.trace_us = t.trace_us.value_or(0) + *r.trace_step_us;
+    if (r.step_us && r.trace_step_us) {
+      ++t.compared_rows;
+      t.compared_measured_us += *r.step_us;
+      t.compared_trace_us += *r.trace_step_us;
+    }
+  }
+  t.calls /= std::max<int64_t>(w.steps, 1);
+  if (t.compared_rows > 0 && t.compared_trace_us > 0) t.ratio = t.compared_measured_us / t.compared_trace_us;
+  const double steps = double(std::max<int64_t>(w.steps, 1));
+  t.unmapped_ops = w.unmapped_count();
+  for (const UnmappedOp& u : w.unmapped)
+    if (u.kernel_us) t.unmapped_trace_us = t.unmapped_trace_us.value_or(0) + *u.kernel_us / steps;
+  return t;
+}
+
+}  // namespace shapescope

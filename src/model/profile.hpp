@@ -1,0 +1,56 @@
+// `shapescope profile`'s arithmetic: every distinct GEMM of a workload with its measured time per call
+// and per step, its share of the step's GEMM time, ranked by that time; and the step's total against
+// the trace's own GEMM kernel time. Pure C++: times come in through a function, nothing is measured.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/pad.hpp"
+#include "model/workload.hpp"
+
+namespace shapescope {
+
+// Which backend measures a call: a grouped call cublas_grouped (cublasGemmGroupedBatchedEx), an fp8
+// GEMM cublaslt (cuBLAS has no fp8), any other GEMM `backend` (cublas or cublaslt).
+std::string profile_backend(const Problem& problem, const std::string& backend);
+
+struct ProfileRow {
+  size_t gemm = 0;                     // index into Workload::gemms
+  Problem problem;                     // what is measured: a grouped call as one problem
+  std::string backend;                 // what measures it (profile_backend)
+  double calls_per_step = 0;           // count / the workload's steps
+  bool in_total = true;                // false: attention's QK^T and PV, which FlashAttention fuses
+  std::optional<GemmTime> time;        // per call; nullopt: not measured
+  std::optional<double> step_us;       // calls_per_step x median
+  std::optional<double> share;         // of the measured total (rows in the total only)
+  std::optional<double> trace_step_us; // the trace's kernel time of these calls, per step
+};
+
+// One row per call of the workload, in its order. Calls marked usually_fused are left out of the
+// total unless `fused_in_total` (a program that runs attention as plain GEMMs).
+std::vector<ProfileRow> profile_rows(const Workload& workload, const std::string& backend, bool fused_in_total);
+
+// Fills each row's time (from `time_of`), time per step and share, and ranks them: the measured
+// rows of the total by time per step (largest first), then the measured rows outside it, then the
+// rows with no time, each in workload order where equal.
+using RowTimeOf = std::function<std::optional<GemmTime>(const ProfileRow&)>;
+void rank_rows(std::vector<ProfileRow>& rows, const RowTimeOf& time_of);
+
+struct ProfileTotals {
+  int64_t calls = 0;                   // GEMM calls per step in the total (counts / steps)
+  double measured_us = 0;              // per step, over the measured rows of the total
+  size_t measured_rows = 0, missing_rows = 0, outside_rows = 0;
+  std::optional<double> trace_us;      // per step: the trace's GEMM kernel time of the rows of the total
+  // Like with like: the rows of the total that have both a measurement and a trace time.
+  size_t compared_rows = 0;
+  double compared_measured_us = 0, compared_trace_us = 0;
+  std::optional<double> ratio;         // compared measured / compared trace
+  int64_t unmapped_ops = 0;            // ops the source could not map (all steps of a trace)
+  std::optional<double> unmapped_trace_us;  // their kernels' time, per step
+};
+ProfileTotals profile_totals(const Workload& workload, const std::vector<ProfileRow>& rows);
+
+}  // namespace shapescope

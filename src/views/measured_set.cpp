@@ -1,0 +1,120 @@
+#include "views/measured_set.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "measure/measure.hpp"
+#include "timing/stats.hpp"
+#include "views/annotated.hpp"
+
+namespace shapescope {
+namespace {
+
+// Everything that tells two calls apart, as text.
+std::string key_of(const Problem& p, const std::string& backend) {
+  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", backend, to_string(p.dtype),
+                     to_string(p.layout), p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c,
+                     groups_text(p));
+}
+
+}  // namespace
+
+MeasuredSet::MeasuredSet(const DeviceContext& device, Store& store, int samples, ClockState clocks,
+                         const std::atomic<bool>* interrupted,
+                         std::string command)
+    : device_(device), store_(store), samples_(samples), clocks_(clocks), interrupted_(interrupted), command_(std::move(command)) {}
+
+size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
+  std::map<std::string, bool> seen;
+  for (const auto& [p, backend] : wanted)
+    if (!find(p, backend)) seen[key_of(p, backend)] = true;
+  return seen.size();
+}
+
+std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProblem>& wanted,
+                                                  const ProgressFor& progress_for) {
+  // One request per backend and dtype, the problems in the order asked, each once.
+  std::map<std::pair<std::string, DType>, MeasureRequest> requests;
+  std::map<std::string, bool> asked;
+  for (const auto& [p, backend] : wanted) {
+    if (find(p, backend) || !asked.emplace(key_of(p, backend), true).second) continue;
+    MeasureRequest& r = requests[{backend, p.dtype}];
+    r.backends = {backend};
+    r.measure.samples = samples_;
+    r.measure.clocks = clocks_;
+    r.problems.push_back(p);
+  }
+  std::vector<std::string> skipped;
+  for (auto& [which, request] : requests) {
+    const MeasureOutcome outcome =
+        measure(request, device_, store_, progress_for(request.problems.size()), interrupted_);
+    annotate_and_save(store_, outcome.points);
+    if (outcome.interrupted)
+      throw Error(ExitCode::kInterrupted,
+                  fmt::format("{}: interrupted (measured points are saved; the same command resumes)", command_));
+    skipped.insert(skipped.end(), outcome.skipped.begin(), outcome.skipped.end());
+    measured_ += outcome.measured;
+    reused_ += outcome.reused;
+    const std::string algo = default_algo(which.first);
+    for (const StoredPoint& p : with_clock_state(outcome.points, clocks_))
+      if (p.key.backend == which.first && p.key.algo == algo && !p.key.hot)
+        points_.emplace(key_of(p.key.problem, p.key.backend), p);
+  }
+  return skipped;
+}
+
+const StoredPoint* MeasuredSet::find(const Problem& problem, const std::string& backend) const {
+  const auto found = points_.find(key_of(problem, backend));
+  return found != points_.end() && found->second.key.problem == problem ? &found->second : nullptr;
+}
+
+std::optional<GemmTime> MeasuredSet::time_of(const Problem& problem, const std::string& backend) const {
+  const StoredPoint* p = find(problem, backend);
+  if (!p) return std::nullopt;
+  return GemmTime{p->result.timing.median_us, p->result.timing.noise};
+}
+
+std::optional<Annotation> MeasuredSet::annotation_of(const Problem& problem, const std::string& backend) const {
+  const StoredPoint* p = find(problem, backend);
+  if (!p) return std::nullopt;
+  return annotate_points(store_, {*p}).front();
+}
+
+MeasurementSummary MeasuredSet::summary() const {
+  MeasurementSummary m;
+  m.device = device_;
+  m.measured = measured_;
+  m.reused = reused_;
+  std::vector<double> clocks;
+  for (const auto& [key, p] : points_) {
+    if (p.result.timing.sm_clock_mhz) clocks.push_back(*p.result.timing.sm_clock_mhz);
+    m.throttled += p.result.timing.throttled;
+  }
+  m.gemms = points_.size();
+  if (!clocks.empty()) m.median_clock_mhz = middle_value(clocks);
+  return m;
+}
+
+ProgressFor single_progress_line(const ProgressCallback& line, size_t total) {
+  // Points of the calls before the current one, and of the current one.
+  auto before = std::make_shared<std::pair<size_t, size_t>>(0, 0);
+  return [line, total, before](size_t points) {
+    before->first += before->second;
+    before->second = points;
+    const size_t done = before->first;
+    return ProgressCallback([line, total, done, points](const MeasureProgress& p) {
+      if (!line) return;
+      MeasureProgress q = p;
+      q.fraction = total > 0 ? (double(done) + p.fraction * double(points)) / double(total) : 1.0;
+      q.measured = done + p.measured;
+      q.finished = p.finished && done + points >= total;
+      line(q);
+    });
+  };
+}
+
+}  // namespace shapescope

@@ -1,0 +1,196 @@
+#include "views/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "model/kernel_name.hpp"
+#include "views/annotated.hpp"
+#include "views/explain.hpp"
+
+namespace shapescope {
+namespace {
+
+// Explain's report for one GEMM (report/ words its first line), or why there is none.
+struct Verdict {
+  std::optional<ExplainReport> report;
+  std::string why_none;
+};
+
+// The one call into explain's view (views/explain.hpp): nothing else in this file knows explain, so
+// that a rewrite of explain changes this function only. With a device and a store it measures the
+// GEMM's neighbours (reusing the store); without, it reads them from the request's store.
+Verdict explain_verdict(const Problem& p, const std::string& backend, const ProfileRequest& r,
+                        const DeviceContext* device, Store* store, const std::atomic<bool>* interrupted) {
+  ExplainRequest o;
+  o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  o.plan.dtype = std::string(to_string(p.dtype));
+  o.plan.layout = std::string(to_string(p.layout));
+  o.plan.batch = std::to_string(p.batch);
+  // Leading dimensions that are not the packed ones (a slice of a wider tensor) stay as they are.
+  if (p.lda != p.a_cols()) o.plan.lda = p.lda;
+  if (p.ldb != p.b_cols()) o.plan.ldb = p.ldb;
+  if (p.ldc != p.n) o.plan.ldc = p.ldc;
+  if (p.off_a != p.off_b || p.off_c != 0) return {std::nullopt, "explain takes one offset for A and B, none for C"};
+  o.plan.offset = p.off_a;
+  o.backend = backend;
+  o.measure.samples = r.samples;
+  o.measure.clocks = r.clocks;
+  o.clocks_given = true;
+  o.db = r.db;
+  const ShapeArg shape{p.m, p.n, p.k, false};
+  try {
+    const Problem target = plan_one(o, p.m, p.n, p.k);
+    const ProgressFor silent = [](size_t) { return ProgressCallback(); };
+    const ExplainReport report = device ? explain_measured(o, shape, target, *device, *store, silent, interrupted)
+                                        : explain_without_gpu(o, shape, nullptr, target);
+    return {report, ""};
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::kInterrupted) throw;
+    return {std::nullopt, e.what()};
+  }
+}
+
+// What a row's verdict is about: the row's GEMM, or a grouped call's largest group (explain knows
+// single GEMMs), run as cuBLAS runs one expert of a per-expert loop.
+std::pair<Problem, std::string> explained(const ProfileRow& row, const std::string& backend) {
+  if (!row.problem.grouped()) return {row.problem, row.backend};
+  size_t largest = 0;
+  for (size_t g = 1; g < row.problem.groups.size(); ++g)
+    if (row.problem.group(g).flops() > row.problem.group(largest).flops()) largest = g;
+  return {row.problem.group(largest), backend};
+}
+
+void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* store,
+                  const std::atomic<bool>* interrupted) {
+  if (!result.request.verdicts) return;
+  for (ProfileEntry& e : result.entries) {
+    if (!e.row.time) continue;
+    const auto [problem, backend] = explained(e.row, result.request.backend);
+    if (e.row.problem.grouped()) e.verdict_shape = fmt::format("{} {}", problem.shape_string(), to_string(problem.layout));
+    const Verdict v = explain_verdict(problem, backend, result.request, device, store, interrupted);
+    e.explanation = v.report;
+    e.no_verdict = v.why_none;
+  }
+}
+
+// The entries in rank order, each with the kernel and annotation of its point.
+void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Store& store,
+                  const std::function<const StoredPoint*(const ProfileRow&)>& point_of) {
+  rank_rows(rows, [&](const ProfileRow& r) -> std::optional<GemmTime> {
+    const StoredPoint* p = point_of(r);
+    if (!p) return std::nullopt;
+    return GemmTime{p->result.timing.median_us, p->result.timing.noise};
+  });
+  result.totals = profile_totals(result.workload, rows);
+  for (ProfileRow& r : rows) {
+    ProfileEntry e;
+    if (const StoredPoint* p = point_of(r)) {
+      e.annotation = annotate_points(store, {*p}).front();
+      if (e.annotation->main_kernel >= 0) e.kernel = short_kernel_name(p->kernels[size_t(e.annotation->main_kernel)].name);
+    }
+    e.row = std::move(r);
+    result.entries.push_back(std::move(e));
+  }
+}
+
+bool same_setup(const DeviceContext& a, const DeviceContext& b) {
+  return a.gpu_uuid == b.gpu_uuid && a.driver == b.driver && a.cublas == b.cublas && a.cublaslt == b.cublaslt;
+}
+
+// The stored point of each row (the library's own choice, cold), on the GPU that has the most of them.
+std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows,
+                                                      const std::vector<StoredPoint>& pool, StoredSource& source) {
+  std::vector<std::vector<const StoredPoint*>> candidates(rows.size());
+  std::map<std::string, std::pair<size_t, const StoredPoint*>> per_setup;  // rows found, a point of it
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const StoredPoint& p : pool) {
+      if (p.key.hot || p.key.backend != rows[i].backend || p.key.algo != default_algo(rows[i].backend) ||
+          !(p.key.problem == rows[i].problem))
+        continue;
+      candidates[i].push_back(&p);
+    }
+  }
+  for (const auto& list : candidates) {
+    std::map<std::string, const StoredPoint*> setups;
+    for (const StoredPoint* p : list) setups[p->device.gpu_uuid + p->device.driver + p->device.cublas] = p;
+    for (const auto& [key, p] : setups) {
+      auto& entry = per_setup[key];
+      ++entry.first;
+      entry.second = p;
+    }
+  }
+  const StoredPoint* anchor = nullptr;
+  size_t most = 0;
+  for (const auto& [key, entry] : per_setup)
+    if (entry.first > most) std::tie(most, anchor) = entry;
+  std::vector<std::optional<StoredPoint>> out(rows.size());
+  if (!anchor) return out;
+  source.device = anchor->device;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const StoredPoint* p : candidates[i]) {
+      if (!same_setup(p->device, anchor->device)) continue;
+      if (!out[i] || p->result.measured_at > out[i]->result.measured_at) out[i] = *p;
+    }
+    if (!out[i]) continue;
+    ++source.points;
+    const std::string& at = out[i]->result.measured_at;
+    if (source.first.empty() || at < source.first) source.first = at;
+    if (at > source.last) source.last = at;
+  }
+  return out;
+}
+
+}  // namespace
+
+ProfileResult profile_measure(const Workload& workload, const ProfileRequest& request, const DeviceContext& device,
+                              Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
+  ProfileResult result;
+  result.workload = workload;
+  result.request = request;
+  std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
+  MeasuredSet set(device, store, request.samples, request.clocks, interrupted, "profile");
+  std::vector<BackendProblem> wanted;
+  for (const ProfileRow& r : rows) wanted.emplace_back(r.problem, r.backend);
+  const size_t points = set.unknown(wanted);
+  const ProgressCallback progress = progress_for(points);
+  result.skipped = set.measure_all(wanted, single_progress_line(progress, points));
+  if (progress) progress(MeasureProgress{1.0, points, 0, true});
+  fill_entries(result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); });
+  result.measured = set.summary();
+  add_verdicts(result, &device, &store, interrupted);
+  return result;
+}
+
+ProfileResult profile_from_store(const Workload& workload, const ProfileRequest& request) {
+  ProfileResult result;
+  result.workload = workload;
+  result.request = request;
+  std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
+  const std::string again = "measure them on a GPU with the same command";
+  if (!std::filesystem::exists(request.db))
+    throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here and no store '{}' to read the {} GEMMs of {} from; {}",
+                                              request.db, rows.size(), workload.source, again));
+  Store store(request.db, Store::Access::kReadOnly);
+  StoredSource source;
+  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, store.load_all(), source);
+  if (source.points == 0)
+    throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here, and the store '{}' holds none of the {} GEMMs of {}; {}",
+                                              request.db, rows.size(), workload.source, again));
+  std::map<size_t, const StoredPoint*> of_gemm;  // by the row's call (rows are reordered when ranked)
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (points[i]) of_gemm[rows[i].gemm] = &*points[i];
+  fill_entries(result, std::move(rows), store, [&](const ProfileRow& r) -> const StoredPoint* {
+    const auto it = of_gemm.find(r.gemm);
+    return it != of_gemm.end() ? it->second : nullptr;
+  });
+  result.stored = source;
+  add_verdicts(result, nullptr, nullptr, nullptr);
+  return result;
+}
+
+}  // namespace shapescope

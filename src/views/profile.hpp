@@ -1,0 +1,66 @@
+// `profile`'s view: every distinct GEMM of a workload (a trace, a GEMM list or a model's step), timed
+// on this GPU (measure(), the store reused) or read from the store when there is no GPU here, ranked
+// by its time per step, each with explain's one-line verdict; and the step's total against the
+// trace's own GEMM kernel time. Returns the content; report/profile_report.hpp writes it.
+#pragma once
+#include <optional>
+
+#include "views/explain.hpp"
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_context.hpp"
+#include "measure/progress.hpp"
+#include "model/profile.hpp"
+#include "store/store.hpp"
+#include "views/measured_set.hpp"
+
+namespace shapescope {
+
+struct ProfileRequest {
+  std::string backend = "cublas";  // for ordinary GEMMs (profile_backend picks the others')
+  int samples = 10;
+  ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
+  std::string db = "shapescope.db";
+  bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
+  bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
+};
+
+struct ProfileEntry {
+  ProfileRow row;
+  std::string kernel;            // short name of the main kernel of the measured call; "" unknown
+  std::optional<Annotation> annotation;
+  std::optional<ExplainReport> explanation;  // explain's, worded by report/; nullopt when there is none
+  std::string verdict_shape;     // the GEMM explained, when not the row's own (a grouped call's largest group)
+  std::string no_verdict;        // why there is none (explain's own message), "" otherwise
+};
+
+// The stored measurements a profile without a GPU reads: one GPU's (the one with the most of them).
+struct StoredSource {
+  DeviceContext device;
+  std::string first, last;       // measured_at of the oldest and newest point used
+  size_t points = 0;
+};
+
+struct ProfileResult {
+  Workload workload;
+  ProfileRequest request;
+  std::vector<ProfileEntry> entries;  // ranked (rank_rows)
+  ProfileTotals totals;
+  std::optional<MeasurementSummary> measured;  // measured now, on a GPU here
+  std::optional<StoredSource> stored;          // read from the store (no GPU here)
+  std::vector<std::string> skipped;            // measure()'s skip lines
+};
+
+// With a GPU: every GEMM measured (what the store has is reused) on one progress line, asked of
+// `progress_for` once with the number of points to measure; the annotations saved; then each GEMM
+// explained (its neighbours measured the same way, silently).
+ProfileResult profile_measure(const Workload& workload, const ProfileRequest& request, const DeviceContext& device,
+                              Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted);
+// No GPU here: the store read only; the GEMMs it lacks are listed (rows without a time). Throws
+// Error(kNoGpu) in one line when there is no store or it holds none of the GEMMs.
+ProfileResult profile_from_store(const Workload& workload, const ProfileRequest& request);
+
+}  // namespace shapescope
