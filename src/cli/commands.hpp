@@ -34,6 +34,10 @@ void check_fp8_backend(DType dtype, const std::string& backend);
 struct PlotFilter;
 void add_selection_options(CLI::App* cmd, PlotFilter& filter);
 
+// SHAPE of explain and plot tilegrid: N or MxNxK, each size at most 2^31-1 (cuBLAS takes 32-bit
+// sizes); Error(kUsage) naming SHAPE and the value otherwise.
+struct ShapeArg;
+ShapeArg parse_shape_option(const std::string& text);
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.

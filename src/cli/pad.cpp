@@ -103,7 +103,7 @@ void run_pad(const PadOptions& o) {
   check_fp8_backend(*dtype, o.backend);
   check_samples(o.samples);
   check_tp(config, o.tp);
-
+  check_db_option(o.db);
 
   PadRequest request;
   request.tokens = tokens;
@@ -131,7 +131,6 @@ void run_pad(const PadOptions& o) {
     throw Error(ExitCode::kNoGpu,
                 "pad: no GPU here, and measuring needs one; --dry-run lists the GEMMs and candidates without it");
 
-  check_db_option(o.db);
   // Checked now, written only when a GEMM is measured.
   Store store(o.db);
   const DeviceContext device = query_device(o.device);

@@ -61,9 +61,7 @@ void render(const PlotOptions& o, const Plot& plot, const std::string& default_n
   const PlotPaths paths = plot_paths(o.out, default_name);
   // None of the four files may be a store the plot reads, a directory or a device.
   for (const char* extension : {"svg", "png", "gp", "dat"})
-    check_output_path(paths.file(extension), "--out",
-                      {o.db, o.db + "-wal", o.db + "-shm", o.calibration, o.calibration + "-wal",
-                       o.calibration + "-shm"});
+    check_output_path(paths.file(extension), "--out", {o.db, o.calibration});
   const std::string template_path =
       (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
   const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
@@ -133,8 +131,7 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   std::optional<ShapeArg> shape;
   if (tilegrid) {
     if (o.shape.empty()) throw usage_error("SHAPE: plot tilegrid needs a shape (e.g. 1793 or 4096x1x4096)");
-    shape = parse_shape(o.shape);
-    if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793)", o.shape));
+    shape = parse_shape_option(o.shape);
     for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--m", &o.filter.m},
                                         {"--n", &o.filter.n}, {"--k", &o.filter.k}}) {
       if (!value->empty())

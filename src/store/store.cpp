@@ -182,6 +182,11 @@ std::string describe(int rc, const char* otherwise) {
 }
 
 [[noreturn]] void fail_sqlite(const std::string& path, sqlite3* db, int rc, const char* otherwise) {
+  // A rollback journal left by a writer that was killed: reading needs it rolled back, which writes.
+  if (rc == SQLITE_READONLY_ROLLBACK)
+    fail(path, fmt::format("a write to it was cut off ('{0}-journal' holds what to roll back, which shapescope "
+                           "leaves to you: sqlite3 '{0}' 'PRAGMA quick_check')",
+                           path));
   // The connection's message names the failure more precisely than the code's generic text.
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   fail(path, fmt::format("{} ({})", describe(rc, otherwise), message));
@@ -487,13 +492,48 @@ void create_schema(sqlite3* db, const std::string& path) {
        "cannot create the schema");
 }
 
+// How to read a store without changing a byte of it or making a file beside it (SQLite's plain
+// read-only open would: it makes -wal and -shm files for a WAL store, and rewrites a stale -shm):
+// - nothing beside it (no writer at work, nothing left over): immutable, no locks, no files;
+// - a -wal with its -shm (a writer at work, or one killed after a commit): readonly_shm reads the
+//   WAL through the -shm without writing it (SQLite rebuilds a stale -shm in memory);
+// - a -wal without its -shm: SQLite could read it only by making the -shm: refused;
+// - a rollback -journal (a writer at work, or one killed half way): through the locks; a journal
+//   that must be rolled back first is refused by SQLite (SQLITE_READONLY_ROLLBACK, fail_sqlite).
+constexpr const char* kImmutable = "?immutable=1";
+std::string read_query(const std::string& path) {
+  namespace fs = std::filesystem;
+  auto beside = [&path](const char* suffix) {
+    std::error_code ec;
+    const auto size = fs::file_size(path + suffix, ec);
+    return !ec && size > 0;
+  };
+  if (beside("-wal")) {
+    std::error_code ec;
+    if (!fs::exists(path + "-shm", ec))
+      fail(path, fmt::format("'{0}-wal' holds writes that SQLite reads only by making '{0}-shm', which shapescope "
+                             "leaves to you: sqlite3 '{0}' 'PRAGMA quick_check'",
+                             path));
+    return "?mode=ro&readonly_shm=1";
+  }
+  if (beside("-journal")) return "";
+  return kImmutable;
+}
+
 // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
 // when a sweep reaches the damaged pages; stores are small, so check every page now.
+// SQLite lists one problem per row, the first after a "*** in database main ***" line (a damaged page
+// can fail the next step itself): the message names the first problem, on one line.
 void check_pages(sqlite3* db, const std::string& path) {
   Statement check(db, path, "PRAGMA quick_check");
   while (check.step()) {
     std::string result = check.text(0);
-    if (result != "ok") fail(path, fmt::format("not a shapescope store or corrupt ({})", result));
+    if (result == "ok") continue;
+    const std::string header = "*** in database main ***";
+    const size_t start = result.find_first_not_of("\n ", result.rfind(header, 0) == 0 ? header.size() : 0);
+    result = result.substr(start == std::string::npos ? 0 : start);
+    std::replace(result.begin(), result.end(), '\n', ' ');
+    fail(path, fmt::format("not a shapescope store or corrupt ({})", result));
   }
 }
 
@@ -526,23 +566,20 @@ Store::Store(const std::string& path, Access access)
 }
 
 // Opens the file and checks that it is a shapescope store of a schema this build reads.
-// Read-only (views, and a measuring command until its first write) never changes a byte: a store
-// that no process is writing (no -wal beside it) is opened immutable, so SQLite creates no -wal or
-// -shm files either; one with a live or left-over -wal is read through it (mode=ro).
+// Read-only (views, and a measuring command until its first write) never changes a byte nor makes a
+// file beside the store (read_query()).
 // Writable (the first write): creates the file or brings its schema up to date in one transaction,
 // saying so in one line when an existing store changes.
 void Store::open_connection(bool writable) const {
-  namespace fs = std::filesystem;
   int flags = SQLITE_OPEN_URI;
   std::string uri = uri_of(path_);
   if (writable) {
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   } else {
     flags |= SQLITE_OPEN_READONLY;
-    std::error_code ec;
-    const bool has_wal = fs::exists(path_ + "-wal", ec) && fs::file_size(path_ + "-wal", ec) > 0;
-    // A measuring command reads through the normal locks: another writer may be at work.
-    if (read_only_ && !has_wal) uri += "?immutable=1";
+    const std::string query = read_query(path_);
+    immutable_ = query == kImmutable;
+    uri += query;
   }
   int rc = sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -580,6 +617,12 @@ void Store::open_connection(bool writable) const {
 }
 
 sqlite3* Store::reader() const {
+  // A measuring command reads without locks while nothing is beside the store; when a writer has
+  // started since (its -wal appeared), it reads through the WAL instead.
+  if (db_ != nullptr && immutable_ && !read_only_ && std::filesystem::exists(path_ + "-wal")) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
   if (db_ == nullptr && std::filesystem::exists(path_)) open_connection(false);
   return db_;
 }

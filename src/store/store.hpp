@@ -75,6 +75,7 @@ class Store {
   mutable sqlite3* db_ = nullptr;  // null until the file exists (see reader())
   bool read_only_ = false;
   mutable bool writable_ = false;  // the connection is open read-write (after the first write)
+  mutable bool immutable_ = false;  // the connection reads without locks (nothing was beside the file)
 };
 
 }  // namespace shapescope
