@@ -102,6 +102,11 @@ class DataSafety : public ::testing::Test {
     // A committed store (rollback journal, no annotations table, as measured on the H200), a
     // results file a user cares about, and an earlier figure.
     fs::copy_file(kSquares, dir_ / "store.db");
+    // As committed: rollback journal (bytes 18 and 19 of the header are 1; WAL makes them 2). Other
+    // tests read the committed stores in place: were one of them to write, this says so here.
+    const std::string header = read_bytes(dir_ / "store.db").substr(0, 20);
+    ASSERT_EQ(header.substr(18, 2), std::string("\x01\x01", 2))
+        << kSquares << " is no longer as committed (it was opened for writing): git checkout it";
     std::ofstream(dir_ / "results.csv") << "precious user data\n";
     fs::create_directories(dir_ / "figures");
     std::ofstream(dir_ / "figures" / "flops.svg") << "an earlier figure\n";
