@@ -257,8 +257,9 @@ for spec in "${bins[@]}"; do
   echo
   echo "\`$("$bin" --version 2>&1 | head -n 1)\`"
   echo
+  before=$violations
   battery
+  echo
+  echo "Violations of the promise by this binary: $((violations - before))"
 done
-echo
-echo "Violations: $violations"
 [ "$violations" -eq 0 ]
