@@ -501,6 +501,14 @@ void create_schema(sqlite3* db, const std::string& path) {
 // - a rollback -journal (a writer at work, or one killed half way): through the locks; a journal
 //   that must be rolled back first is refused by SQLite (SQLITE_READONLY_ROLLBACK, fail_sqlite).
 constexpr const char* kImmutable = "?immutable=1";
+
+// The file's size and modification time: what a write by another process changes.
+std::pair<uintmax_t, int64_t> file_stamp(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto time = std::filesystem::last_write_time(path, ec);
+  return {size, int64_t(time.time_since_epoch().count())};
+}
 std::string read_query(const std::string& path) {
   namespace fs = std::filesystem;
   auto beside = [&path](const char* suffix) {
@@ -579,6 +587,7 @@ void Store::open_connection(bool writable) const {
     flags |= SQLITE_OPEN_READONLY;
     const std::string query = read_query(path_);
     immutable_ = query == kImmutable;
+    immutable_stamp_ = file_stamp(path_);
     uri += query;
   }
   int rc = sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr);
@@ -617,9 +626,10 @@ void Store::open_connection(bool writable) const {
 }
 
 sqlite3* Store::reader() const {
-  // A measuring command reads without locks while nothing is beside the store; when a writer has
-  // started since (its -wal appeared), it reads through the WAL instead.
-  if (db_ != nullptr && immutable_ && !read_only_ && std::filesystem::exists(path_ + "-wal")) {
+  // A measuring command reads without locks while nothing is beside the store; when another process
+  // has written since (its -wal appeared, or the file changed), it opens the store again.
+  if (db_ != nullptr && immutable_ && !read_only_ &&
+      (std::filesystem::exists(path_ + "-wal") || file_stamp(path_) != immutable_stamp_)) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fields.hpp"
@@ -76,6 +77,7 @@ class Store {
   bool read_only_ = false;
   mutable bool writable_ = false;  // the connection is open read-write (after the first write)
   mutable bool immutable_ = false;  // the connection reads without locks (nothing was beside the file)
+  mutable std::pair<uintmax_t, int64_t> immutable_stamp_;  // the file's size and time when it opened
 };
 
 }  // namespace shapescope
