@@ -75,10 +75,28 @@ named_files() {
   done | sort -u
 }
 
+# With a GPU, a measuring command (sweep, explain, pad without --dry-run; info --calibrate) that
+# succeeds may write its store (--db, or shapescope.db) and its --out: the files it may change.
+measured_outputs() {
+  [ "$gpu" = 1 ] || return 0
+  local args=" $* " db=shapescope.db out="" prev="" a
+  case "$1" in
+    sweep|explain|pad) [[ "$args" == *" --dry-run "* || "$args" == *" --gpu "* ]] && return 0 ;;
+    info) [[ "$args" == *" --calibrate "* ]] || return 0 ;;
+    *) return 0 ;;
+  esac
+  for a in "$@"; do
+    [ "$prev" = --db ] && db=$a
+    [ "$prev" = --out ] && out=$a
+    prev=$a
+  done
+  echo "$db $db-wal $db-shm $db-journal $out"
+}
+
 # case_ ALLOWED ARGS...: ALLOWED is '-' (no byte may change) or the files that a successful command
 # writes (space separated; 'plotdir/*' for anything in that folder).
 case_() {
-  local allowed=$1; shift
+  local allowed="$1 $(measured_outputs "${@:2}")"; shift
   rm -rf "$run_dir"
   cp -a "$fixtures" "$run_dir"
   cd "$run_dir" || exit 1
@@ -136,6 +154,7 @@ battery() {
   case_ - sweep --n 64 --out plotdir
   case_ - sweep --n 64 --out /dev/null
   case_ - sweep --n 64 --out missing/x.csv
+  case_ - sweep --n 200000 --out results.csv --db store.db
   case_ - export --db store.db --out store.db
   case_ - export --db store.db --out /dev/null
   case_ - export --db store.db --out results.csv --dtype fp16
@@ -225,11 +244,13 @@ done
 if [ ${#bins[@]} -eq 0 ]; then
   for b in build build-cpu; do [ -x "$src/$b/shapescope" ] && bins+=("$b/shapescope=$src/$b/shapescope"); done
 fi
+gpu=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
 make_fixtures
 cd "$fixtures" || exit 1
 echo "# Data-safety cases (issue 18)"
 echo
-echo "Made by \`scripts/data_safety_cases.sh\`, as $(id -un), on a machine with$(command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || echo "out") a GPU."
+echo "Made by \`scripts/data_safety_cases.sh\`, as $(id -un), on a machine with$([ "$gpu" = 1 ] || echo "out") a GPU."
 echo "Each command runs in a fresh copy of these files (sha256, first 12 digits; \`=\` after a file: not a byte changed):"
 echo
 for f in $(find . -type f | sort); do
@@ -248,8 +269,8 @@ for f in $(find . -type f | sort); do
   echo "- \`${f#./}\` $(sha256sum "$f" | cut -c1-12): $what"
 done
 echo
-echo "promise: ok when no file changed, or only the files the command was asked to write and it exited 0,"
-echo "and a failing command said one line."
+echo "promise: ok when no file changed, or only the files the command was asked to write and it exited 0"
+echo "(with a GPU, a measuring command's store and --out), and a failing command said one line."
 for spec in "${bins[@]}"; do
   label=${spec%%=*}; bin=${spec#*=}
   echo
