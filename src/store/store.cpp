@@ -492,14 +492,6 @@ void create_schema(sqlite3* db, const std::string& path) {
        "cannot create the schema");
 }
 
-// How to read a store without changing a byte of it or making a file beside it (SQLite's plain
-// read-only open would: it makes -wal and -shm files for a WAL store, and rewrites a stale -shm):
-// - nothing beside it (no writer at work, nothing left over): immutable, no locks, no files;
-// - a -wal with its -shm (a writer at work, or one killed after a commit): readonly_shm reads the
-//   WAL through the -shm without writing it (SQLite rebuilds a stale -shm in memory);
-// - a -wal without its -shm: SQLite could read it only by making the -shm: refused;
-// - a rollback -journal (a writer at work, or one killed half way): through the locks; a journal
-//   that must be rolled back first is refused by SQLite (SQLITE_READONLY_ROLLBACK, fail_sqlite).
 constexpr const char* kImmutable = "?immutable=1";
 
 // The file's size and modification time: what a write by another process changes.
@@ -509,6 +501,15 @@ std::pair<uintmax_t, int64_t> file_stamp(const std::string& path) {
   const auto time = std::filesystem::last_write_time(path, ec);
   return {size, int64_t(time.time_since_epoch().count())};
 }
+
+// How to read a store without changing a byte of it or making a file beside it (SQLite's plain
+// read-only open would: it makes -wal and -shm files for a WAL store, and rewrites a stale -shm):
+// - nothing beside it (no writer at work, nothing left over): immutable, no locks, no files;
+// - a -wal with its -shm (a writer at work, or one killed after a commit): readonly_shm reads the
+//   WAL through the -shm without writing it (SQLite rebuilds a stale -shm in memory);
+// - a -wal without its -shm: SQLite could read it only by making the -shm: refused;
+// - a rollback -journal (a writer at work, or one killed half way): through the locks; a journal
+//   that must be rolled back first is refused by SQLite (SQLITE_READONLY_ROLLBACK, fail_sqlite).
 std::string read_query(const std::string& path) {
   namespace fs = std::filesystem;
   auto beside = [&path](const char* suffix) {
