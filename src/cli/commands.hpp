@@ -94,6 +94,10 @@ ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t ma
 // A trace or GEMM list records its own shapes: a step option given with one is refused, naming it.
 void refuse_step_options(const StepArgs& step, const std::string& source_option);
 
+// SHAPE of explain and plot tilegrid: N or MxNxK, each size at most 2^31-1 (cuBLAS takes 32-bit
+// sizes); Error(kUsage) naming SHAPE and the value otherwise.
+struct ShapeArg;
+ShapeArg parse_shape_option(const std::string& text);
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <limits>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -39,11 +38,7 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
 }
 
 void run_explain(const ExplainOptions& o) {
-  const auto shape = parse_shape(o.request.shape);
-  if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", o.request.shape));
-  constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();  // cuBLAS takes 32-bit sizes
-  if (shape->m > kMaxSize || shape->n > kMaxSize || shape->k > kMaxSize)
-    throw usage_error(fmt::format("SHAPE: '{}' has a size above {} (cuBLAS takes 32-bit sizes)", o.request.shape, kMaxSize));
+  const ShapeArg shape = parse_shape_option(o.request.shape);
   check_db_option(o.request.db);
   const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
   if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt && kind != BackendKind::kCustom)
@@ -71,14 +66,14 @@ void run_explain(const ExplainOptions& o) {
   if (!o.request.tile.empty() && o.gpu.empty()) throw usage_error(fmt::format("--tile: '{}' needs --gpu NAME (a model prediction)", o.request.tile));
   if (!o.request.tile.empty() && !parse_tile(o.request.tile))
     throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.request.tile));
-  const Problem target = plan_one(o.request, shape->m, shape->n, shape->k);
+  const Problem target = plan_one(o.request, shape.m, shape.n, shape.k);
   check_fp8_backend(target.dtype, o.request.backend);
   if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
   const bool have_gpu = profile == nullptr && device_count() > 0;
   if (!have_gpu) {
-    write(o, explain_without_gpu(request, *shape, profile, target));
+    write(o, explain_without_gpu(request, shape, profile, target));
     return;
   }
 
@@ -93,7 +88,7 @@ void run_explain(const ExplainOptions& o) {
     bars.push_back(std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1));
     return bars.back()->callback();
   };
-  write(o, explain_measured(request, *shape, target, device, store, progress_for, &g_interrupted));
+  write(o, explain_measured(request, shape, target, device, store, progress_for, &g_interrupted));
 }
 
 }  // namespace

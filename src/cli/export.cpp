@@ -28,7 +28,7 @@ void run_export(const ExportOptions& o) {
   check_db_option(o.db);
   const std::optional<Format> format = parse_format(o.format);
   if (!format) throw usage_error(fmt::format("--format: '{}' is not a format (csv, json, table)", o.format));
-  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db, o.db + "-wal", o.db + "-shm"});
+  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db});
   const Store store(o.db, Store::Access::kReadOnly);
   const Selection s = select_points(store.load_all(), o.db, o.filter, Algos::kAll, "export", store, Mixes::kKeep);
   if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "backends/variants.hpp"
@@ -12,6 +13,7 @@
 #include "core/backend_kind.hpp"
 #include "model/gemm_list.hpp"
 #include "model/trace_import.hpp"
+#include "model/explain.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "views/plot_select.hpp"
@@ -230,6 +232,15 @@ MeasureOptions measure_options(const TimingOptions& t) {
 void check_fp8_backend(DType dtype, const std::string& backend) {
   if (dtype == DType::kFp8 && backend == to_string(BackendKind::kCublas))
     throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");
+}
+
+ShapeArg parse_shape_option(const std::string& text) {
+  const std::optional<ShapeArg> shape = parse_shape(text);
+  if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", text));
+  constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();  // cuBLAS takes 32-bit sizes
+  if (shape->m > kMaxSize || shape->n > kMaxSize || shape->k > kMaxSize)
+    throw usage_error(fmt::format("SHAPE: '{}' has a size above {} (cuBLAS takes 32-bit sizes)", text, kMaxSize));
+  return *shape;
 }
 
 void check_db_option(const std::string& db) {

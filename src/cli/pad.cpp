@@ -93,6 +93,7 @@ void run_pad(const PadOptions& o) {
   if (backend != BackendKind::kCublas && backend != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--backend: '{}' is not a backend pad can use (cublas, cublaslt)", o.backend));
   check_samples(o.samples);
+  check_db_option(o.db);
   const ClockState clocks = clock_state_option(o.clocks);
   if (kind != SourceKind::kModel) {
     refuse_step_options(o.step, kind == SourceKind::kTrace ? "--trace" : "--gemms");

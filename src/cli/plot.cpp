@@ -88,8 +88,7 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   std::optional<ShapeArg> shape;
   if (tilegrid) {
     if (o.shape.empty()) throw usage_error("SHAPE: plot tilegrid needs a shape (e.g. 1793 or 4096x1x4096)");
-    shape = parse_shape(o.shape);
-    if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793)", o.shape));
+    shape = parse_shape_option(o.shape);
     for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--m", &o.filter.m},
                                         {"--n", &o.filter.n}, {"--k", &o.filter.k}}) {
       if (!value->empty())

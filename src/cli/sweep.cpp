@@ -106,7 +106,7 @@ void run_sweep(const SweepOptions& o) {
   }
   // Every check that needs no measurement comes before anything is written: a bad --out, the store
   // (checked, not written: it is created or changed at the first measured point), the GPU.
-  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db, o.db + "-wal", o.db + "-shm"});
+  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db});
   Store store(o.db);
   const DeviceContext device = query_device(o.device);
   // The results go to a temporary file beside --out, renamed over it only when the sweep succeeded.

@@ -58,7 +58,7 @@ void sync_and_rename(const std::string& temp, const std::string& path, const std
 }  // namespace
 
 void check_output_path(const std::string& path, const std::string& option,
-                       const std::vector<std::string>& protected_paths) {
+                       const std::vector<std::string>& stores) {
   if (path.empty()) throw usage_error(fmt::format("{}: '' is empty (a file name)", option));
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -66,14 +66,18 @@ void check_output_path(const std::string& path, const std::string& option,
     throw usage_error(fmt::format("{}: '{}' is a directory, not a file", option, path));
   if (fs::exists(status) && !fs::is_regular_file(status))
     throw usage_error(fmt::format("{}: '{}' is a device or other special file, not a regular file", option, path));
-  for (const std::string& other : protected_paths) {
-    if (other.empty()) continue;
-    // A path that does not exist yet (the store's -wal) is compared by its absolute spelling:
-    // weakly_canonical leaves "store.db-wal" relative but makes "./store.db-wal" absolute.
-    const bool same = fs::exists(status) && fs::exists(other, ec)
-                          ? fs::equivalent(path, other, ec)
-                          : fs::weakly_canonical(fs::absolute(path, ec), ec) == fs::weakly_canonical(fs::absolute(other, ec), ec);
-    if (same) throw usage_error(fmt::format("{}: '{}' is the result store '{}' itself", option, path, other));
+  for (const std::string& store : stores) {
+    if (store.empty()) continue;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      const std::string other = store + suffix;
+      // A path that does not exist yet (the store's -wal) is compared by its absolute spelling:
+      // weakly_canonical leaves "store.db-wal" relative but makes "./store.db-wal" absolute.
+      const bool same = fs::exists(status) && fs::exists(other, ec)
+                            ? fs::equivalent(path, other, ec)
+                            : fs::weakly_canonical(fs::absolute(path, ec), ec) ==
+                                  fs::weakly_canonical(fs::absolute(other, ec), ec);
+      if (same) throw usage_error(fmt::format("{}: '{}' is the result store's own file '{}'", option, path, other));
+    }
   }
   if (!fs::is_directory(parent_of(path), ec))
     throw usage_error(fmt::format("{}: '{}': directory '{}' does not exist", option, path, parent_of(path).string()));

@@ -9,10 +9,9 @@
 namespace shapescope {
 
 // Refuses, with usage_error naming `option` and the value, an output path that is a directory, a
-// device or another special file, or that is one of `protected_paths` (the result store and its
-// -wal/-shm files) under any spelling (same file on disk). The path may not exist yet.
-void check_output_path(const std::string& path, const std::string& option,
-                       const std::vector<std::string>& protected_paths);
+// device or another special file, or that is one of `stores` (result stores the command reads) or
+// their -wal/-shm/-journal files, under any spelling (same file on disk). The path may not exist yet.
+void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& stores);
 
 // One output file: written through stream(), put in place by commit(). Until then the destination
 // is untouched; a destructor without commit() removes the temporary file.

@@ -20,7 +20,10 @@ void exec(sqlite3* db, const std::string& path, const char* sql, const char* oth
 std::string uri_of(const std::string& path);
 // The URI that reads a store without changing a byte of it: immutable when no process is writing
 // it (no -wal beside it, so no -wal or -shm files appear either), else mode=ro through the -wal.
+// The URI to read the store at `path` with, leaving every byte as it is (sqlite.cpp says how).
 std::string read_only_uri(const std::string& path);
+// The query of a read without locks (read_only_uri() of a store with nothing beside it).
+inline constexpr const char* kImmutableQuery = "?immutable=1";
 // Whether a -wal with content lies beside the store: a writer is at work, or one was killed.
 bool has_wal(const std::string& path);
 

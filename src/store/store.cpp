@@ -465,13 +465,17 @@ void create_schema(sqlite3* db, const std::string& path) {
 
 // A truncated or damaged file can pass the schema check (the first page is intact) and fail only
 // when a sweep reaches the damaged pages; stores are small, so check every page now.
+// SQLite lists one problem per row, the first after a "*** in database main ***" line: the message
+// names the first problem, on one line.
 void check_pages(sqlite3* db, const std::string& path) {
   Statement check(db, path, "PRAGMA quick_check");
   std::vector<std::string> problems;
   while (check.step()) {
     std::string result = check.text(0);
     if (result == "ok") continue;
-    // One line: SQLite's report spans lines (a header, then a line per damaged page).
+    const std::string header = "*** in database main ***";
+    const size_t start = result.find_first_not_of("\n ", result.rfind(header, 0) == 0 ? header.size() : 0);
+    result = result.substr(start == std::string::npos ? 0 : start);
     std::replace(result.begin(), result.end(), '\n', ' ');
     problems.push_back(result);
   }
@@ -479,6 +483,14 @@ void check_pages(sqlite3* db, const std::string& path) {
     const std::string more = problems.size() > 1 ? fmt::format("; {} more", problems.size() - 1) : "";
     fail(path, fmt::format("not a shapescope store or corrupt (quick_check: {}{})", problems.front(), more));
   }
+}
+
+// The file's size and modification time: what a write by another process changes.
+std::pair<uintmax_t, int64_t> file_stamp(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto time = std::filesystem::last_write_time(path, ec);
+  return {size, int64_t(time.time_since_epoch().count())};
 }
 
 }  // namespace
@@ -522,8 +534,11 @@ void Store::open_connection(bool writable) const {
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   } else {
     flags |= SQLITE_OPEN_READONLY;
-    // A measuring command reads through the normal locks: another writer may be at work.
-    if (read_only_) uri = read_only_uri(path_);
+    uri = read_only_uri(path_);
+    immutable_ = uri.size() >= std::string_view(kImmutableQuery).size() &&
+                 uri.compare(uri.size() - std::string_view(kImmutableQuery).size(), std::string::npos,
+                             kImmutableQuery) == 0;
+    immutable_stamp_ = file_stamp(path_);
   }
   int rc = sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -575,6 +590,13 @@ void Store::open_connection(bool writable) const {
 }
 
 sqlite3* Store::reader() const {
+  // A measuring command reads without locks while nothing is beside the store; when another process
+  // has written since (its -wal appeared, or the file changed), it opens the store again.
+  if (db_ != nullptr && immutable_ && !read_only_ &&
+      (std::filesystem::exists(path_ + "-wal") || file_stamp(path_) != immutable_stamp_)) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
   if (db_ == nullptr && std::filesystem::exists(path_)) open_connection(false);
   return db_;
 }

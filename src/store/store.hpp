@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fields.hpp"
@@ -105,6 +106,8 @@ class Store {
   mutable bool writable_ = false;  // the connection is open read-write (after the first write)
   mutable int version_ = 0;        // the open file's schema version (queries of older ones differ)
   bool announce_upgrade_ = true;   // open_for_writing's argument
+  mutable bool immutable_ = false;  // the connection reads without locks (nothing was beside the file)
+  mutable std::pair<uintmax_t, int64_t> immutable_stamp_;  // the file's size and time when it opened
 };
 
 }  // namespace shapescope

@@ -85,6 +85,7 @@ TEST(Cli, BadStore) {
   std::ofstream(corrupt) << std::string(8192, 'x');
   expect_refused("sweep --n 64 --db " + corrupt, ExitCode::kStore, {corrupt, "corrupt"});
   expect_refused("info --db " + corrupt, ExitCode::kStore, {corrupt});
+  std::remove(corrupt.c_str());
 }
 
 TEST(Cli, NoGpuIsOneLineAndExitThree) {

@@ -3,6 +3,7 @@
 // its own temporary folder, holding copies of the committed stores, and removes it afterwards.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,31 +66,72 @@ std::string difference(const Snapshot& before, const Snapshot& after) {
   return out;
 }
 
+int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+// Runs SQL on a store with SQLite itself (as another tool would); false on any error.
+bool sqlite_exec(const fs::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+            sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
+}
+
+// A writer killed (kill -9) right after running `sql` on the store, leaving what it leaves: a
+// rollback -journal for a transaction it had begun, or a -wal and -shm after a commit in WAL mode.
+void killed_writer(const fs::path& path, const std::string& sql) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path.c_str(), &db) == SQLITE_OK) sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+    raise(SIGKILL);
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+}
+
 class DataSafety : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/shapescope_safety_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
+    std::string pattern = ::testing::TempDir() + "shapescope_safety_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     // A committed store (rollback journal, no annotations table, as measured on the H200), a
     // results file a user cares about, and an earlier figure.
     fs::copy_file(kSquares, dir_ / "store.db");
+    // As committed: rollback journal (bytes 18 and 19 of the header are 1; WAL makes them 2). Other
+    // tests read the committed stores in place: were one of them to write, this says so here.
+    const std::string header = read_bytes(dir_ / "store.db").substr(0, 20);
+    ASSERT_EQ(header.substr(18, 2), std::string("\x01\x01", 2))
+        << kSquares << " is no longer as committed (it was opened for writing): git checkout it";
     std::ofstream(dir_ / "results.csv") << "precious user data\n";
     fs::create_directories(dir_ / "figures");
     std::ofstream(dir_ / "figures" / "flops.svg") << "an earlier figure\n";
+    // The same store in WAL mode, as every store a sweep wrote is; no -wal while no one writes.
+    fs::copy_file(kSquares, dir_ / "swept.db");
+    ASSERT_TRUE(sqlite_exec(dir_ / "swept.db", "PRAGMA journal_mode = WAL"));
+    ASSERT_FALSE(fs::exists(dir_ / "swept.db-wal"));
   }
   void TearDown() override {
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
   }
 
-  // The command's exit code, with every file under the folder unchanged.
-  int expect_untouched(const std::string& args) {
+  // The command's exit code, with every file under the folder unchanged; a failing command says
+  // one line.
+  int expect_untouched(const std::string& args) { return untouched_run(args).code; }
+  CliRun untouched_run(const std::string& args) {
     const Snapshot before = snapshot(dir_);
     const CliRun r = run(args, dir_.string());
     const Snapshot after = snapshot(dir_);
     EXPECT_EQ(difference(before, after), "") << args << "\n" << r.err;
-    return r.code;
+    if (r.code != 0) {
+      EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+    }
+    return r;
   }
 
   fs::path dir_;
@@ -103,6 +145,11 @@ TEST_F(DataSafety, ReadOnlyCommandsChangeNoByte) {
   EXPECT_EQ(expect_untouched("explain 4095 --db store.db --layout nt"), int(ExitCode::kNoGpu));
   EXPECT_EQ(expect_untouched("sweep --n 1..64 --db store.db --dry-run"), 0);
   EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --train --dry-run"), 0);
+  EXPECT_EQ(expect_untouched("export --db store.db"), 0);
+  EXPECT_EQ(expect_untouched("export --db store.db --format json --n 1..64"), 0);
+  // A store in WAL mode: no -wal or -shm appears beside it.
+  EXPECT_EQ(expect_untouched("explain 1793 --db swept.db"), 0);
+  EXPECT_EQ(expect_untouched("export --db swept.db --n 1..64"), 0);
 }
 
 TEST_F(DataSafety, PlotReadsTheStoreAndWritesOnlyItsFigure) {
@@ -130,6 +177,8 @@ TEST_F(DataSafety, FailingMeasuringCommandsWriteNothing) {
   EXPECT_EQ(expect_untouched("info --db store.db --calibrate"), int(ExitCode::kNoGpu));
   EXPECT_EQ(expect_untouched("explain 1793"), int(ExitCode::kNoGpu));
   EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --db store.db"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out results.csv --db swept.db"), int(ExitCode::kNoGpu));
+  EXPECT_EQ(expect_untouched("info --db swept.db"), int(ExitCode::kNoGpu));
 }
 
 // With a GPU: a sweep that fails after its checks began (the plan does not fit in memory, exit 4)
@@ -152,6 +201,10 @@ TEST_F(DataSafety, DangerousOutputsAreRefused) {
   EXPECT_EQ(expect_untouched("sweep --n 64 --out store.db --db store.db"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --out ./store.db --db store.db"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --out store.db-wal --db store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("sweep --n 64 --out store.db-journal --db store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("export --db store.db --out store.db"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("export --db store.db --out /dev/null"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("export --db store.db --out results.csv --dtype fp16"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --out figures"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --out /dev/null"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("plot flops --db store.db --out /dev/null"), int(ExitCode::kUsage));
@@ -165,8 +218,79 @@ TEST_F(DataSafety, DangerousOutputsAreRefused) {
   EXPECT_EQ(expect_untouched("report --db store.db --out figures"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("sweep --n 64 --db figures"), int(ExitCode::kStore));
   EXPECT_EQ(expect_untouched("explain 1793 --db figures"), int(ExitCode::kStore));
+  EXPECT_EQ(expect_untouched("export --db figures"), int(ExitCode::kStore));
   EXPECT_EQ(expect_untouched("sweep --n 64 --db ''"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("info --db ''"), int(ExitCode::kUsage));
+  EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --db ''"), int(ExitCode::kUsage));
+}
+
+// A store of a newer schema is refused by every command, and not a byte of it changes.
+TEST_F(DataSafety, NewerSchemaIsRefusedAndNeverRewritten) {
+  fs::copy_file(kSquares, dir_ / "newer.db");
+  ASSERT_TRUE(sqlite_exec(dir_ / "newer.db", "UPDATE meta SET value = '99' WHERE key = 'schema_version'"));
+  for (const char* args : {"explain 1793 --db newer.db", "export --db newer.db", "plot flops --db newer.db --out figures/",
+                           "info --db newer.db", "info --db newer.db --calibrate", "sweep --n 64 --db newer.db"}) {
+    const CliRun r = untouched_run(args);
+    EXPECT_EQ(r.code, int(ExitCode::kStore)) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("newer shapescope (schema version 99"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+// A write that a killed process cut off: a rollback -journal that must be rolled back before anyone
+// reads, or a -wal without the -shm that reading it would make. Each is refused in one line that
+// says how to recover, and the files stay as they are (immutable reads would see half a write).
+TEST_F(DataSafety, CutOffWritesAreRefusedAsTheyAre) {
+  fs::copy_file(kSquares, dir_ / "hot.db");
+  killed_writer(dir_ / "hot.db", "PRAGMA cache_size = 5; BEGIN; UPDATE points SET median_us = median_us * 1000; "
+                                 "DELETE FROM kernels;");
+  ASSERT_GT(fs::file_size(dir_ / "hot.db-journal"), 0u);
+  for (const char* args : {"explain 1793 --db hot.db", "export --db hot.db", "plot flops --db hot.db --out figures/",
+                           "sweep --n 64 --db hot.db"}) {
+    const CliRun r = untouched_run(args);
+    EXPECT_EQ(r.code, int(ExitCode::kStore)) << args;
+    EXPECT_NE(r.err.find("'hot.db-journal' holds what to roll back"), std::string::npos) << args << "\n" << r.err;
+  }
+  fs::copy_file(kSquares, dir_ / "wal.db");
+  killed_writer(dir_ / "wal.db", "PRAGMA journal_mode = WAL; UPDATE points SET median_us = 1 WHERE n = 64;");
+  fs::remove(dir_ / "wal.db-shm");
+  const CliRun r = untouched_run("export --db wal.db --n 64");
+  EXPECT_EQ(r.code, int(ExitCode::kStore));
+  EXPECT_NE(r.err.find("'wal.db-wal' holds writes that SQLite reads only by making 'wal.db-shm'"), std::string::npos)
+      << r.err;
+}
+
+// A sweep killed after a commit leaves a -wal and -shm: views read the committed point through them
+// (not the older copy in the main file) and change neither.
+TEST_F(DataSafety, LeftOverWalIsReadThroughAsItIs) {
+  fs::copy_file(kSquares, dir_ / "wal.db");
+  killed_writer(dir_ / "wal.db", "PRAGMA journal_mode = WAL; UPDATE points SET median_us = 12345.5 WHERE n = 64;");
+  ASSERT_GT(fs::file_size(dir_ / "wal.db-wal"), 0u);
+  ASSERT_TRUE(fs::exists(dir_ / "wal.db-shm"));
+  const CliRun r = untouched_run("export --db wal.db --n 64 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("12345.5"), std::string::npos) << r.out.substr(0, 400);
+  if (device_count() > 0) return;  // these would measure
+  EXPECT_EQ(expect_untouched("explain 64 --db wal.db"), 0);
+  EXPECT_EQ(expect_untouched("sweep --n 64 --db wal.db"), int(ExitCode::kNoGpu));
+}
+
+// A damaged page is found by the check on open and named in one line.
+TEST_F(DataSafety, DamagedStoreIsOneLine) {
+  fs::copy_file(kSquares, dir_ / "damaged.db");
+  {
+    std::fstream file(dir_ / "damaged.db", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(699 * 4096);  // an interior page of the points table
+    file << std::string(8, '\xff');
+  }
+  for (const char* args : {"export --db damaged.db", "explain 1793 --db damaged.db"}) {
+    const CliRun r = untouched_run(args);
+    EXPECT_EQ(r.code, int(ExitCode::kStore)) << args;
+    // quick_check's first problem ("Page 700: ...") or SQLite's own word for the damage, as the first
+    // statement to touch the page finds it: one line either way.
+    EXPECT_NE(r.err.find("store 'damaged.db': not a shapescope store or corrupt ("), std::string::npos)
+        << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  }
 }
 
 // A figure whose rendering fails leaves the earlier figure as it was, with no temporary files.
@@ -257,6 +381,7 @@ TEST_F(DataSafety, OutputPathChecks) {
   const std::string store = (dir_ / "store.db").string();
   EXPECT_THROW(check_output_path(store, "--out", {store}), Error);
   EXPECT_THROW(check_output_path((dir_ / "." / "store.db").string(), "--out", {store}), Error);
+  EXPECT_THROW(check_output_path(store + "-journal", "--out", {store}), Error);
   EXPECT_THROW(check_output_path(dir_.string(), "--out", {}), Error);
   EXPECT_THROW(check_output_path("/dev/null", "--out", {}), Error);
   EXPECT_THROW(check_output_path((dir_ / "no" / "x.csv").string(), "--out", {}), Error);

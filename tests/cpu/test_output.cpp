@@ -163,8 +163,8 @@ bool have_python() { return std::system("command -v python3 >/dev/null 2>&1") ==
 class TempDir {
  public:
   TempDir() {
-    char pattern[] = "/tmp/shapescope_output_test_XXXXXX";
-    if (mkdtemp(pattern) != nullptr) path_ = pattern;
+    std::string pattern = ::testing::TempDir() + "shapescope_output_test_XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
   ~TempDir() {
     std::error_code ignored;

@@ -120,12 +120,30 @@ bool have_gnuplot() {
   }
 }
 
-// A directory of its own per test: ctest runs each test as its own process, in parallel.
+// A directory of its own per test (ctest runs each test as its own process, in parallel), removed
+// when the test ends, passed or failed.
+std::vector<std::string>& test_dirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+class RemoveTestDirs : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo&) override {
+    std::error_code ignored;
+    for (const std::string& dir : test_dirs()) fs::remove_all(dir, ignored);
+    test_dirs().clear();
+  }
+};
+const bool kRemovesTestDirs = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new RemoveTestDirs);
+  return true;
+}();
+
 std::string test_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string dir = ::testing::TempDir() + "shapescope_plot_" + info->name() + "_" + std::to_string(getpid()) + "/";
   fs::remove_all(dir);
   fs::create_directories(dir);
+  test_dirs().push_back(dir);
   return dir;
 }
 
@@ -514,6 +532,10 @@ TEST(PlotCli, BadOptionsNameTheOptionAndValue) {
   expect_refused("flops" + db + " --tile 256x128", ExitCode::kUsage, {"--tile", "tilegrid"});
   expect_refused("tilegrid" + db, ExitCode::kUsage, {"SHAPE"});
   expect_refused("tilegrid 17x" + db, ExitCode::kUsage, {"SHAPE", "17x"});
+  // Too large for cuBLAS: named as the SHAPE the user gave, not as the --m it becomes.
+  expect_refused("tilegrid 99999999999 --gpu a100 --tile 256x128", ExitCode::kUsage,
+                 {"SHAPE: '99999999999' has a size above 2147483647"});
+  expect_refused("tilegrid 64x64x99999999999" + db, ExitCode::kUsage, {"SHAPE: '64x64x99999999999'"});
   expect_refused("tilegrid 1793 --tile 256x128", ExitCode::kUsage, {"--tile", "--gpu"});
   expect_refused("tilegrid 1793 --gpu foo --tile 256x128", ExitCode::kUsage, {"--gpu", "foo", "a100"});
   expect_refused("tilegrid 1793 --gpu a100 --tile 256", ExitCode::kUsage, {"--tile", "256"});

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "common/error.hpp"
@@ -23,8 +24,8 @@ namespace fs = std::filesystem;
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/shapescope_store_test_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
+    std::string pattern = ::testing::TempDir() + "shapescope_store_test_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     path_ = dir_ + "/results.db";
   }
@@ -659,6 +660,32 @@ TEST_F(StoreTest, ForeignMetaTableIsRefused) {
            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('application', 'other')");
   std::string message = open_error(path_);
   EXPECT_NE(message.find("not a shapescope store"), std::string::npos) << message;
+}
+
+// A measuring command reads its store without locks until it writes (so that a failing command
+// makes no -wal/-shm beside it); points another process saves meanwhile are still seen, while that
+// writer is at work (its -wal) and after it has finished (the file changed).
+TEST_F(StoreTest, MeasuringStoreSeesPointsOthersSaveBeforeItWrites) {
+  Store(path_).save_point(sample_device(), sample_key(), sample_result());  // WAL mode, closed
+  ASSERT_FALSE(fs::exists(path_ + "-wal"));
+  PointKey second = sample_key(), third = sample_key();
+  second.problem.n += 1;
+  third.problem.n += 2;
+  {
+    std::optional<Store> measuring(std::in_place, path_);
+    ASSERT_TRUE(measuring->find(sample_device(), sample_key()));
+    ASSERT_FALSE(measuring->find(sample_device(), second));
+    Store writer(path_);
+    writer.save_point(sample_device(), second, sample_result());
+    EXPECT_TRUE(measuring->find(sample_device(), second)) << "while the writer is at work";
+    measuring.reset();  // the writer closes last, and removes its -wal
+  }
+  ASSERT_FALSE(fs::exists(path_ + "-wal"));
+  Store late(path_);
+  ASSERT_FALSE(late.find(sample_device(), third));
+  Store(path_).save_point(sample_device(), third, sample_result());
+  ASSERT_FALSE(fs::exists(path_ + "-wal"));
+  EXPECT_TRUE(late.find(sample_device(), third)) << "after the writer has finished";
 }
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
