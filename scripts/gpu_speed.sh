@@ -138,6 +138,8 @@ step "tables"
 python3 scripts/speed_table.py "$L" > "$L/table.md" 2> "$L/table.err" || fail "speed_table.py (see table.err)"
 snapshot || fail "tar of the logs"
 cp "$L/table.md" "$OUT/" 2> /dev/null
+# The first sweep's store: the H100 data set of the README (GPUs side by side, the report page).
+cp "$L/sweep1.db" "$OUT/sweep_bf16_nn_1-4096.db" 2> /dev/null
 echo
 echo "logs: $OUT/gpu_speed_logs.tar.gz; failed steps: $failures"
 cat "$L/errors.txt"
