@@ -112,6 +112,13 @@ void run_sweep(const SweepOptions& o) {
   // The results go to a temporary file beside --out, renamed over it only when the sweep succeeded.
   std::optional<OutputFile> out_file;
   if (!o.out.empty()) out_file.emplace(o.out, "--out");
+  {
+    // A plan whose largest point cannot fit is refused in one line, before the header (measure()
+    // checks again against what it really allocates: the points the store lacks).
+    int64_t free_bytes = 0, total_bytes = 0;
+    memory_info(free_bytes, total_bytes);
+    check_fits(memory_plan(problems, device, o.hot), free_bytes, total_bytes);
+  }
   fmt::print(stderr, "{}\n", device_header(device));
   fmt::print(stderr, "{}\n", sweep_method_line(timing, device.l2_bytes, o.db));
   const StopRule rule = timing.stop_rule();

@@ -91,6 +91,9 @@ Plot gpu_compare_plot(const std::vector<GpuSeries>& series, const SweptAxis& axi
   std::vector<std::map<int64_t, double>> by_size;  // per GPU: TFLOP/s at each size
   double best = 0;
   int64_t lo = INT64_MAX, hi = 0;
+  // Above this many sizes a line through the points hides them (every odd size drops 5x): points only.
+  constexpr size_t kDensePoints = 400;
+  bool dense = false;
   for (size_t g = 0; g < series.size(); ++g) {
     const GpuSeries& s = series[g];
     const std::string title = fmt::format("{}, {} MHz", s.gpu, clock_text(s.clock_mhz));
@@ -114,6 +117,7 @@ Plot gpu_compare_plot(const std::vector<GpuSeries>& series, const SweptAxis& axi
       return std::stoll(a) < std::stoll(b);
     });
     f.tooltips += block.rows.size();
+    dense = dense || block.rows.size() > kDensePoints;
     f.add_block(std::move(block));
     titles.push_back(title);
     colors.push_back(kColors[g % kColors.size()]);
@@ -146,6 +150,7 @@ Plot gpu_compare_plot(const std::vector<GpuSeries>& series, const SweptAxis& axi
   f.set_number("XMIN", std::max(0.0, double(lo) - pad));
   f.set_number("XMAX", double(hi) + pad);
   f.set_number("YMAX", best * 1.08);
+  f.set_number("DENSE", dense ? 1 : 0);
   const PlotContext& c = series.front().selection.context;
   f.set_text("TITLE", fmt::format("TFLOP/s by size: {}\n{} {}, {}, {} L2 (each GPU at its own SM clock)",
                                   fmt::join(names, " vs "), to_string(c.dtype), to_string(c.layout),
