@@ -308,7 +308,13 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
   push(e, EffectKind::kWaveQuantization, wave_us, false, {s, r});
   push(e, EffectKind::kTileQuantization, tile_us, false, {s, r});
   const double rest = residual - wave_us - tile_us;
-  if (kernels_differ && !sp.annotation.alignment.ok() && points[r].annotation.alignment.ok())
+  // The 16-byte control ran and gained nothing (no layout effect before this): the rows are not what
+  // locks the fast kernels out; the sizes are, where they break the rule.
+  const bool rows_tried = first_with(points, Role::kAligned16).has_value();
+  const bool size_rule = !row_lengths_aligned(sp.candidate.problem) && row_lengths_aligned(points[r].candidate.problem);
+  if (kernels_differ && size_rule && rows_tried)
+    push(e, EffectKind::kSizeAlignment, rest, false, {s, r});
+  else if (kernels_differ && !sp.annotation.alignment.ok() && points[r].annotation.alignment.ok())
     push(e, EffectKind::kAlignment16, rest, false, {s, r});
   else
     push(e, kernels_differ ? library_effect(sp, points[r]) : EffectKind::kUnexplained, rest, false, {s, r});

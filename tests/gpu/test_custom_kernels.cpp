@@ -239,6 +239,58 @@ TEST_P(CustomKernelTest, MatchesCublasElementwise) {
   EXPECT_GE(ran, 10) << v->key() << " ran too few shapes";
 }
 
+// The oracle at large odd K: explain's control once saw 05 disagree with cuBLAS at 8191^3 with
+// 16-byte rows (lda 8192) on ~1 % of the elements, by up to 10x the verification tolerance. Which
+// side is off? Both against a CPU double reference on sampled elements (row 0 first: the first bad
+// elements were there), each error in bf16 steps of the reference's magnitude.
+TEST(LargeOddK, KernelAndCublasAgainstACpuReference) {
+  SKIP_WITHOUT_GPU();
+  const Variant* v = find_variant("05_wgmma_tma:128x256:dp");
+  ASSERT_NE(v, nullptr);
+  int device = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  const int cc = prop.major * 10 + prop.minor;
+  if (const std::string why = unsupported_gpu(*v, cc); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = missing_code(*v); !why.empty()) GTEST_SKIP() << why;
+  Problem p;
+  p.m = p.n = p.k = 8191;
+  p.lda = p.ldb = p.ldc = 8192;
+  DeviceBuffer a(p.a_span() * 2), b(p.b_span() * 2), c(p.c_span() * 2), c_ref(p.c_span() * 2);
+  fill_normal(a.get(), p.a_span(), DType::kBf16, false, 11, nullptr);
+  fill_normal(b.get(), p.b_span(), DType::kBf16, false, 12, nullptr);
+  launch(*v, p, a.at<uint16_t>(0), b.at<uint16_t>(0), c.at<uint16_t>(0), nullptr, nullptr, 0);
+  CublasHandle cublas;
+  cublas_reference(cublas.get(), p, a.at<uint16_t>(0), b.at<uint16_t>(0), c_ref.at<uint16_t>(0));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<uint16_t> ha = download(a.get(), p.a_span()), hb = download(b.get(), p.b_span());
+  const std::vector<uint16_t> got = download(c.get(), p.c_span()), want = download(c_ref.get(), p.c_span());
+  double worst_ours = 0, worst_cublas = 0;
+  int64_t bad_ours = 0, bad_cublas = 0, samples = 0;
+  for (int64_t row : {int64_t(0), int64_t(1), int64_t(4095), int64_t(8190)}) {
+    for (int64_t col = 0; col < p.n; col += 61) {
+      double exact = 0;
+      for (int64_t k = 0; k < p.k; ++k)
+        exact += double(bf16_to_float(ha[size_t(row * p.lda + k)])) * double(bf16_to_float(hb[size_t(k * p.ldb + col)]));
+      // A bf16 step at the sum's scale: sqrt(K) (unit normal data) or the value, the larger.
+      const double step = std::max(std::sqrt(double(p.k)), std::abs(exact)) / 128;
+      const double ours = std::abs(bf16_to_float(got[size_t(row * p.ldc + col)]) - exact) / step;
+      const double theirs = std::abs(bf16_to_float(want[size_t(row * p.ldc + col)]) - exact) / step;
+      worst_ours = std::max(worst_ours, ours);
+      worst_cublas = std::max(worst_cublas, theirs);
+      bad_ours += ours > 1;
+      bad_cublas += theirs > 1;
+      ++samples;
+    }
+  }
+  std::cerr << "8191^3, lda 8192, " << samples << " sampled elements against a CPU double sum: 05 worst "
+            << worst_ours << " bf16 steps (" << bad_ours << " beyond one), cuBLAS worst " << worst_cublas
+            << " steps (" << bad_cublas << " beyond one)\n";
+  EXPECT_EQ(bad_ours, 0) << "05 is off at K = 8191";
+  EXPECT_EQ(bad_cublas, 0) << "cuBLAS is off at K = 8191";
+}
+
 // The registry's threads and smem_bytes are what the compiler made of the kernels.
 TEST_P(CustomKernelTest, RegistryMatchesTheCompiledKernel) {
   SKIP_WITHOUT_GPU();
