@@ -37,6 +37,19 @@ size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
 
 std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProblem>& wanted,
                                                   const ProgressFor& progress_for) {
+  if (pool_) {
+    for (const auto& [p, backend] : wanted) {
+      if (find(p, backend)) continue;
+      for (const StoredPoint& s : *pool_)
+        if (s.device.gpu_uuid == device_.gpu_uuid && s.key.backend == backend && s.key.algo == default_algo(backend) &&
+            !s.key.hot && s.key.problem == p && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
+          points_.emplace(key_of(p, backend), s);
+          ++reused_;
+          break;
+        }
+    }
+    return {};
+  }
   // One request per backend and dtype, the problems in the order asked, each once.
   std::map<std::pair<std::string, DType>, MeasureRequest> requests;
   std::map<std::string, bool> asked;

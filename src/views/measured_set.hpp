@@ -35,6 +35,9 @@ class MeasuredSet {
   // a sustained one would make a padding look better or worse than it is).
   MeasuredSet(const DeviceContext& device, Store& store, int samples, ClockState clocks,
               const std::atomic<bool>* interrupted, std::string command);
+  // No GPU: measure_all() takes the points from `pool` (a store read earlier: its points of `device_`
+  // in the clock state, cold) instead of measuring; what the pool lacks stays unknown.
+  void read_only_from(std::vector<StoredPoint> pool) { pool_ = std::move(pool); }
   // Measures what is not known yet: one measure() per backend and dtype, each given progress_for(its
   // points). Returns measure()'s skip lines. Throws Error(kInterrupted), naming `command`, when
   // interrupted (what was measured is saved).
@@ -56,6 +59,7 @@ class MeasuredSet {
   const std::atomic<bool>* interrupted_;
   std::string command_;
   std::map<std::string, StoredPoint> points_;  // by backend and problem (key_of)
+  std::optional<std::vector<StoredPoint>> pool_;  // read_only_from()
   size_t measured_ = 0, reused_ = 0;
 };
 

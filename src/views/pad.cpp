@@ -1,5 +1,7 @@
 #include "views/pad.hpp"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -92,11 +94,14 @@ PadResult pad_plan(const ModelConfig& config, const PadRequest& request) {
   return result;
 }
 
-PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
-                      const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
+namespace {
+
+// The step and its candidates through `m` (measuring, or reading a store), then each candidate
+// evaluated.
+PadResult pad_with(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
+                   const std::shared_ptr<MeasuredSet>& m, const ProgressFor& progress_for) {
   PadResult result;
   result.analyses = analyses_of(config, request);
-  auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
   const std::string& backend = request.backend;
   print_skipped(m->measure_all(with_backend(distinct_problems(result.analyses, false), backend), progress_for));
   for (PadAnalysis& a : result.analyses)
@@ -109,6 +114,40 @@ PadResult pad_measure(const ModelConfig& config, const PadRequest& request, cons
   for (PadAnalysis& a : result.analyses) evaluate_all(a, config, result.time_of, gbs);
   result.measured = PadMeasurement{m->summary(), bandwidth};
   return result;
+}
+
+}  // namespace
+
+PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
+                      const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
+  auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
+  return pad_with(config, request, device, store, m, progress_for);
+}
+
+PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
+  const std::string again = "measure them on a GPU with the same command, or see the plan with --dry-run";
+  if (!std::filesystem::exists(request.db))
+    throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here and no store '{}' to read the GEMMs from; {}",
+                                              request.db, again));
+  Store store(request.db, Store::Access::kReadOnly);
+  std::vector<StoredPoint> pool = store.load_all();
+  // The GPU that holds most of the step's GEMMs.
+  const std::vector<Problem> step = distinct_problems(analyses_of(config, request), false);
+  std::map<std::string, size_t> held;
+  const DeviceContext* device = nullptr;
+  for (const StoredPoint& p : pool) {
+    if (p.key.backend != request.backend || p.key.algo != default_algo(request.backend) || p.key.hot) continue;
+    if (std::find(step.begin(), step.end(), p.key.problem) == step.end()) continue;
+    if (++held[p.device.gpu_uuid] > (device ? held[device->gpu_uuid] : 0) || !device) device = &p.device;
+  }
+  if (!device)
+    throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here, and the store '{}' holds none of the step's {} GEMMs; {}",
+                                              request.db, step.size(), again));
+  const DeviceContext chosen = *device;
+  auto m = std::make_shared<MeasuredSet>(chosen, store, request.samples, request.clocks, nullptr, "pad");
+  m->read_only_from(std::move(pool));
+  const ProgressFor silent = [](size_t) { return ProgressCallback(); };
+  return pad_with(config, request, chosen, store, m, silent);
 }
 
 }  // namespace shapescope

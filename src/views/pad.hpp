@@ -62,6 +62,11 @@ PadResult pad_plan(const ModelConfig& config, const PadRequest& request);
 PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
                       const ProgressFor& progress_for, const std::atomic<bool>* interrupted);
 
+// No GPU: the same analysis from the store's points (request.db, read-only) of the GPU that holds most
+// of the step's GEMMs; candidates whose GEMMs it lacks stay unmeasured. Error(kNoGpu) naming what to
+// do when the store is missing or holds none of the step's GEMMs.
+PadResult pad_from_store(const ModelConfig& config, const PadRequest& request);
+
 // Every problem of these analyses (the step's, and with `candidates` each candidate's), once each.
 std::vector<Problem> distinct_problems(const std::vector<PadAnalysis>& analyses, bool candidates);
 
