@@ -15,8 +15,9 @@
 namespace shapescope {
 
 // Relative and absolute tolerance of one element: bf16 output rounding (2^-8 relative) on both
-// sides, plus fp32 accumulation-order differences that grow with K (random normal operands make
-// |C| ~ sqrt(K); the absolute term covers elements that cancel to near zero).
+// sides, plus differences at the scale of the sums, which grows with K (random normal operands make
+// |C| ~ sqrt(K): two bf16 steps of sqrt(K) for 16-bit outputs, where a split-K library rounds its
+// partial sums; 1e-3 sqrt(K) for fp32); the absolute term also covers elements that cancel to zero.
 double verify_tolerance(double want, int64_t k, DType dtype);
 
 // Bytes of the reference copy a check of `problem` needs (its C, batch 0, packed).

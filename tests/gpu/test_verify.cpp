@@ -125,8 +125,9 @@ TEST(Verify, QueuedChecksKeepTheirOwnVerdicts) {
 
 TEST(Verify, ToleranceGrowsWithK) {
   EXPECT_LT(verify_tolerance(1.0, 16, DType::kBf16), verify_tolerance(1.0, 16384, DType::kBf16));
-  EXPECT_NEAR(verify_tolerance(0.0, 10000, DType::kBf16), 0.1, 1e-12);
-  EXPECT_NEAR(verify_tolerance(64.0, 1, DType::kBf16), 1.0 + 1e-3, 1e-12);
+  EXPECT_NEAR(verify_tolerance(0.0, 10000, DType::kBf16), 100.0 / 64, 1e-12);
+  EXPECT_NEAR(verify_tolerance(64.0, 1, DType::kBf16), 1.0 + 1.0 / 64, 1e-12);
+  EXPECT_NEAR(verify_tolerance(0.0, 10000, DType::kFp32), 0.1, 1e-12);
 }
 
 }  // namespace
