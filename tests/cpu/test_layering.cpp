@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -131,6 +132,73 @@ TEST(Layering, ReportsAnUpwardInclude) {
                     "include only common/, core/, shape/ and model/");
   EXPECT_EQ(bad[2], "src/store/store.hpp:3: #include \"model/annotate.hpp\": store/ (layer 8) includes model/ "
                     "(layer 10), a higher layer");
+  fs::remove_all(root);
+}
+
+// Sizes that keep the code readable (issue 11): a command file parses options and calls one view and
+// one report (<= 250 lines); a function at file scope fits a screen and a half (<= 80 lines). A
+// function is a line at column 0 that opens a brace after a signature, up to the line that starts
+// with its closing brace. Generated tables are exempt by name.
+std::vector<std::string> size_violations(const fs::path& root) {
+  const std::set<std::string> generated = {"src/backends/lt_names.cpp"};
+  const std::set<std::string> shared_cli = {"options.cpp", "data_dir.cpp", "version.cpp"};
+  std::vector<std::string> bad;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "src")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".cpp") continue;
+    const std::string relative = fs::relative(entry.path(), root).generic_string();
+    if (generated.count(relative)) continue;
+    std::vector<std::string> lines;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const bool command = relative.rfind("src/cli/", 0) == 0 && !shared_cli.count(entry.path().filename().string());
+    if (command && lines.size() > 250)
+      bad.push_back(relative + ": " + std::to_string(lines.size()) + " lines (a command file: at most 250)");
+    static const std::regex opener(R"(\)( const)?( override)? \{$)");
+    static const std::regex not_function(R"(^(namespace|struct|class|enum|union|extern|if|for|while|switch)\b)");
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!std::regex_search(lines[i], opener)) continue;
+      // A signature over several lines starts at the last line at column 0 before the brace.
+      size_t start = i;
+      while (start > 0 && start + 4 > i && !lines[start].empty() && std::isspace(static_cast<unsigned char>(lines[start][0])))
+        --start;
+      if (lines[start].empty() || !std::isalpha(static_cast<unsigned char>(lines[start][0])) ||
+          std::regex_search(lines[start], not_function) || lines[start].back() == ';')
+        continue;
+      size_t end = i + 1;
+      while (end < lines.size() && lines[end].rfind("}", 0) != 0) ++end;
+      if (end - start + 1 > 80)
+        bad.push_back(relative + ":" + std::to_string(start + 1) + ": " + lines[start].substr(0, 60) + "... is " +
+                      std::to_string(end - start + 1) + " lines (at most 80)");
+      i = end;
+    }
+  }
+  std::sort(bad.begin(), bad.end());
+  return bad;
+}
+
+TEST(Layering, CommandFilesAndFunctionsFitTheirSize) {
+  const std::vector<std::string> bad = size_violations(fs::path(SHAPESCOPE_TEST_DATA) / ".." / "..");
+  EXPECT_TRUE(bad.empty()) << joined(bad);
+}
+
+TEST(Layering, ReportsALongFunctionAndALongCommand) {
+  const fs::path root = fs::path(::testing::TempDir()) / ("shapescope_sizes_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  std::string body = "int long_one(int x) {\n";
+  for (int i = 0; i < 85; ++i) body += "  x += " + std::to_string(i) + ";\n";
+  body += "  return x;\n}\n";
+  write(root / "src/model/long.cpp", body);
+  // A signature over two lines, and a short function whose inner blocks end in ") {" too.
+  std::string two = "int short_one(int x) {\n  if (x) {\n    ++x;\n  }\n  return x;\n}\n\nint two_lines(int a,\n              int b) {\n";
+  for (int i = 0; i < 85; ++i) two += "  a += b;\n";
+  two += "  return a;\n}\n";
+  write(root / "src/views/two.cpp", two);
+  write(root / "src/cli/big.cpp", std::string(251, '\n'));
+  const std::vector<std::string> bad = size_violations(root);
+  ASSERT_EQ(bad.size(), 3u) << joined(bad);
+  EXPECT_EQ(bad[0], "src/cli/big.cpp: 251 lines (a command file: at most 250)");
+  EXPECT_EQ(bad[1].rfind("src/model/long.cpp:1: int long_one(int x) {... is 88 lines", 0), 0u) << bad[1];
+  EXPECT_EQ(bad[2].rfind("src/views/two.cpp:8: int two_lines(int a,... is 89 lines", 0), 0u) << bad[2];
   fs::remove_all(root);
 }
 
