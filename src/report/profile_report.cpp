@@ -109,6 +109,10 @@ void print_table(std::ostream& out, const ProfileResult& r) {
 
 void print_lists(std::ostream& out, const ProfileResult& r) {
   for (const ProfileEntry& e : r.entries) {
+    if (e.grouped_us && e.loop_us)
+      out << fmt::format("grouped {}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs {} us; "
+                         "the table takes the faster\n",
+                         gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1));
     if (!e.row.time) out << fmt::format("not measured: {} ({})\n", gemm_cell(r, e), e.row.backend);
     else if (!e.no_verdict.empty()) out << fmt::format("no verdict for {}: {}\n", gemm_cell(r, e), e.no_verdict);
   }
@@ -153,6 +157,8 @@ Json entry_json(const ProfileResult& r, const ProfileEntry& e) {
   j["trace_step_us"] = optional_json(row.trace_step_us);
   j["trace_kernel_names"] = g.kernel_names;
   j["kernel"] = e.kernel;
+  j["grouped_call_us"] = optional_json(e.grouped_us);
+  j["per_group_loop_us"] = optional_json(e.loop_us);
   j["tiles"] = e.annotation ? Json(describe_tile_line(*e.annotation)) : Json(nullptr);
   j["waves"] = e.annotation ? Json(describe_waves_line(*e.annotation)) : Json(nullptr);
   j["verdict"] = e.explanation ? explain_verdict_line(*e.explanation) : std::string();

@@ -77,11 +77,18 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
   }
 }
 
-// The entries in rank order, each with the kernel and annotation of its point.
+// A grouped call's groups run as a loop of ordinary GEMMs: the sum of their medians, where every
+// group is measured.
+using LoopOf = std::function<std::optional<double>(const ProfileRow&)>;
+
+// The entries in rank order, each with the kernel and annotation of its point. A grouped call's time
+// is the faster of the one grouped call and its per-group loop (`loop_of`, which may be empty).
 void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Store& store,
-                  const std::function<const StoredPoint*(const ProfileRow&)>& point_of) {
+                  const std::function<const StoredPoint*(const ProfileRow&)>& point_of, const LoopOf& loop_of = {}) {
   rank_rows(rows, [&](const ProfileRow& r) -> std::optional<GemmTime> {
     const StoredPoint* p = point_of(r);
+    const std::optional<double> loop = loop_of && r.problem.grouped() ? loop_of(r) : std::nullopt;
+    if (loop && (!p || *loop < p->result.timing.median_us)) return GemmTime{*loop, 0};
     if (!p) return std::nullopt;
     return GemmTime{p->result.timing.median_us, p->result.timing.noise};
   });
@@ -91,6 +98,10 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
     if (const StoredPoint* p = point_of(r)) {
       e.annotation = annotate_points(store, {*p}).front();
       if (e.annotation->main_kernel >= 0) e.kernel = short_kernel_name(p->kernels[size_t(e.annotation->main_kernel)].name);
+    }
+    if (r.problem.grouped()) {
+      if (const StoredPoint* p = point_of(r)) e.grouped_us = p->result.timing.median_us;
+      if (loop_of) e.loop_us = loop_of(r);
     }
     e.row = std::move(r);
     result.entries.push_back(std::move(e));
@@ -154,12 +165,27 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
   MeasuredSet set(device, store, request.samples, request.clocks, interrupted, "profile");
   std::vector<BackendProblem> wanted;
-  for (const ProfileRow& r : rows) wanted.emplace_back(r.problem, r.backend);
+  for (const ProfileRow& r : rows) {
+    wanted.emplace_back(r.problem, r.backend);
+    // A grouped call is also timed as the loop of its groups (what a per-expert loop runs).
+    for (size_t g = 0; r.problem.grouped() && g < r.problem.groups.size(); ++g)
+      wanted.emplace_back(r.problem.group(g), request.backend);
+  }
   const size_t points = set.unknown(wanted);
   const ProgressCallback progress = progress_for(points);
   result.skipped = set.measure_all(wanted, single_progress_line(progress, points));
   if (progress) progress(MeasureProgress{1.0, points, 0, true});
-  fill_entries(result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); });
+  const LoopOf loop_of = [&](const ProfileRow& r) -> std::optional<double> {
+    double sum = 0;
+    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
+      const StoredPoint* p = set.find(r.problem.group(g), request.backend);
+      if (!p) return std::nullopt;
+      sum += p->result.timing.median_us;
+    }
+    return sum;
+  };
+  fill_entries(
+      result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); }, loop_of);
   result.measured = set.summary();
   add_verdicts(result, &device, &store, interrupted);
   return result;

@@ -35,6 +35,9 @@ struct ProfileEntry {
   std::optional<ExplainReport> explanation;  // explain's, worded by report/; nullopt when there is none
   std::string verdict_shape;     // the GEMM explained, when not the row's own (a grouped call's largest group)
   std::string no_verdict;        // why there is none (explain's own message), "" otherwise
+  // A grouped call, measured both ways: one cublasGemmGroupedBatchedEx call, and its groups as a loop
+  // of ordinary GEMMs (the sum of their medians). The row's time is the faster of the two.
+  std::optional<double> grouped_us, loop_us;
 };
 
 // The stored measurements a profile without a GPU reads: one GPU's (the one with the most of them).
