@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_util.hpp"
@@ -31,13 +29,6 @@ ExplainReport explain_stored(const std::string& shape_text, const std::string& l
   const auto shape = parse_shape(shape_text);
   const Problem target = plan_one(o, shape->m, shape->n, shape->k);
   return explain_without_gpu(o, *shape, nullptr, target);
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 const Effect* find_effect(const Explanation& e, EffectKind kind) {
@@ -139,9 +130,9 @@ TEST(ExplainH100, QuizOnlyRowLengthsMatter) {
 }
 
 TEST(ExplainH100, StoreIsOnlyRead) {
-  const std::string before = file_bytes(kStore);
+  const std::string before = file_text(kStore);
   explain_stored("3080");
-  EXPECT_EQ(file_bytes(kStore), before);
+  EXPECT_EQ(file_text(kStore), before);
   EXPECT_FALSE(std::filesystem::exists(kStore + "-wal"));
 }
 

@@ -567,16 +567,12 @@ TEST(PadCommand, NoGpuAnswersFromAStoreThatHoldsTheGemms) {
   const std::string committed = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21-final/pad.db";
   const std::string db = ::testing::TempDir() + "shapescope_pad_store_" + std::to_string(getpid()) + ".db";
   std::filesystem::copy_file(committed, db, std::filesystem::copy_options::overwrite_existing);
-  const auto bytes = [](const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string before = bytes(db);
+  const std::string before = file_text(db);
   const CliRun r = run("pad --model gpt2 --tokens 12288 --train --db " + db);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("0 GEMMs measured now, 27 from the store"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("vocab_size  50257  50264"), std::string::npos) << r.out;
-  EXPECT_EQ(bytes(db), before);
+  EXPECT_EQ(file_text(db), before);
   EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
   std::filesystem::remove(db);
 }
