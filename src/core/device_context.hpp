@@ -23,4 +23,9 @@ struct DeviceContext {
   std::string cublaslt;      // cublasLtGetVersion as "13.1.0"
 };
 
+// Two measurements the views may compare: the same GPU (by UUID) with the same driver and libraries.
+inline bool same_setup(const DeviceContext& a, const DeviceContext& b) {
+  return a.gpu_uuid == b.gpu_uuid && a.driver == b.driver && a.cublas == b.cublas && a.cublaslt == b.cublaslt;
+}
+
 }  // namespace shapescope

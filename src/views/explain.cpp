@@ -89,11 +89,6 @@ std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& 
   return planned;
 }
 
-bool same_device(const StoredPoint& a, const StoredPoint& b) {
-  return a.device.gpu_uuid == b.device.gpu_uuid && a.device.driver == b.device.driver &&
-         a.device.cublas == b.device.cublas && a.device.cublaslt == b.device.cublaslt;
-}
-
 // What explain needs from the pool of stored points, each with its role.
 struct Wanted {
   Role role;
@@ -109,7 +104,7 @@ class Gatherer {
   // The stored point of this key on the anchor's device (cold), if any.
   const StoredPoint* find(const Problem& p, const std::string& backend, const std::string& algo) const {
     for (const StoredPoint& s : pool_)
-      if (same_device(s, anchor_) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
+      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
           s.key.algo == algo && s.key.problem == p)
         return &s;
     return nullptr;
@@ -118,7 +113,7 @@ class Gatherer {
   std::vector<const StoredPoint*> alternatives(const Problem& p) const {
     std::vector<const StoredPoint*> out;
     for (const StoredPoint& s : pool_)
-      if (same_device(s, anchor_) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
+      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
           s.key.backend == to_string(BackendKind::kCublasLt) && s.key.problem == p)
         out.push_back(&s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });

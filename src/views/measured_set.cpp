@@ -41,7 +41,7 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
     for (const auto& [p, backend] : wanted) {
       if (find(p, backend)) continue;
       for (const StoredPoint& s : *pool_)
-        if (s.device.gpu_uuid == device_.gpu_uuid && s.key.backend == backend && s.key.algo == default_algo(backend) &&
+        if (same_setup(s.device, device_) && s.key.backend == backend && s.key.algo == default_algo(backend) &&
             !s.key.hot && s.key.problem == p && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
           points_.emplace(key_of(p, backend), s);
           ++reused_;

@@ -131,15 +131,22 @@ PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
                                               request.db, again));
   Store store(request.db, Store::Access::kReadOnly);
   std::vector<StoredPoint> pool = store.load_all();
-  // The GPU that holds most of the step's GEMMs.
+  // The setup (GPU, driver, libraries) that holds most of the step's GEMMs.
   const std::vector<Problem> step = distinct_problems(analyses_of(config, request), false);
-  std::map<std::string, size_t> held;
-  const DeviceContext* device = nullptr;
+  std::vector<std::pair<DeviceContext, std::vector<Problem>>> setups;  // each setup's step GEMMs held
   for (const StoredPoint& p : pool) {
-    if (p.key.backend != request.backend || p.key.algo != default_algo(request.backend) || p.key.hot) continue;
-    if (std::find(step.begin(), step.end(), p.key.problem) == step.end()) continue;
-    if (++held[p.device.gpu_uuid] > (device ? held[device->gpu_uuid] : 0) || !device) device = &p.device;
+    if (p.key.backend != request.backend || p.key.algo != default_algo(request.backend) || p.key.hot ||
+        std::find(step.begin(), step.end(), p.key.problem) == step.end())
+      continue;
+    auto it = std::find_if(setups.begin(), setups.end(), [&](const auto& s) { return same_setup(s.first, p.device); });
+    if (it == setups.end()) it = setups.insert(setups.end(), {p.device, {}});
+    if (std::find(it->second.begin(), it->second.end(), p.key.problem) == it->second.end())
+      it->second.push_back(p.key.problem);
   }
+  const DeviceContext* device = nullptr;
+  size_t most = 0;
+  for (const auto& [setup, held] : setups)
+    if (held.size() > most) std::tie(most, device) = std::make_pair(held.size(), &setup);
   if (!device)
     throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here, and the store '{}' holds none of the step's {} GEMMs; {}",
                                               request.db, step.size(), again));

@@ -108,10 +108,6 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
   }
 }
 
-bool same_setup(const DeviceContext& a, const DeviceContext& b) {
-  return a.gpu_uuid == b.gpu_uuid && a.driver == b.driver && a.cublas == b.cublas && a.cublaslt == b.cublaslt;
-}
-
 // The stored point of each row (the library's own choice, cold), on the GPU that has the most of them.
 std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows,
                                                       const std::vector<StoredPoint>& pool, StoredSource& source) {
