@@ -1,5 +1,6 @@
-// Wall-clock timestamps for stored results.
+// Wall-clock timestamps for stored results, and elapsed time.
 #pragma once
+#include <chrono>
 #include <ctime>
 #include <string>
 
@@ -13,6 +14,11 @@ inline std::string now_utc() {
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return text;
+}
+
+// Seconds of the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace shapescope

@@ -27,10 +27,6 @@ namespace {
 
 constexpr size_t kAnnotateBatch = 256;  // points per CUPTI flush
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Runs one step and adds its wall time to `into`.
 template <typename Step>
 auto timed(double& into, Step&& step) {

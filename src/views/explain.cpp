@@ -8,6 +8,7 @@
 #include <map>
 
 #include "backends/variants.hpp"
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "measure/measure.hpp"
@@ -315,10 +316,6 @@ std::string sampling_text(const MeasureOptions& m) {
   if (rule.min_samples == rule.max_samples) return fmt::format("{} samples", rule.min_samples);
   return fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
                      rule.target * 100);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
