@@ -324,6 +324,11 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
   return rows;
 }
 
+// Whether our fixed kernel was measured at any point (its column and its name in the heading).
+bool has_fixed_kernel(const ExplainReport& r) {
+  return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
+}
+
 // The fixed kernel's time at a library point, or "-".
 std::string fixed_cell(const ExplainReport& r, size_t library) {
   for (const ExplainPoint& p : r.points)
@@ -333,8 +338,7 @@ std::string fixed_cell(const ExplainReport& r, size_t library) {
 
 std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
   const ExplainPoint& t = r.points.front();
-  const bool fixed = std::any_of(r.points.begin(), r.points.end(),
-                                 [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
+  const bool fixed = has_fixed_kernel(r);
   std::vector<std::vector<std::string>> rows = {{"size", "why", "time [us]", "TFLOP/s", "per FLOP", "16B", "tile",
                                                  "tiles", "waves (eff)", fixed ? "fixed [us]" : "", "kernel"}};
   for (size_t i = 0; i < r.points.size(); ++i) {
@@ -381,8 +385,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     out << "\ncontrols (the same GEMM with one thing changed)\n";
     write_columns(out, controls, "  ");
   }
-  const bool fixed = std::any_of(report.points.begin(), report.points.end(),
-                                 [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
+  const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
   write_columns(out, neighbour_rows(report), "  ");
   for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";
