@@ -20,6 +20,7 @@
 #include "timing/engine.hpp"
 #include "timing/device_kernels.hpp"
 #include "timing/stats.hpp"
+#include "trace/graph_kernels.hpp"
 #include "trace/kernel_trace.hpp"
 
 namespace shapescope {
@@ -82,7 +83,9 @@ struct Entry {
   std::optional<int64_t> id;
   bool measure = false, annotate = false;
   GemmCall* call = nullptr;
-  std::optional<std::vector<KernelRecord>> kernels;  // from the annotation pass
+  std::optional<std::vector<KernelRecord>> kernels;  // from its captured graph, or CUPTI
+  bool graph_read = false;      // `kernels` read from the call's captured graph
+  bool several_kernels = false;  // ... and there were several: CUPTI gives their durations
 };
 
 // The GPU memory of one measure() call: operands at their largest, the L2 flush, the workspace,
@@ -107,6 +110,7 @@ struct Session {
   std::vector<Problem> gpu_problems;  // what needs the GPU (measure or annotate), the sentinel's too
   std::map<std::pair<size_t, size_t>, std::vector<PreparedCall>> prepared;  // by (problem, backend)
   std::unique_ptr<Backend> sentinel_backend;
+  std::unique_ptr<GraphKernels> graphs;  // reads the kernels of the calls measured (at their save)
   std::vector<PreparedCall> sentinel_call;
   double warm_since = 0;  // when the first GEMMs ran (verification, annotation): the warm-up's start
   MeasureOutcome outcome;
@@ -117,6 +121,12 @@ void report(const Session& s, MeasureProgress p) {
 }
 
 bool stop_requested(const Session& s) { return s.interrupted && s.interrupted->load(); }
+
+// The GPU load before the first timed sample starts with the first GEMM that runs (verification,
+// the CUPTI pass): the engine's warm-up makes up the rest.
+void mark_warm(Session& s) {
+  if (s.warm_since == 0) s.warm_since = ClockSampler::now();
+}
 
 std::string skip_line(const std::string& backend, const std::string& algo, const Problem& p, const std::string& why) {
   return fmt::format("{} {}{}{} {}: {}", backend, algo, algo.empty() ? "" : " ", p.shape_string(), to_string(p.dtype),
@@ -251,6 +261,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
       e.call = nullptr;
       continue;
     }
+    mark_warm(s);
     verifier->queue(*e.call, *references[e.problem].front().call, p);
     checked.push_back(i);
   }
@@ -264,15 +275,13 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   }
 }
 
-// Trace: an untimed pass under CUPTI records the kernels of every point to measure or lacking them,
-// in batches of kAnnotateBatch launches per flush. It runs before the timed passes: its GEMMs are
-// the warm-up, and its kernel durations size the chunks. Points the store already has get their
-// kernels now (one transaction per batch); the others keep them for their save.
-void trace_kernels(Session& s) {
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < s.entries.size(); ++i)
-    if (s.entries[i].annotate && s.entries[i].call) todo.push_back(i);
+// CUPTI's records (with each kernel's duration) for the entries `todo`: one untimed launch each,
+// kAnnotateBatch launches per flush. Every entry here is stored: its kernels are saved now, one
+// transaction per batch. Never while the engine times: CUPTI's records perturb timings.
+void trace_with_cupti(Session& s, const std::vector<size_t>& todo) {
   if (todo.empty()) return;
+  s.outcome.phases.traced_by_cupti += todo.size();
+  mark_warm(s);
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   KernelTrace trace;
@@ -289,7 +298,7 @@ void trace_kernels(Session& s) {
     for (size_t t = begin; t < end; ++t) {
       Entry& e = s.entries[todo[t]];
       e.kernels = kernels[uint64_t(todo[t])];
-      if (!e.measure && e.id) stored.emplace_back(*e.id, *e.kernels);
+      stored.emplace_back(*e.id, *e.kernels);
     }
     s.store.save_kernels(stored);
     s.outcome.annotated += stored.size();
@@ -297,7 +306,54 @@ void trace_kernels(Session& s) {
   cudaStreamDestroy(stream);
 }
 
-// The annotation pass's durations (hot L2, one run) are a better cost estimate than the model's.
+// Annotation, before the timed passes: the stored points that lack their kernels (no new timing
+// to go with them) get CUPTI's records.
+void trace_stored(Session& s) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < s.entries.size(); ++i)
+    if (s.entries[i].annotate && !s.entries[i].measure && s.entries[i].call && s.entries[i].id) todo.push_back(i);
+  trace_with_cupti(s, todo);
+}
+
+// Annotation of the points to measure, before the timed passes: each call is stream-captured and
+// its graph's kernel nodes read back (no GPU work; the engine times such a graph). This is where
+// cuBLAS picks and lazily loads each kernel, which waits for any GPU work queued, so it runs while
+// the GPU is idle, before the warm-up (it also spares the engine's captures those costs). A call
+// of one kernel is then done: that kernel's duration is the point's timed median (the event pair
+// held it alone), filled in at its save. A call of several kernels (split-K and its reduction) is
+// saved without them and goes through CUPTI after the timed passes, for each kernel's own duration.
+void read_graph_kernels(Session& s, Entry& e) {
+  if (!s.graphs) s.graphs = std::make_unique<GraphKernels>();
+  e.kernels = s.graphs->of(*e.call);
+  e.graph_read = true;
+  e.several_kernels = e.kernels->size() > 1;
+}
+
+void read_graphs(Session& s) {
+  for (Entry& e : s.entries) {
+    if (stop_requested(s)) return;
+    if (e.measure && e.annotate && e.call) read_graph_kernels(s, e);
+  }
+}
+
+std::optional<std::vector<KernelRecord>> kernels_at_save(Session& s, Entry& e, const TimingStats& timing) {
+  if (!e.annotate) return std::nullopt;
+  if (!e.graph_read) read_graph_kernels(s, e);
+  if (e.several_kernels) return std::nullopt;
+  if (e.kernels->size() == 1) e.kernels->front().duration_us = timing.median_us;
+  return e.kernels;
+}
+
+// After the timed passes: CUPTI for the measured points whose calls launch several kernels.
+void trace_several(Session& s) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < s.entries.size(); ++i)
+    if (s.entries[i].measure && s.entries[i].id && s.entries[i].call && s.entries[i].several_kernels) todo.push_back(i);
+  trace_with_cupti(s, todo);
+}
+
+// CUPTI's durations (hot L2, one run), where the annotation pass has them, are a better cost
+// estimate than the model's.
 double job_estimate_us(const Entry& e) {
   double traced = 0;
   if (e.kernels)
@@ -316,7 +372,7 @@ void save_chunk(Session& s, const std::vector<size_t>& timed, const std::vector<
     result.lt = e.call->lt_config();
     result.measured_at = now_utc();
     result.command = rerun_command(e.key, s.request.lt_algos);
-    batch.push_back({e.key, result, e.kernels});
+    batch.push_back({e.key, result, kernels_at_save(s, e, r.timing)});
     s.outcome.timings.push_back(r.timing);
     floor_us += r.timing.samples * (r.timing.median_us + s.outcome.flush_us);
   }
@@ -324,7 +380,7 @@ void save_chunk(Session& s, const std::vector<size_t>& timed, const std::vector<
   for (size_t i = 0; i < chunk.size(); ++i) {
     Entry& e = s.entries[timed[chunk[i].job]];
     e.id = ids[i];
-    if (e.kernels) ++s.outcome.annotated;
+    if (e.kernels && !e.several_kernels) ++s.outcome.annotated;
   }
   s.outcome.measured += chunk.size();
   progress.measured = s.outcome.measured;
@@ -387,7 +443,7 @@ void collect_points(Session& s) {
 MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& device, Store& store,
                        const ProgressCallback& progress, const std::atomic<bool>* interrupted) {
   const auto started = std::chrono::steady_clock::now();
-  Session s{request, device, store, progress, interrupted, {}, {}, {}, {}, {}, {}, {}, 0, {}};
+  Session s{request, device, store, progress, interrupted, {}, {}, {}, {}, {}, {}, {}, {}, 0, {}};
   PhaseTimes& phases = s.outcome.phases;
   check(s);
   timed(phases.plan, [&] { plan_against_store(s); });
@@ -395,11 +451,12 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     MemoryPlan plan;
     const std::unique_ptr<Buffers> memory = timed(phases.allocate, [&] { return allocate(s, plan); });
     timed(phases.prepare, [&] { prepare_calls(s); });
-    s.warm_since = ClockSampler::now();
     timed(phases.verify, [&] { verify(s, *memory, plan); });
-    timed(phases.trace, [&] { trace_kernels(s); });
+    timed(phases.trace_cupti, [&] { trace_stored(s); });
+    timed(phases.trace, [&] { read_graphs(s); });
     if (!stop_requested(s)) {
       timed(phases.timing, [&] { time_calls(s, *memory, plan); });
+      timed(phases.trace_cupti, [&] { trace_several(s); });
     } else {
       s.outcome.interrupted = true;
     }

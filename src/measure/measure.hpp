@@ -36,7 +36,10 @@ struct PhaseTimes {
   double allocate = 0;  // operands, flush buffer, workspace; random fill
   double prepare = 0;   // cuBLAS handles, cuBLASLt heuristics, our kernels' set-up
   double verify = 0;    // our kernels against cuBLAS, on the GPU
-  double trace = 0;     // the annotation pass (CUPTI), which also warms the GPU up
+  double trace = 0;     // the kernels of the points to measure, read from their captured graphs
+  double trace_cupti = 0;      // CUPTI: stored points lacking kernels (before the timed passes, so
+                               // their GEMMs also warm the GPU up) and calls of several kernels (after)
+  size_t traced_by_cupti = 0;  // the calls CUPTI traced
   double timing = 0;    // the engine: warm-up, timed passes, sentinel re-runs, chunk writes
   double collect = 0;   // the stored points read back
   EngineTimes engine;   // inside `timing`

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
-#include <cxxabi.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 
 #include "common/check.hpp"
 #include "common/error.hpp"
+#include "trace/demangle.hpp"
 
 namespace shapescope {
 namespace {
@@ -69,22 +69,6 @@ struct TraceState {
 TraceState& state() {
   static TraceState instance;
   return instance;
-}
-
-std::string demangle(const char* name) {
-  if (name == nullptr) return {};
-  // Only Itanium-mangled symbols start with "_Z"; __cxa_demangle would otherwise read a plain
-  // kernel name such as "f" as a type and turn it into "float".
-  if (std::strncmp(name, "_Z", 2) != 0) return name;
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || demangled == nullptr) {
-    std::free(demangled);
-    return name;
-  }
-  std::string text(demangled);
-  std::free(demangled);
-  return text;
 }
 
 TracedKernel to_traced_kernel(const KernelActivity& activity) {
