@@ -125,11 +125,12 @@ void write_sweep_details(std::ostream& out, const MeasureOutcome& o, const Sweep
   const EngineTimes& e = p.engine;
   out << fmt::format(
       "wall {:.2f} s: start-up {:.2f} (CUDA, store, NVML, plan), store look-up {:.2f}, allocate {:.2f}, prepare {:.2f}, "
-      "verify {:.2f}, annotation pass {:.2f}, timing {:.2f} [warm-up {:.2f}, waiting on the GPU {:.2f}, graph capture "
-      "{:.2f}, chunk writes {:.2f}, cool-down {:.2f}; {} graphs, {} chunks, {} re-runs], read back {:.2f}, annotate "
+      "verify {:.2f}, kernels read from graphs {:.2f}, CUPTI {:.2f} ({} calls), timing {:.2f} [warm-up {:.2f}, GPU busy {:.2f}, GPU idle between graphs "
+      "{:.2f}, waiting on the GPU {:.2f}, graph capture {:.2f}, graph launch {:.2f}, chunk writes {:.2f}, cool-down "
+      "{:.2f}; {} graphs, {} chunks, {} re-runs], read back {:.2f}, annotate "
       "and print {:.2f}\n",
-      times.wall, times.startup, p.plan, p.allocate, p.prepare, p.verify, p.trace, p.timing, e.warmup, e.wait,
-      e.capture, e.callbacks, e.cooldown, e.graphs, e.chunks, e.reruns, p.collect, times.after);
+      times.wall, times.startup, p.plan, p.allocate, p.prepare, p.verify, p.trace, p.trace_cupti, p.traced_by_cupti, p.timing, e.warmup, e.gpu_busy,
+      e.gpu_gaps, e.wait, e.capture, e.launch, e.callbacks, e.cooldown, e.graphs, e.chunks, e.reruns, p.collect, times.after);
   out << samples_histogram(o.timings) << "\n";
   for (const SentinelCheck& c : o.sentinel_checks)
     out << fmt::format("sentinel check: chunk {} measurement {}: {} against {} ({}, limit +-{}){}\n", c.chunk + 1,

@@ -122,12 +122,23 @@ void compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want,
   CHECK_CUDA(cudaGetLastError());
 }
 
-__global__ void spin_kernel(uint64_t nanoseconds) {
+__device__ void spin_for(uint64_t nanoseconds) {
   uint64_t start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < nanoseconds);
+}
+
+__global__ void spin_kernel(uint64_t nanoseconds) { spin_for(nanoseconds); }
+
+// The jitter is drawn on the GPU, from the launch count: a graph replayed gives new draws.
+__global__ void jittered_spin_kernel(uint64_t nanoseconds, uint64_t jitter_ns, unsigned* launches) {
+  uint64_t x = atomicAdd(launches, 1u) + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  spin_for(nanoseconds + x % (jitter_ns + 1));
 }
 
 }  // namespace
@@ -147,6 +158,11 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
 
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream) {
   spin_kernel<<<1, 1, 0, stream>>>(nanoseconds);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+void launch_jittered_spin(uint64_t nanoseconds, uint64_t jitter_ns, unsigned* launches, cudaStream_t stream) {
+  jittered_spin_kernel<<<1, 1, 0, stream>>>(nanoseconds, jitter_ns, launches);
   CHECK_CUDA(cudaGetLastError());
 }
 

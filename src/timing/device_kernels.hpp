@@ -18,6 +18,11 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
 // used to test the timer.
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream);
 
+// A spin of nanoseconds + a jitter in [0, jitter_ns], drawn on the GPU from a hash of the count of
+// launches so far (`*launches`, device memory, incremented by each run): a graph replayed draws anew.
+// A noisy GPU task for the stopping rule's tests.
+void launch_jittered_spin(uint64_t nanoseconds, uint64_t jitter_ns, unsigned* launches, cudaStream_t stream);
+
 // The SM clock measured on the GPU: one thread counts clock64() cycles over `nanoseconds` of
 // %globaltimer, both ends aligned on a timer tick, and writes cycles / ns * 1000 (MHz) to *out_mhz
 // (device-visible memory, e.g. mapped pinned host memory). Graph-capturable; in a burst it also

@@ -18,11 +18,14 @@ namespace {
 
 // cudaEventElapsedTime resolves about 0.5 us: a spread below twice that is the timer, not the GPU.
 constexpr double kTimerResolutionUs = 0.5;
-// Sustained: the first graph of a chunk holds its minimum passes, up to this many chunk_ms of work.
-constexpr double kGraphPasses = 4;
+// Sustained: chunks open at once, their graphs taking turns on the stream, so that while the host
+// reads one graph and captures that chunk's next, the others' graphs keep the GPU busy.
+constexpr int kOpenChunks = 4;
+// Warm-up: the sentinel's GEMM (with its flush) this many times per graph.
+constexpr size_t kWarmUpSentinels = 16;
 // Passes over the few jobs still sampling are packed into one graph up to this much GPU work (a
 // graph of a handful of 10 us samples would cost more host time than GPU time).
-constexpr double kTailGraphUs = 2000;
+constexpr double kTailGraphUs = 6000;
 constexpr int kMaxTailPasses = 8;
 // Burst: at most this much GPU work per graph, then idle for kCooldownFactor times as long (at least
 // kMinCooldownMs), so that the GPU never reaches its power limit (mamf-finder's MAMF, the boost clock).
@@ -55,15 +58,27 @@ struct Engine::Chunk {
   bool drifted = false;
 };
 
+// A captured graph: events from the engine's pool (returned by retire()), its own exec and done
+// event (freed with it).
 struct Engine::Graph {
   size_t chunk = 0;
   cudaGraphExec_t exec = nullptr;
   std::vector<int> slot;  // per sample: the chunk's slot, or -1 for the sentinel
   std::vector<cudaEvent_t> start, stop;
+  cudaEvent_t begin = nullptr, end = nullptr;  // the graph's first and last node: its GPU time
+  cudaEvent_t ended = nullptr;  // recorded on the stream after each launch: the gap to the next graph
   cudaEvent_t done = nullptr;
   double launched = 0;
   double cost_us = 0;  // estimated GPU time
   std::optional<size_t> probe;
+
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (done) cudaEventDestroy(done);
+  }
 };
 
 bool Engine::is_noisy(const SampleStats& s) const {
@@ -87,10 +102,9 @@ Engine::Engine(const MeasureOptions& options, const ClockSampler* clocks, const 
 
 Engine::~Engine() {
   if (stream_) cudaStreamSynchronize(stream_);
-  for (auto& graph : flight_) {
-    if (graph->exec) cudaGraphExecDestroy(graph->exec);
-    if (graph->done) cudaEventDestroy(graph->done);
-  }
+  flight_.clear();
+  ahead_.reset();
+  if (warm_exec_) cudaGraphExecDestroy(warm_exec_);
   for (cudaEvent_t e : all_events_) cudaEventDestroy(e);
   if (probes_) cudaFreeHost(probes_);
   if (capture_stream_) cudaStreamDestroy(capture_stream_);
@@ -140,20 +154,27 @@ void Engine::plan_chunks(const std::vector<TimedJob>& jobs) {
   }
 }
 
-// GEMM load until warmup_ms have passed since options_.warm_since (the verification and annotation
-// passes before the engine count): replays of the first chunk's calls with their flushes.
+// GEMM load until warmup_ms have passed since options_.warm_since (the verification before the
+// engine counts): replays of a graph of the sentinel's call (cheap to capture; else the first
+// chunk's calls) with their flushes, all queued at once, so that the host captures the first
+// chunks' graphs while the GPU warms up.
 void Engine::warm_up(const std::vector<TimedJob>& jobs) {
   const double started = now();
   const double since = options_.warm_since > 0 ? options_.warm_since : started;
-  if ((started - since) * 1000.0 >= options_.warmup_ms || chunks_.empty()) return;
+  const double until = since + options_.warmup_ms / 1000.0;
+  if (started >= until || chunks_.empty()) return;
+  std::vector<GemmCall*> calls;
+  if (sentinel_)
+    calls.assign(kWarmUpSentinels, sentinel_->call);
+  else
+    for (size_t job : chunks_.front().jobs) calls.push_back(jobs[job].call);
   CHECK_CUDA(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal));
   cudaGraph_t graph = nullptr;
   try {
-    for (size_t job : chunks_.front().jobs) {
+    for (size_t i = 0; i < calls.size(); ++i) {
       if (!options_.hot)
-        CHECK_CUDA(cudaMemsetAsync(options_.flush_buffer, int(job & 0xff), size_t(options_.flush_bytes),
-                                   capture_stream_));
-      jobs[job].call->enqueue(capture_stream_);
+        CHECK_CUDA(cudaMemsetAsync(options_.flush_buffer, int(i & 0xff), size_t(options_.flush_bytes), capture_stream_));
+      calls[i]->enqueue(capture_stream_);
     }
   } catch (...) {
     cudaStreamEndCapture(capture_stream_, &graph);
@@ -161,20 +182,21 @@ void Engine::warm_up(const std::vector<TimedJob>& jobs) {
     throw;
   }
   CHECK_CUDA(cudaStreamEndCapture(capture_stream_, &graph));
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  const cudaError_t status = cudaGraphInstantiate(&warm_exec_, graph, 0);
   cudaGraphDestroy(graph);
   CHECK_CUDA(status);
-  do {
-    CHECK_CUDA(cudaGraphLaunch(exec, stream_));
-    CHECK_CUDA(cudaStreamSynchronize(stream_));
-  } while ((now() - since) * 1000.0 < options_.warmup_ms && !(interrupted_ && interrupted_->load()));
-  cudaGraphExecDestroy(exec);
-  times_.warmup = now() - started;
+  // One replay to learn its length, then the rest queued.
+  const double first = now();
+  CHECK_CUDA(cudaGraphLaunch(warm_exec_, stream_));
+  CHECK_CUDA(cudaStreamSynchronize(stream_));
+  const double replay_s = std::max(now() - first, 1e-4);
+  const int replays = int(std::ceil(std::max(until - now(), 0.0) / replay_s));
+  for (int i = 0; i < replays; ++i) CHECK_CUDA(cudaGraphLaunch(warm_exec_, stream_));
+  times_.warmup = now() - started + replays * replay_s;
 }
 
-// The chunk's next graph: while its jobs are below the minimum, as many of the minimum passes as
-// the graph budget holds; after that, one pass over the jobs still sampling (a few tiny ones packed).
+// The chunk's next graph: while its jobs are below the minimum, one pass over all of them; after
+// that, one pass over the jobs still sampling (a few tiny ones packed).
 std::unique_ptr<Engine::Graph> Engine::build_graph(Chunk& chunk) {
   const bool burst = options_.clocks == ClockState::kBurst;
   std::vector<size_t> active;
@@ -187,11 +209,10 @@ std::unique_ptr<Engine::Graph> Engine::build_graph(Chunk& chunk) {
     pass_us += (*jobs_)[chunk.jobs[slot]].estimate_us + flush_us_;
   }
   pass_us = std::max(pass_us, 1.0);
+  // Below the minimum: one pass per graph, each in its own order (smaller graphs keep the pipeline
+  // of open chunks moving); after it, a few tiny passes packed.
   int passes = 1;
-  if (below_min > 0) {
-    const double budget = burst ? kBurstGraphUs : kGraphPasses * options_.chunk_ms * 1000.0;
-    passes = std::clamp(int(budget / pass_us), 1, below_min);
-  } else {
+  if (below_min == 0) {
     passes = std::clamp(int((burst ? kBurstGraphUs : kTailGraphUs) / pass_us), 1, kMaxTailPasses);
   }
   std::mt19937_64 rng(rng_state_);
@@ -228,6 +249,8 @@ void Engine::capture(Graph& graph, const std::vector<std::vector<int>>& passes, 
   CHECK_CUDA(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal));
   cudaGraph_t captured = nullptr;
   try {
+    graph.begin = take_event();
+    CHECK_CUDA(cudaEventRecordWithFlags(graph.begin, capture_stream_, cudaEventRecordExternal));
     // In a burst the first probe also wakes the clocks up before the first sample.
     if (burst) launch_clock_probe(probes_device_ + 2 * *graph.probe, kProbeNs, capture_stream_);
     for (const auto& pass : passes) {
@@ -245,6 +268,8 @@ void Engine::capture(Graph& graph, const std::vector<std::vector<int>>& passes, 
       }
     }
     if (burst) launch_clock_probe(probes_device_ + 2 * *graph.probe + 1, kProbeNs, capture_stream_);
+    graph.end = take_event();
+    CHECK_CUDA(cudaEventRecordWithFlags(graph.end, capture_stream_, cudaEventRecordExternal));
   } catch (...) {
     cudaStreamEndCapture(capture_stream_, &captured);
     if (captured) cudaGraphDestroy(captured);
@@ -254,14 +279,28 @@ void Engine::capture(Graph& graph, const std::vector<std::vector<int>>& passes, 
   const cudaError_t status = cudaGraphInstantiate(&graph.exec, captured, 0);
   cudaGraphDestroy(captured);
   CHECK_CUDA(status);
+  // Uploaded now, off the launch path (the capture stream holds no work to wait for).
+  CHECK_CUDA(cudaGraphUpload(graph.exec, capture_stream_));
   CHECK_CUDA(cudaEventCreateWithFlags(&graph.done, cudaEventDisableTiming | cudaEventBlockingSync));
   times_.capture += now() - started;
 }
 
+// A graph that will not be launched again: its pooled events go back (its exec goes with it).
+void Engine::retire(std::unique_ptr<Graph> graph) {
+  free_events_.push_back(graph->begin);
+  free_events_.push_back(graph->end);
+  free_events_.insert(free_events_.end(), graph->start.begin(), graph->start.end());
+  free_events_.insert(free_events_.end(), graph->stop.begin(), graph->stop.end());
+}
+
 void Engine::launch(std::unique_ptr<Graph> graph) {
+  const double started = now();
   CHECK_CUDA(cudaGraphLaunch(graph->exec, stream_));
+  graph->ended = take_event();
+  CHECK_CUDA(cudaEventRecord(graph->ended, stream_));
   CHECK_CUDA(cudaEventRecord(graph->done, stream_));
   graph->launched = now();
+  times_.launch += graph->launched - started;
   ++times_.graphs;
   flight_.push_back(std::move(graph));
 }
@@ -298,12 +337,17 @@ void Engine::read(Graph& graph) {
     if (clock > 0) s.clock_mhz.push_back(clock);
     s.reasons |= reasons;
   }
-  free_events_.insert(free_events_.end(), graph.start.begin(), graph.start.end());
-  free_events_.insert(free_events_.end(), graph.stop.begin(), graph.stop.end());
-  cudaGraphExecDestroy(graph.exec);
-  graph.exec = nullptr;
-  cudaEventDestroy(graph.done);
-  graph.done = nullptr;
+  float span_ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&span_ms, graph.begin, graph.end));
+  times_.gpu_busy += double(span_ms) / 1000.0;
+  if (last_ended_) {  // graphs run one after the other on stream_: the GPU idled in between
+    float gap_ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&gap_ms, last_ended_, graph.begin));
+    times_.gpu_gaps += double(gap_ms) / 1000.0;
+    free_events_.push_back(last_ended_);
+  }
+  last_ended_ = graph.ended;
+  graph.ended = nullptr;
   for (size_t slot = 0; slot < chunk.jobs.size(); ++slot)
     if (is_active(chunk, slot)) chunk.stopped[slot] = stop_reason(chunk.samples[slot].us, rule_);
   done_cost_ += graph.cost_us;
@@ -386,11 +430,8 @@ void Engine::report(Chunk& chunk, const DoneFn& done) {
 
 void Engine::drain() {
   if (stream_) cudaStreamSynchronize(stream_);
-  for (auto& graph : flight_) {
-    if (graph->exec) cudaGraphExecDestroy(graph->exec);
-    if (graph->done) cudaEventDestroy(graph->done);
-  }
   flight_.clear();
+  ahead_.reset();
 }
 
 bool Engine::run(const std::vector<TimedJob>& jobs, const TimedJob* sentinel, const DoneFn& done,
@@ -403,12 +444,20 @@ bool Engine::run(const std::vector<TimedJob>& jobs, const TimedJob* sentinel, co
   if (!burst) warm_up(jobs);
   if (interrupted_ && interrupted_->load()) return false;
   size_t next = 0;
+  // The next chunk's first graph is captured ahead, while the GPU has work queued, so that opening
+  // a chunk never leaves the GPU idle for a capture (the other chunk may be down to tiny passes).
   auto open_next = [&] {
-    if (next < chunks_.size()) launch(build_graph(chunks_[next++]));
+    if (next >= chunks_.size()) return;
+    std::unique_ptr<Graph> graph = ahead_ && ahead_->chunk == next ? std::move(ahead_) : build_graph(chunks_[next]);
+    ++next;
+    launch(std::move(graph));
+  };
+  auto capture_ahead = [&] {
+    if (!ahead_ && next < chunks_.size()) ahead_ = build_graph(chunks_[next]);
   };
   try {
-    // Sustained: two chunks in flight, their graphs alternating; burst: one graph at a time.
-    for (int i = 0; i < (burst ? 1 : 2); ++i) open_next();
+    // Sustained: kOpenChunks chunks in flight, their graphs taking turns; burst: one graph at a time.
+    for (int i = 0; i < (burst ? 1 : kOpenChunks); ++i) open_next();
     while (!flight_.empty()) {
       std::unique_ptr<Graph> graph = std::move(flight_.front());
       flight_.pop_front();
@@ -427,11 +476,14 @@ bool Engine::run(const std::vector<TimedJob>& jobs, const TimedJob* sentinel, co
       const bool sampling = std::any_of(chunk.stopped.begin(), chunk.stopped.end(),
                                         [](const std::optional<StopReason>& r) { return !r.has_value(); });
       if (sampling || !accept(chunk, on_sentinel)) {
+        retire(std::move(graph));
         launch(build_graph(chunk));
       } else {
+        retire(std::move(graph));
         open_next();
         report(chunk, done);  // the store writes happen while the next graphs run
       }
+      capture_ahead();
       if (progress) progress(std::min(1.0, done_cost_ / std::max(total_cost_, 1.0)));
     }
   } catch (...) {

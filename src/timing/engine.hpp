@@ -2,13 +2,16 @@
 //   - jobs are shuffled and cut into chunks of about `chunk_ms` of GPU time per pass;
 //   - a chunk is measured in passes, each pass in its own shuffled order, every sample as
 //       L2 flush (memset) -> event -> GEMM -> event
-//     with event-record nodes inside a CUDA graph, so no host gap is timed; a graph holds one or
-//     more passes (the first ones all of the minimum; later, tiny passes are packed by a few);
+//     with event-record nodes inside a CUDA graph, so no host gap is timed; a graph holds one pass
+//     while the chunk's jobs are below the minimum, later a few tiny passes packed; every graph is
+//     captured anew, in its own order, and uploaded before its launch;
+//   - the next chunk's first graph is captured ahead while the GPU has work queued;
 //   - the stopping rule (timing/stopping.hpp) runs on every job after each graph: a pass holds only
 //     the jobs that have not stopped, so steady kernels stop at the minimum and noisy ones get more;
-//   - sustained clocks: two chunks are open at once and their graphs alternate, so that while one
-//     graph runs the host reads the other's samples, decides and captures its next graph, and saves
-//     finished chunks: the GPU does not wait for the host, and no decision lags a pass behind;
+//   - sustained clocks: four chunks are open at once and their graphs take turns, so that while the
+//     others' graphs run the host reads one graph's samples, decides and captures that chunk's next
+//     graph, and saves finished chunks: the GPU does not wait for the host, and no decision lags a
+//     pass behind; the warm-up's replays are queued at once, so the first captures overlap them;
 //     burst clocks: one short graph (<= kBurstGraphUs of GPU work) at a time, each followed by an idle
 //     cool-down, its SM clock read on the GPU by a probe kernel at its start and end;
 //   - a sentinel job (a fixed shape) is measured in every pass of every chunk; a chunk whose
@@ -81,6 +84,7 @@ class Engine {
   std::unique_ptr<Graph> build_graph(Chunk& chunk);
   void capture(Graph& graph, const std::vector<std::vector<int>>& passes, const Chunk& chunk);
   void launch(std::unique_ptr<Graph> graph);
+  void retire(std::unique_ptr<Graph> graph);
   void read(Graph& graph);
   // After a chunk's last graph: false when the sentinel sent it round again.
   bool accept(Chunk& chunk, const SentinelFn& on_sentinel);
@@ -101,12 +105,15 @@ class Engine {
   cudaStream_t stream_ = nullptr;
   cudaStream_t capture_stream_ = nullptr;
   std::vector<cudaEvent_t> free_events_;
+  cudaEvent_t last_ended_ = nullptr;  // the last graph read: its `ended` event (for the gap to the next)
   std::vector<cudaEvent_t> all_events_;
   double* probes_ = nullptr;         // mapped pinned: two clock probes per graph slot (burst)
   double* probes_device_ = nullptr;
   size_t next_probe_ = 0;
   std::vector<Chunk> chunks_;
   std::deque<std::unique_ptr<Graph>> flight_;
+  std::unique_ptr<Graph> ahead_;
+  cudaGraphExec_t warm_exec_ = nullptr;  // the warm-up's replays (queued; freed at the end)     // the next chunk's first graph, captured ahead
   double last_done_ = 0;             // host time the previous graph was seen finished
   std::vector<double> run_clocks_;   // every clock reading matched to a graph
   SentinelReference reference_;      // the sentinel's verdicts (timing/sentinel.hpp)

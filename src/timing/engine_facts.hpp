@@ -27,6 +27,9 @@ struct EngineTimes {
   double wait = 0;       // blocked on the GPU
   double callbacks = 0;  // the caller's work per finished chunk (store writes), while graphs run
   double cooldown = 0;   // idle between bursts (burst clocks)
+  double launch = 0;     // in cudaGraphLaunch (it blocks while the GPU's queue is full)
+  double gpu_busy = 0;   // GPU time of the graphs, first node to last (events in each graph)
+  double gpu_gaps = 0;   // GPU idle between one graph's end and the next one's start
   size_t graphs = 0, chunks = 0, reruns = 0;
 };
 

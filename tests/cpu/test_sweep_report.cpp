@@ -41,8 +41,12 @@ MeasureOutcome sample_outcome() {
   again.kept_drifted = true;
   o.sentinel_checks.push_back(again);
   o.phases.trace = 1.1;
+  o.phases.trace_cupti = 0.2;
+  o.phases.traced_by_cupti = 733;
   o.phases.timing = 4.4;
   o.phases.engine.graphs = 120;
+  o.phases.engine.gpu_busy = 3.9;
+  o.phases.engine.gpu_gaps = 0.1;
   return o;
 }
 
@@ -95,7 +99,8 @@ TEST(SweepReport, VerboseHasPhasesAndTheHistogram) {
   write_sweep_details(out, sample_outcome(), times);
   const std::string text = out.str();
   EXPECT_NE(text.find("start-up 0.60"), std::string::npos) << text;
-  EXPECT_NE(text.find("annotation pass 1.10, timing 4.40"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernels read from graphs 1.10, CUPTI 0.20 (733 calls), timing 4.40"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU busy 3.90, GPU idle between graphs 0.10"), std::string::npos) << text;
   EXPECT_NE(text.find("120 graphs"), std::string::npos) << text;
   EXPECT_NE(text.find("samples per point: 1-4: 2; 17-32: 1;"), std::string::npos) << text;
   EXPECT_NE(text.find("stopped: 2 converged, 1 at the cap, 0 fixed"), std::string::npos) << text;

@@ -26,14 +26,20 @@ class SpinCall : public GemmCall {
   uint64_t ns_;
 };
 
-// A noisy job: each sample spins 20 to 80 us, uniformly at random (drawn when the graph is
-// captured), so that its median is never known to 2 % (30 samples leave a ~20 % interval).
+// A noisy job: each sample spins 20 to 80 us, uniformly at random, drawn on the GPU at each run (as a
+// kernel's noise is: not baked into the graph), so that its median is never known to 2 % (30
+// samples leave a ~20 % interval).
 class NoisySpinCall : public GemmCall {
  public:
-  void enqueue(cudaStream_t stream) override { launch_spin(20000 + rng_() % 60001, stream); }
+  NoisySpinCall() {
+    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&launches_), sizeof(unsigned)));
+    CHECK_CUDA(cudaMemset(launches_, 0, sizeof(unsigned)));
+  }
+  ~NoisySpinCall() override { cudaFree(launches_); }
+  void enqueue(cudaStream_t stream) override { launch_jittered_spin(20000, 60000, launches_, stream); }
 
  private:
-  std::mt19937 rng_{7};
+  unsigned* launches_ = nullptr;
 };
 
 // The sentinel with an injected slowdown: it spins `slow_ns` instead of `ns` in every sample of the
@@ -164,8 +170,10 @@ TEST(Engine, SentinelDriftMeasuresTheChunkAgain) {
   MeasureOptions options;
   options.hot = true;
   options.warmup_ms = 0;  // no warm-up capture: the third graph captured is the third chunk's
-  options.samples = 4;
-  options.max_chunk_jobs = 2;  // 8 jobs: 4 chunks, each one graph of its 4 passes
+  // One sample: a chunk below the minimum gets one graph per pass, so each chunk is one graph and
+  // the third captured (the chunks open in order) is all of the third chunk's measurement.
+  options.samples = 1;
+  options.max_chunk_jobs = 2;  // 8 jobs: 4 chunks
   std::vector<std::unique_ptr<SpinCall>> calls;
   std::vector<TimedJob> jobs;
   for (int i = 0; i < 8; ++i) {
