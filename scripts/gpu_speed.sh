@@ -77,7 +77,7 @@ fi
 
 # The sweep of issue 14, twice (repeatability), each into a fresh store; then once with the old fixed
 # count (10 samples) for the same points, to show the accuracy is the same.
-for i in 1 2; do
+for i in 1 2 3; do
   step "sweep $i: --n 1..4096 (default: stopping rule, sustained clocks)"
   timed_run "sweep$i" 120 /dev/null "$L/sweep$i.log" "$S" sweep --n 1..4096 --db "$L/sweep$i.db" --format csv \
     --out "$L/sweep$i.csv" --verbose
@@ -88,7 +88,9 @@ timed_run sweep10 120 /dev/null "$L/sweep10.log" "$S" sweep --n 1..4096 --sample
   --format csv --out "$L/sweep10.csv" --verbose
 tail -n 1 "$L/sweep10.log" >&2
 {
-  python3 scripts/compare.py "$L/sweep1.csv" "$L/sweep2.csv"
+  python3 scripts/compare.py "$L/sweep1.csv" "$L/sweep2.csv" --bands
+  python3 scripts/compare.py "$L/sweep2.csv" "$L/sweep3.csv" --bands
+  python3 scripts/compare.py "$L/sweep1.csv" "$L/sweep3.csv" --bands
   python3 scripts/compare.py "$L/sweep1.csv" "$L/sweep10.csv"
   python3 scripts/compare.py "$L/sweep2.csv" "$L/sweep10.csv"
 } > "$L/repeatability.txt" 2>&1 || fail "repeatability: scripts/compare.py failed (see repeatability.txt)"
@@ -133,6 +135,17 @@ tail -2 "$L/load.log" | sed 's/^/    load: /' >&2
 grep -E "^sentinel:" "$L/drift.log" | head -10 >&2
 grep -q "measured again" "$L/drift.log" || echo "gpu_speed: note: no chunk was re-measured in the drift run" \
   "(every sentinel check is in drift.log under 'sentinel check:')" | tee -a "$L/errors.txt" >&2
+
+# The same load against a burst sweep: its bursts run at boost clocks between cool-downs, when the
+# other process holds the GPU at its power limit.
+step "provoked drift, burst: a second process's GEMMs from 2 s into --n 1..4096:4 --clocks burst"
+(sleep 2 && timeout 60 "$S" sweep --n 8192 --samples 2000 --warmup-ms 0 --db "$L/load_burst.db" \
+  > "$L/load_burst.txt" 2> "$L/load_burst.log"; echo "load: exit $?" >> "$L/load_burst.log") &
+load=$!
+timed_run drift_burst 180 /dev/null "$L/drift_burst.log" "$S" sweep --n 1..4096:4 --clocks burst \
+  --db "$L/drift_burst.db" --format csv --out "$L/drift_burst.csv" --verbose
+wait "$load"
+grep -E "^measured" "$L/drift_burst.log" | cut -c1-400 >&2
 
 step "tables"
 python3 scripts/speed_table.py "$L" > "$L/table.md" 2> "$L/table.err" || fail "speed_table.py (see table.err)"

@@ -53,9 +53,10 @@ def summary(log_name):
             s["histogram"] = line[len("samples per point:"):].strip()
         if line.startswith("wall ") and "start-up" in line:
             s["phases"] = line
-            for key, pattern in [("startup", r"start-up ([\d.]+)"), ("trace", r"annotation pass ([\d.]+)"),
+            for key, pattern in [("startup", r"start-up ([\d.]+)"), ("trace", r"kernels read from graphs ([\d.]+)"),
                                  ("timing", r"timing ([\d.]+)"), ("warmup", r"warm-up ([\d.]+)"),
-                                 ("verify", r"verify ([\d.]+)"), ("after", r"annotate and print ([\d.]+)")]:
+                                 ("verify", r"verify ([\d.]+)"), ("after", r"annotate and print ([\d.]+)"),
+                                 ("busy", r"GPU busy ([\d.]+)"), ("idle", r"GPU idle between graphs ([\d.]+)")]:
                 m = re.search(pattern, line)
                 if m:
                     s[key] = float(m.group(1))
@@ -134,15 +135,16 @@ def main():
     def row(what, measured, target=""):
         rows.append((what, measured, target))
 
-    runs = [summary(f"sweep{i}.log") for i in (1, 2)]
-    row("sweep --n 1..4096: whole-process wall, run 1 / run 2", f"{wall(w, 'sweep1')} / {wall(w, 'sweep2')}",
-        "<= 7 s on an H100 (was 13.65 s)")
+    runs = [summary(f"sweep{i}.log") for i in (1, 2, 3)]
+    row("sweep --n 1..4096: whole-process wall, runs 1 / 2 / 3",
+        f"{wall(w, 'sweep1')} / {wall(w, 'sweep2')} / {wall(w, 'sweep3')}", "at most half of before issue 14 on the same GPU (H100: 13.65 s, H200: 13.1-13.5 s)")
     for i, s in enumerate(runs, 1):
         if s is None:
             row(f"run {i}", f"missing (sweep{i}.log)")
             continue
-        row(f"run {i}: in-process wall, GPU-time floor, wall/floor",
-            f"{fmt(s.get('wall'), ' s')}, {fmt(s.get('floor'), ' s')}, {fmt(s.get('ratio'))}",
+        row(f"run {i}: in-process wall, GPU-time floor, wall/floor; GPU busy, idle between graphs",
+            f"{fmt(s.get('wall'), ' s')}, {fmt(s.get('floor'), ' s')}, {fmt(s.get('ratio'))}; "
+            f"{fmt(s.get('busy'), ' s')}, {fmt(s.get('idle'), ' s')}",
             "floor was 9.90 s (10 samples)")
     if runs[0]:
         row("run 1: samples per point", runs[0].get("histogram", "-"))
@@ -154,7 +156,7 @@ def main():
         row("--samples 10 (fixed, new engine): whole wall, floor, wall/floor",
             f"{wall(w, 'sweep10')}, {fmt(fixed.get('floor'), ' s')}, {fmt(fixed.get('ratio'))}")
     for first, second, med, p95 in compare_lines("repeatability.txt"):
-        target = "<= 0.5 % / 2.5 %" if (first, second) == ("sweep1.csv", "sweep2.csv") else "same accuracy"
+        target = "same accuracy" if "sweep10" in (first, second) else "<= 0.5 % / 2.5 %"
         row(f"{first} vs {second}: median / p95 of abs(ratio - 1)", f"{med} % / {p95} %", target)
 
     eager = agreement("sweep vs torch eager")
@@ -185,7 +187,7 @@ def main():
         row("custom sweep (112 points): whole wall, floor, wall/floor",
             f"{wall(w, 'custom')}, {fmt(custom.get('floor'), ' s', 3)}, {fmt(custom.get('ratio'))}",
             "<= 2x floor (was 16.45 s, 66x)")
-        row("custom sweep: verify + annotation pass + timing - warm-up, over the floor",
+        row("custom sweep: verify + graph reads + timing - warm-up, over the floor",
             f"{fmt(measuring)} (start-up {fmt(custom.get('startup'), ' s')}, verify {fmt(custom.get('verify'), ' s', 3)}, "
             f"warm-up {fmt(custom.get('warmup'), ' s')}; {custom.get('skipped', 0)} skipped)")
 
@@ -214,6 +216,11 @@ def main():
         kept = sum("flagged drifted" in l for l in drift["sentinel_lines"])
         row("provoked drift (a second process's GEMMs): chunks re-measured, kept drifted, largest drift",
             f"{again}, {kept}, {fmt(drift.get('drift'), ' %', 1)}", ">= 1 re-measured")
+    burst_drift = summary("drift_burst.log")
+    if burst_drift:
+        again = sum("measured again" in l for l in burst_drift["sentinel_lines"])
+        row("provoked drift against a burst sweep: chunks re-measured, largest drift",
+            f"{again}, {fmt(burst_drift.get('drift'), ' %', 1)}", ">= 1 re-measured")
     row("GPU tests (label gpu)", gpu_tests(), "all pass")
 
     print("| what | measured | target |")
