@@ -1,6 +1,7 @@
 // A backend turns a Problem into something that can be enqueued on a stream: one cuBLAS call,
 // or one cuBLASLt call with a chosen algorithm. The timing engine captures those calls into CUDA
-// graphs; the annotation pass launches them once under CUPTI.
+// graphs; trace/graph_kernels reads the kernels a call launches from such a graph (CUPTI only for
+// calls that launch several).
 //
 // Row-major to column-major (llm.c explains the same trick): cuBLAS is column-major, and a
 // row-major X with leading dimension ld is, read column-major, X^T with the same ld. So

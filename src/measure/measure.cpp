@@ -352,8 +352,9 @@ void trace_several(Session& s) {
   trace_with_cupti(s, todo);
 }
 
-// CUPTI's durations (hot L2, one run), where the annotation pass has them, are a better cost
-// estimate than the model's.
+// A job's cost for sizing chunks: CUPTI's durations (hot L2, one run) where a stored point's kernels
+// were traced before timing; else the model's estimate (kernels read from graphs have no duration
+// until the point is timed).
 double job_estimate_us(const Entry& e) {
   double traced = 0;
   if (e.kernels)

@@ -22,7 +22,7 @@ struct StoredRef {
   bool annotated = false;
 };
 
-// One point to write: key, results, and (when the annotation pass has them) its kernels.
+// One point to write: key, results, and (when they were read) its kernels.
 struct PointToSave {
   PointKey key;
   PointResult result;

@@ -21,7 +21,7 @@ struct MeasureOptions {
   int64_t flush_bytes = 0;
   double warmup_ms = 300;     // GEMM load before the first sample (sustained state), to settle clocks
   // Steady-clock seconds (ClockSampler::now()) at which the GPU work that counts as warm-up began
-  // (verification and the annotation pass run GEMMs too); 0: the warm-up starts with the engine.
+  // (verification and CUPTI traces of stored points run GEMMs too); 0: the warm-up starts with the engine.
   double warm_since = 0;
   double chunk_ms = 100;      // GPU time of one pass over a chunk (estimated)
   int max_chunk_jobs = 512;

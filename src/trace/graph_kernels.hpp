@@ -2,7 +2,7 @@
 // runs on the GPU) and each kernel node's function, launch dimensions, cluster and shared memory are
 // read back through the driver. The timing engine times exactly such graphs, so these are the
 // kernels that were timed. What a graph cannot give is each kernel's own duration: a record's
-// duration_us is 0 here (the annotation pass asks CUPTI where a call launches several kernels).
+// duration_us is 0 here (measure() asks CUPTI, after timing, where a call launches several).
 //
 //   GraphKernels kernels;                  // resolves the driver's entry points
 //   std::vector<KernelRecord> k = kernels.of(call);

@@ -1,5 +1,5 @@
 // Which kernels a call launched, through CUPTI's concurrent-kernel activity records
-// (CUPTI_ACTIVITY_KIND_KERNEL would serialize kernels). Used only in the annotation pass, never
+// (CUPTI_ACTIVITY_KIND_KERNEL would serialize kernels). Used only before or after timing, never
 // while timing: CUPTI's records perturb timings.
 //
 //   KernelTrace trace;                 // enables the activity kinds
