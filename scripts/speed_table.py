@@ -163,6 +163,11 @@ def main():
     row("agreement sweep 1 vs PyTorch eager, n = 256..4096: median / p95",
         f"{eager[0]} % / {eager[1]} % (signed {eager[2]} %)" if eager else "missing (agreement.txt)",
         "<= 1 % / 4 % (was 1.14 % / 5.58 %)")
+    for which in ("same kernels", "other kernels (kernels_differ.csv)"):
+        part = agreement("sweep vs torch eager, " + which)
+        if part:
+            row(f"  over the sizes where PyTorch's cuBLAS ran {which.split(' (')[0]}",
+                f"{part[0]} % / {part[1]} % (signed {part[2]} %)")
     for first, second, med, p95 in compare_lines("agreement.txt"):
         row(f"agreement {first} vs {second}", f"{med} % / {p95} %", "<= 1 % / 4 %")
     graph = agreement("sweep vs torch graph-shuffled")

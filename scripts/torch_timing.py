@@ -149,6 +149,62 @@ def graph_shuffled(ns, samples, bufs, chunk=400):
     return summarize(times)
 
 
+def launched_kernels(ns, bufs):
+    """The kernels each size's torch.mm launches (torch.profiler, one call per size, flush excluded):
+    {n: [kernel name, ...]} in launch order. PyTorch ships its own cuBLAS, whose heuristics may pick
+    another kernel than the cuBLAS shapescope links: scripts/agreement.py splits the agreement by
+    whether both ran the same kernels."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for n in ns:  # heuristics and first launches outside the profile
+        a, b, c = bufs.views(n)
+        torch.mm(a, b, out=c)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        for n in ns:
+            a, b, c = bufs.views(n)
+            torch.mm(a, b, out=c)
+        torch.cuda.synchronize()
+    out = {}
+    for event in prof.events():
+        if event.name != "aten::mm" or not event.input_shapes or not event.input_shapes[0]:
+            continue
+        n = event.input_shapes[0][0]
+        # cuBLAS's own memsets (PyTorch's profile shows one before the kernel for many sizes >= 1024)
+        # are not kernels; shapescope records kernels only.
+        names = [k.name for k in event.kernels if not k.name.startswith(("Memset", "Memcpy"))]
+        if names:
+            out[n] = names
+    return out
+
+
+def write_kernels(path, kernels):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["n", "kernels"])
+        for n, names in sorted(kernels.items()):
+            w.writerow([n, ";".join(names)])
+
+
+def cublas_version():
+    """The version of the cuBLAS this process loaded (PyTorch's own), as MAJOR.MINOR.PATCH."""
+    import ctypes
+
+    with open("/proc/self/maps") as f:
+        paths = sorted({line.split()[-1] for line in f if "libcublas.so" in line and "/" in line})
+    for path in paths:
+        lib = ctypes.CDLL(path)
+        parts = []
+        for prop in range(3):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
+            value = ctypes.c_int()
+            if lib.cublasGetProperty(prop, ctypes.byref(value)) != 0:
+                break
+            parts.append(str(value.value))
+        if len(parts) == 3:
+            return ".".join(parts)
+    return "unknown"
+
+
 def warm_up(bufs, nmax):
     """Half a second of large GEMMs, as shapescope warms up."""
     a, _, c = bufs.views(nmax)
