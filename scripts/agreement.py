@@ -34,11 +34,6 @@ import compare  # noqa: E402  (scripts/compare.py: CSV loading and percentiles)
 BANDS = [(1, 255), (256, 511), (512, 1023), (1024, 2047), (2048, 4096)]
 
 
-def parse_range(text):
-    lo, hi = (int(x) for x in text.split(".."))
-    return range(lo, hi + 1)
-
-
 def load_rows(path):
     return compare.load(path)
 
@@ -72,17 +67,6 @@ def report(label, a, b, lo, hi, only=None):
 def kernel_key(name):
     """A kernel's name without whitespace and parameter list: demanglers differ in spacing."""
     return "".join(name.split("(")[0].split())
-
-
-def sweep_kernels(path):
-    """{n: [kernel name, ...]} from a sweep CSV's kernels column (';'-separated), cuBLAS points."""
-    csv.field_size_limit(1 << 30)
-    out = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            if row.get("backend", "cublas") == "cublas" and row.get("kernels"):
-                out[int(row["n"])] = row["kernels"].split(";")
-    return out
 
 
 def split_by_kernels(ours, torch_kernels, out_dir):
@@ -137,12 +121,8 @@ def read_torch(args):
         path = os.path.join(args.out, f"torch_{order}.csv")
         if os.path.exists(path):
             times[order] = compare.load(path)
-    kernels = {}
     path = os.path.join(args.out, "torch_kernels.csv")
-    if os.path.exists(path) and not args.no_kernels:
-        csv.field_size_limit(1 << 30)
-        with open(path) as f:
-            kernels = {int(r["n"]): r["kernels"].split(";") for r in csv.DictReader(f) if r["kernels"]}
+    kernels = compare.load_kernels(path) if os.path.exists(path) and not args.no_kernels else {}
     print(f"read {', '.join(sorted(times))} and {len(kernels)} sizes' kernels from {args.out}")
     return times, kernels
 
@@ -160,13 +140,13 @@ def main():
                     help="compare what an earlier run left in --out instead of timing (no GPU, no torch needed)")
     args = ap.parse_args()
 
-    ns = parse_range(args.n)
-    gaps_ns = parse_range(args.gaps_n)
+    ns = compare.parse_range(args.n)
+    gaps_ns = compare.parse_range(args.gaps_n)
     os.makedirs(args.out, exist_ok=True)
     times, torch_kernels = read_torch(args) if args.reuse else time_with_torch(args, ns, gaps_ns)
 
     sweep = load_rows(args.sweep)
-    ours = sweep_kernels(args.sweep)
+    ours = compare.load_kernels(args.sweep)
     lo, hi = ns.start, ns.stop - 1
     same, other = split_by_kernels(ours, torch_kernels, args.out) if torch_kernels else (None, None)
     for order in ("eager", "graph-shuffled"):

@@ -21,6 +21,24 @@ def load(path, column="median_us"):
     return out
 
 
+def load_kernels(path):
+    """{n: [kernel name, ...]} from a CSV's kernels column (';'-separated, launch order): shapescope's
+    CSV (filtered to the cublas backend, as load() is) or torch_timing's torch_kernels.csv."""
+    csv.field_size_limit(1 << 30)
+    out = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if row.get("backend", "cublas") == "cublas" and row.get("kernels"):
+                out[int(row["n"])] = row["kernels"].split(";")
+    return out
+
+
+def parse_range(text):
+    """LO..HI (inclusive) as a range."""
+    lo, hi = (int(x) for x in text.split(".."))
+    return range(lo, hi + 1)
+
+
 BANDS = [(1, 255), (256, 511), (512, 1023), (1024, 2047), (2048, 1 << 30)]
 
 

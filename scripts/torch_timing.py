@@ -28,12 +28,9 @@ import statistics
 
 import torch
 
+from compare import parse_range  # scripts/compare.py, beside this script
+
 ORDERS = ("eager", "eager-shuffled", "graph-shuffled", "eager-gaps", "graph")
-
-
-def parse_range(text):
-    lo, hi = (int(x) for x in text.split(".."))
-    return range(lo, hi + 1)
 
 
 def write(path, rows):
