@@ -45,7 +45,38 @@ std::string cublaslt_version_text() {
          std::to_string(version % 100);
 }
 
+std::string uuid_of(int ordinal) {
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, ordinal));
+  return uuid_text(prop.uuid);
+}
+
+[[noreturn]] void wrong_device(const DeviceContext& device, const std::string& what, const std::string& uuid) {
+  throw Error(ExitCode::kInternal, "GPU " + std::to_string(device.ordinal) + " (" + device.gpu_uuid + ") was chosen, but " +
+                                       what + " is " + uuid + ": refusing to measure one GPU and label it another");
+}
+
 }  // namespace
+
+void use_device(const DeviceContext& device) {
+  CHECK_CUDA(cudaSetDevice(device.ordinal));
+  int current = -1;
+  CHECK_CUDA(cudaGetDevice(&current));
+  const std::string uuid = uuid_of(current);
+  if (current != device.ordinal || uuid != device.gpu_uuid)
+    wrong_device(device, "the current CUDA device (" + std::to_string(current) + ")", uuid);
+  if (const auto nvml = NvmlDevice::open(device.pci_bus_id))
+    if (const auto nvml_uuid = nvml->uuid(); nvml_uuid && *nvml_uuid != device.gpu_uuid)
+      wrong_device(device, "NVML's GPU at PCI bus " + device.pci_bus_id, *nvml_uuid);
+}
+
+std::string check_allocation(const void* ptr, const DeviceContext& device) {
+  cudaPointerAttributes attributes{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attributes, ptr));
+  const std::string uuid = uuid_of(attributes.device);
+  if (uuid != device.gpu_uuid) wrong_device(device, "the GPU holding the operands (" + std::to_string(attributes.device) + ")", uuid);
+  return uuid;
+}
 
 int device_count() {
   int count = 0;
@@ -111,6 +142,7 @@ DeviceContext query_device(int ordinal) {
   context.cuda_runtime = cuda_version_text(runtime_version);
   context.cublas = cublas_version_text();
   context.cublaslt = cublaslt_version_text();
+  use_device(context);
   return context;
 }
 

@@ -1,6 +1,7 @@
 #include "device/nvml.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,16 @@ using ClockInfoFn = NvmlReturn (*)(NvmlDeviceHandle, int, unsigned*);
 using ReasonsFn = NvmlReturn (*)(NvmlDeviceHandle, unsigned long long*);
 using TemperatureFn = NvmlReturn (*)(NvmlDeviceHandle, int, unsigned*);
 using PowerUsageFn = NvmlReturn (*)(NvmlDeviceHandle, unsigned*);
+using UuidFn = NvmlReturn (*)(NvmlDeviceHandle, char*, unsigned);
+// nvmlProcessInfo_v2_t, which nvmlDeviceGetComputeRunningProcesses_v3 fills.
+struct NvmlProcessInfo {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+using ProcessesFn = NvmlReturn (*)(NvmlDeviceHandle, unsigned*, NvmlProcessInfo*);
+constexpr unsigned kUuidSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE is 96
 
 // The entry points we use. Any of them may be null when the installed NVML lacks it; `ready`
 // says whether the library loaded, initialized and can find devices at all.
@@ -36,6 +47,9 @@ struct NvmlApi {
   ReasonsFn clock_event_reasons = nullptr;
   TemperatureFn temperature = nullptr;
   PowerUsageFn power_usage = nullptr;
+  PowerUsageFn power_limit = nullptr;  // the enforced limit, in milliwatts like the usage
+  UuidFn uuid = nullptr;
+  ProcessesFn compute_processes = nullptr;
 };
 
 template <typename Fn>
@@ -66,6 +80,9 @@ NvmlApi load_nvml() {
   }
   api.temperature = symbol<TemperatureFn>(library, "nvmlDeviceGetTemperature");
   api.power_usage = symbol<PowerUsageFn>(library, "nvmlDeviceGetPowerUsage");
+  api.power_limit = symbol<PowerUsageFn>(library, "nvmlDeviceGetEnforcedPowerLimit");
+  api.uuid = symbol<UuidFn>(library, "nvmlDeviceGetUUID");
+  api.compute_processes = symbol<ProcessesFn>(library, "nvmlDeviceGetComputeRunningProcesses_v3");
   api.ready = true;
   return api;
 }
@@ -91,6 +108,8 @@ constexpr ReasonName kReasonNames[] = {
     {throttle::kHwThermalSlowdown, "hw_thermal_slowdown"},
     {throttle::kHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
     {throttle::kDisplayClockSetting, "display_clock_setting"},
+    {throttle::kSharedGpu, "shared_gpu"},
+    {throttle::kLowClock, "below_70pct_of_max_clock"},
 };
 
 }  // namespace
@@ -158,7 +177,42 @@ NvmlReading NvmlDevice::read() const {
   if (api.power_usage != nullptr && api.power_usage(handle_, &value) == kNvmlSuccess) {
     reading.power_w = value / 1000.0;  // NVML reports milliwatts
   }
+  if (api.power_limit != nullptr && api.power_limit(handle_, &value) == kNvmlSuccess) {
+    reading.power_limit_w = value / 1000.0;
+  }
   return reading;
+}
+
+std::optional<std::string> NvmlDevice::uuid() const {
+  const NvmlApi& api = nvml();
+  if (!api.ready || api.uuid == nullptr) return std::nullopt;
+  char text[kUuidSize] = {};
+  if (api.uuid(handle_, text, kUuidSize) != kNvmlSuccess || text[0] == '\0') return std::nullopt;
+  return std::string(text);
+}
+
+std::optional<std::vector<GpuProcess>> NvmlDevice::compute_processes() const {
+  const NvmlApi& api = nvml();
+  if (!api.ready || api.compute_processes == nullptr) return std::nullopt;
+  constexpr unsigned kMost = 64;
+  NvmlProcessInfo infos[kMost] = {};
+  unsigned count = kMost;
+  if (api.compute_processes(handle_, &count, infos) != kNvmlSuccess) return std::nullopt;
+  std::vector<GpuProcess> processes;
+  for (unsigned i = 0; i < std::min(count, kMost); ++i)
+    processes.push_back(GpuProcess{infos[i].pid, infos[i].used_gpu_memory});
+  return processes;
+}
+
+std::optional<size_t> NvmlDevice::other_processes() const {
+  const auto processes = compute_processes();
+  if (!processes) return std::nullopt;
+  // NVML gives the host's process ids: inside a container ours is not among them. This process
+  // holds a context on the GPU while it measures, so then one of the processes is this one.
+  const unsigned self = unsigned(getpid());
+  const bool seen = std::any_of(processes->begin(), processes->end(), [&](const GpuProcess& p) { return p.pid == self; });
+  if (seen) return processes->size() - 1;
+  return processes->empty() ? 0 : processes->size() - 1;
 }
 
 ClockSampler::ClockSampler(const NvmlDevice* device, std::chrono::milliseconds period)
@@ -176,13 +230,18 @@ void ClockSampler::loop() {
   // a full period for the thread to notice stop_.
   constexpr auto kSlice = std::chrono::milliseconds(2);
   auto next = std::chrono::steady_clock::now();
+  auto next_processes = next;
   while (!stop_) {
+    if (std::chrono::steady_clock::now() >= next_processes) {
+      if (const auto others = device_->other_processes()) others_ = std::max(others_.load(), long(*others));
+      next_processes = std::chrono::steady_clock::now() + kProcessPeriod;
+    }
     const NvmlReading reading = device_->read();
     const double t = now();
     // A zero clock means NVML could not read it; such a sample would only drag medians down.
     if (reading.sm_clock_mhz != 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      samples_.push_back(ClockSample{t, reading.sm_clock_mhz, reading.reasons});
+      samples_.push_back(ClockSample{t, reading.sm_clock_mhz, reading.reasons, reading.power_w.value_or(0)});
     }
     next += period_;
     for (auto current = std::chrono::steady_clock::now(); !stop_ && current < next;
@@ -212,6 +271,12 @@ std::vector<ClockSample> ClockSampler::between(double t0, double t1) const {
   const ClockSample& before = *(first - 1);
   const ClockSample& after = *first;
   return {t0 - before.t <= after.t - t1 ? before : after};
+}
+
+std::optional<size_t> ClockSampler::other_processes() const {
+  const long others = others_.load();
+  if (others < 0) return std::nullopt;
+  return size_t(others);
 }
 
 double ClockSampler::now() {

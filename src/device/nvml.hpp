@@ -24,6 +24,12 @@ constexpr uint64_t kSwThermalSlowdown = 0x20;
 constexpr uint64_t kHwThermalSlowdown = 0x40;
 constexpr uint64_t kHwPowerBrakeSlowdown = 0x80;
 constexpr uint64_t kDisplayClockSetting = 0x100;
+// shapescope's own marks, kept beside NVML's reasons in the same bits (NVML uses the low ones):
+// the GPU was shared with another process while the point was measured, or it ran under load below
+// kLowClockShare of its maximum SM clock.
+constexpr uint64_t kSharedGpu = 1ull << 62;
+constexpr uint64_t kLowClock = 1ull << 61;
+constexpr double kLowClockShare = 0.70;
 // Reasons that mean the clock was held down by power or heat.
 constexpr uint64_t kPowerOrThermal =
     kSwPowerCap | kHwSlowdown | kSwThermalSlowdown | kHwThermalSlowdown | kHwPowerBrakeSlowdown;
@@ -38,6 +44,13 @@ struct NvmlReading {
   uint64_t reasons = 0;
   std::optional<unsigned> temperature_c;
   std::optional<double> power_w;
+  std::optional<double> power_limit_w;  // the enforced power limit
+};
+
+// A process with a compute context on the GPU (NVML's process id: the host's, not a container's).
+struct GpuProcess {
+  unsigned pid = 0;
+  unsigned long long used_bytes = 0;
 };
 
 // One GPU seen through NVML, found by its PCI bus id (cudaDeviceGetPCIBusId).
@@ -48,6 +61,11 @@ class NvmlDevice {
   static std::optional<std::string> driver_version();  // "580.159.04"
 
   NvmlReading read() const;  // fields NVML could not give are 0 / nullopt
+  std::optional<std::string> uuid() const;  // "GPU-1a2b..." as CUDA's UUID is written
+  // The processes holding a compute context on the GPU; nullopt where NVML cannot say.
+  std::optional<std::vector<GpuProcess>> compute_processes() const;
+  // Of those, how many are not this process (which is to hold a context on the GPU when asked).
+  std::optional<size_t> other_processes() const;
 
  private:
   explicit NvmlDevice(void* handle) : handle_(handle) {}
@@ -58,6 +76,7 @@ struct ClockSample {
   double t = 0;  // seconds on std::chrono::steady_clock since its epoch
   unsigned sm_clock_mhz = 0;
   uint64_t reasons = 0;
+  double power_w = 0;  // 0: unknown
 };
 
 // Samples the SM clock and clock-event reasons from a side thread every `period`, so that no NVML
@@ -70,6 +89,10 @@ class ClockSampler {
   // Samples with t in [t0, t1]; when none falls inside, the one nearest to the window.
   std::vector<ClockSample> between(double t0, double t1) const;
   static double now();  // steady_clock seconds, the same time base as ClockSample::t
+  // The most processes other than this one seen on the GPU so far (polled every kProcessPeriod);
+  // nullopt where NVML cannot list them.
+  std::optional<size_t> other_processes() const;
+  static constexpr std::chrono::milliseconds kProcessPeriod{500};
 
  private:
   void loop();
@@ -78,6 +101,7 @@ class ClockSampler {
   mutable std::mutex mutex_;
   std::vector<ClockSample> samples_;
   std::atomic<bool> stop_{false};
+  std::atomic<long> others_{-1};  // -1: unknown
   std::thread thread_;
 };
 

@@ -192,6 +192,7 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   memory_info(free_bytes, total_bytes);
   check_fits(plan, free_bytes, total_bytes);
   auto memory = std::make_unique<Buffers>(plan);
+  s.outcome.allocated_on = check_allocation(memory->a.ptr ? memory->a.ptr : memory->flush.ptr, s.device);
   s.buffers.a = memory->a.ptr;
   s.buffers.b = memory->b.ptr;
   s.buffers.c = memory->c.ptr;
@@ -362,19 +363,32 @@ double job_estimate_us(const Entry& e) {
   return traced > 0 ? traced + 2.0 : estimate_us(e.key.problem);
 }
 
+// A point measured on a GPU that was shared with another process, or ran under load below 70 % of
+// its maximum clock, is flagged (kept, marked throttled with shapescope's reason bits).
+void flag_health(TimingStats& t, const ClockSampler& clocks, GpuHealth& health) {
+  const uint64_t before = t.throttle_reasons;
+  if (const auto others = clocks.other_processes(); others && *others > 0) t.throttle_reasons |= throttle::kSharedGpu;
+  if (t.sm_clock_mhz && health.max_clock_mhz > 0 && *t.sm_clock_mhz < throttle::kLowClockShare * health.max_clock_mhz)
+    t.throttle_reasons |= throttle::kLowClock;
+  if (t.throttle_reasons == before) return;
+  t.throttled = true;
+  ++health.flagged;
+}
+
 // The points of one finished chunk, saved in one transaction with their kernels.
 void save_chunk(Session& s, const std::vector<size_t>& timed, const std::vector<JobResult>& chunk,
-                double& floor_us, MeasureProgress& progress) {
+                const ClockSampler& clocks, double& floor_us, MeasureProgress& progress) {
   std::vector<PointToSave> batch;
   for (const JobResult& r : chunk) {
     Entry& e = s.entries[timed[r.job]];
     PointResult result;
     result.timing = r.timing;
+    flag_health(result.timing, clocks, s.outcome.health);
     result.lt = e.call->lt_config();
     result.measured_at = now_utc();
     result.command = rerun_command(e.key, s.request.lt_algos);
     batch.push_back({e.key, result, kernels_at_save(s, e, r.timing)});
-    s.outcome.timings.push_back(r.timing);
+    s.outcome.timings.push_back(result.timing);
     floor_us += r.timing.samples * (r.timing.median_us + s.outcome.flush_us);
   }
   const std::vector<int64_t> ids = s.store.save_points(s.device, batch);
@@ -396,7 +410,8 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   MeasureOptions options = s.request.measure;
   options.flush_buffer = memory.flush.ptr;
   options.flush_bytes = plan.flush;
-  options.warm_since = s.warm_since;
+  // The earlier of the caller's (a worker's earlier chunks kept the GPU busy) and this call's first GEMMs.
+  if (s.warm_since > 0 && (options.warm_since == 0 || s.warm_since < options.warm_since)) options.warm_since = s.warm_since;
   if (!options.hot) s.outcome.flush_us = measure_flush_us(memory.flush.ptr, plan.flush);
   std::vector<size_t> timed;  // entry index per job
   std::vector<TimedJob> jobs;
@@ -410,20 +425,30 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   if (s.outcome.sentinel)
     sentinel = TimedJob{s.sentinel_call.front().call.get(), estimate_us(s.outcome.sentinel->problem)};
   std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
+  GpuHealth& health = s.outcome.health;
+  health.max_clock_mhz = s.device.max_sm_clock_mhz;
+  if (nvml) health.power_limit_w = nvml->read().power_limit_w;
   double floor_us = 0;
   MeasureProgress progress;
   {
     ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
+    const double engine_started = ClockSampler::now();
     Engine engine(options, &clocks, s.interrupted);
     const bool finished = engine.run(
         jobs, sentinel ? &*sentinel : nullptr,
-        [&](const std::vector<JobResult>& chunk) { save_chunk(s, timed, chunk, floor_us, progress); },
+        [&](const std::vector<JobResult>& chunk) { save_chunk(s, timed, chunk, clocks, floor_us, progress); },
         [&](double f) {
           progress.fraction = f;
           report(s, progress);
         },
         [&](const SentinelCheck& check) { s.outcome.sentinel_checks.push_back(check); });
     s.outcome.median_clock_mhz = engine.median_clock_mhz();
+    health.median_clock_mhz = s.outcome.median_clock_mhz;
+    health.other_processes = clocks.other_processes();
+    std::vector<double> power;
+    for (const ClockSample& c : clocks.between(engine_started, ClockSampler::now()))
+      if (c.power_w > 0) power.push_back(c.power_w);
+    if (!power.empty()) health.median_power_w = median(power);
     s.outcome.phases.engine = engine.times();
     if (!finished) s.outcome.interrupted = true;
   }
@@ -446,6 +471,7 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
   const auto started = std::chrono::steady_clock::now();
   Session s{request, device, store, progress, interrupted, {}, {}, {}, {}, {}, {}, {}, {}, 0, {}};
   PhaseTimes& phases = s.outcome.phases;
+  use_device(device);  // this thread's CUDA work goes to the GPU described, whatever ran before
   check(s);
   timed(phases.plan, [&] { plan_against_store(s); });
   if (!s.gpu_problems.empty()) {

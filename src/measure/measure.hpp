@@ -12,6 +12,7 @@
 
 #include "core/device_context.hpp"
 #include "core/problem.hpp"
+#include "device/nvml.hpp"
 #include "measure/progress.hpp"
 #include "store/store.hpp"
 #include "timing/engine_facts.hpp"
@@ -45,6 +46,22 @@ struct PhaseTimes {
   EngineTimes engine;   // inside `timing`
 };
 
+// How the GPU ran while the points were timed (NVML): a GPU under load below 70 % of its maximum
+// SM clock, or shared with another process, has its points flagged (throttle::kLowClock,
+// throttle::kSharedGpu) and is named on stderr.
+struct GpuHealth {
+  double median_clock_mhz = 0;  // under load, while the engine ran (0: unknown)
+  int max_clock_mhz = 0;
+  std::optional<double> median_power_w, power_limit_w;
+  std::optional<size_t> other_processes;  // the most seen at once; nullopt: NVML cannot list them
+  size_t flagged = 0;                     // points flagged for either reason
+  bool low_clock() const {
+    return median_clock_mhz > 0 && max_clock_mhz > 0 && median_clock_mhz < throttle::kLowClockShare * max_clock_mhz;
+  }
+  bool shared() const { return other_processes && *other_processes > 0; }
+  bool healthy() const { return !low_clock() && !shared(); }
+};
+
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
   std::vector<StoredPoint> points;      // those points as stored (same order)
@@ -59,6 +76,10 @@ struct MeasureOutcome {
   PhaseTimes phases;
   std::optional<PointKey> sentinel;         // the fixed shape re-measured in every chunk
   std::vector<SentinelCheck> sentinel_checks;  // every check, in the order they happened
+  // The UUID of the GPU that held the operands (cudaPointerGetAttributes; checked to be the device
+  // asked for); empty when nothing was allocated (everything reused).
+  std::string allocated_on;
+  GpuHealth health;
 };
 
 // Bytes of GPU memory the request needs: operands at their largest, the flush buffer, the workspace.

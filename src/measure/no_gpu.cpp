@@ -22,6 +22,8 @@ namespace {
 int device_count() { return 0; }
 DeviceContext query_device(int) { cannot_measure(); }
 void memory_info(int64_t&, int64_t&) { cannot_measure(); }
+void use_device(const DeviceContext&) { cannot_measure(); }
+std::string check_allocation(const void*, const DeviceContext&) { cannot_measure(); }
 MeasureOutcome measure(const MeasureRequest&, const DeviceContext&, Store&, const ProgressCallback&,
                        const std::atomic<bool>*) {
   cannot_measure();

@@ -7,6 +7,7 @@
 #include "backends/backend.hpp"
 #include "backends/cuda_types.hpp"
 #include "common/check.hpp"
+#include "device/device.hpp"
 #include "common/clock.hpp"
 #include "device/nvml.hpp"
 #include "timing/device_kernels.hpp"
@@ -57,6 +58,7 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
   const int64_t elems = kSize * kSize;
   void *a = nullptr, *b = nullptr, *c = nullptr, *workspace = nullptr;
   const int64_t workspace_bytes = 32ll << 20;
+  use_device(device);
   CHECK_CUDA(cudaMalloc(&a, size_t(elems * 4)));
   CHECK_CUDA(cudaMalloc(&b, size_t(elems * 4)));
   CHECK_CUDA(cudaMalloc(&c, size_t(elems * 4)));
