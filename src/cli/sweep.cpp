@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "device/device.hpp"
+#include "device/nvml.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
 #include "store/store.hpp"
@@ -120,10 +121,14 @@ void run_sweep(const SweepOptions& o) {
     check_fits(memory_plan(problems, device, o.hot), free_bytes, total_bytes);
   }
   fmt::print(stderr, "{}\n", device_header(device));
+  if (const auto nvml = NvmlDevice::open(device.pci_bus_id))
+    if (const std::string line = shared_gpu_warning(device, nvml->other_processes()); !line.empty())
+      fmt::print(stderr, "{}\n", line);
   fmt::print(stderr, "{}\n", sweep_method_line(timing, device.l2_bytes, o.db));
   const StopRule rule = timing.stop_rule();
   warn_if_absurd(plan_cost(problems, backends, o.lt_algos, rule.min_samples, o.hot, device), rule);
 
+  if (o.queue_fd >= 0) return run_queue_worker(o, measure_request(o, timing, problems, backends), store, device);
   // A worker of `--devices` reports to its parent, which draws the progress and prints the points.
   std::optional<WorkerReporter> reporter;
   std::optional<Progress> progress;
@@ -147,6 +152,7 @@ void run_sweep(const SweepOptions& o) {
   times.wall = process_seconds();
   times.after = times.wall - after_start;
   write_sentinel_events(std::cerr, outcome);
+  if (const std::string line = health_warning(device, outcome.health); !line.empty()) fmt::print(stderr, "{}\n", line);
   if (o.verbose) write_sweep_details(std::cerr, outcome, times);
   write_sweep_summary(std::cerr, outcome, times, o.hot, timing.clocks);
   if (outcome.interrupted) {
@@ -199,8 +205,9 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
   CLI::Option* device = add_device_option(cmd, o->device);
   cmd->add_option("--devices", o->devices,
-                  "all | 0,2,...: one worker process per GPU, each on an interleaved part of the plan, one store");
+                  "all | 0,2,...: one worker process per GPU, taking chunks of the plan from one queue, one store");
   cmd->add_option("--report-fd", o->report_fd, "(internal: a --devices worker reports on this fd)")->group("");
+  cmd->add_option("--queue-fd", o->queue_fd, "(internal: a --devices worker reads its chunks from this fd)")->group("");
   cmd->add_option_function<std::string>(
          "--seed",
          [o](const std::string& text) {

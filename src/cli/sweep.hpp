@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "common/output_file.hpp"
 #include "core/records.hpp"
+#include "measure/measure.hpp"
 #include "measure/workers.hpp"
 #include "model/annotate.hpp"
 #include "shape/plan.hpp"
@@ -33,6 +34,7 @@ struct SweepOptions {
   int device = 0;
   std::string devices;        // --devices: all | 0,2,... (empty: one GPU, in this process)
   int report_fd = -1;         // a --devices worker: reports go to this fd (hidden option)
+  int queue_fd = -1;          // a --devices worker: its chunks come from this fd (hidden option)
   uint64_t seed = 0x5eed;
   bool format_given = false;  // --format on the command line (set by the callback)
   bool device_given = false;  // --device on the command line (set by the callback)
@@ -49,10 +51,14 @@ void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
                   const std::vector<Annotation>& annotations, const SweepTotals& totals,
                   std::optional<OutputFile>& out_file, size_t gpus);
 
-// --devices: one worker process per GPU on an interleaved part of `problems` (the plan, or its
-// --shard), all writing o.db; one progress line; the points and the summary as a single sweep
-// prints them. Error naming the GPU when a worker fails.
+// --devices: one worker process per GPU, each taking chunks of `problems` (the plan, or its --shard)
+// from one queue, all writing o.db; one progress line; the points and the summary as a single sweep
+// prints them, and a line per GPU. Error naming the GPU when a worker fails.
 void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems,
                           const std::vector<std::string>& backends);
+
+// A --devices worker: says its GPU, then measures each chunk the parent hands it (the request's
+// problems at the chunk's positions) and reports it done, until the parent says end.
+void run_queue_worker(const SweepOptions& o, const MeasureRequest& request, Store& store, const DeviceContext& device);
 
 }  // namespace shapescope

@@ -1,7 +1,8 @@
 // `sweep --devices all|0,2,...`: the parent of one worker process per GPU (measure/workers.hpp).
-// Each worker is this binary again, on an interleaved part of the plan, writing the one store as a
-// single sweep does (WAL, one transaction per point); the parent draws one progress line summing
-// them, forwards ^C, and prints the points and the summary as a single sweep prints them.
+// Each worker is this binary again, taking chunks of the plan from the parent's one queue, writing
+// the one store as a single sweep does (WAL, one transaction per point); the parent draws one
+// progress line summing them, forwards ^C, and prints the points, a line per GPU and the summary as
+// a single sweep prints them. The worker's side (run_queue_worker) is here too.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -16,9 +17,11 @@
 #include "cli/sweep.hpp"
 #include "common/error.hpp"
 #include "device/device.hpp"
+#include "device/nvml.hpp"
 #include "measure/measure.hpp"
 #include "report/output.hpp"
 #include "report/scale_report.hpp"
+#include "report/sweep_report.hpp"
 #include "store/store.hpp"
 #include "views/annotated.hpp"
 
@@ -53,25 +56,25 @@ std::vector<StoredPoint> in_plan_order(const Store& store, const std::vector<Pro
   return points;
 }
 
-// One worker per GPU with a non-empty part of the plan.
-std::vector<Worker> plan_workers(const SweepOptions& o, const std::vector<int>& ordinals, size_t problems,
-                                 const std::vector<std::string>& backends) {
-  const Shard outer = o.shard.empty() ? Shard{} : parse_shard(o.shard);
+// One worker per GPU; the queue hands them the plan's positions.
+std::vector<Worker> plan_workers(const std::vector<int>& ordinals) {
   const std::string binary = own_binary();
-  const int64_t parts = int64_t(ordinals.size());
   std::vector<Worker> workers;
-  for (int64_t k = 1; k <= parts; ++k) {
-    const size_t share = shard_positions(problems, Shard{k, parts}).size();
-    if (share == 0) continue;
+  for (int ordinal : ordinals) {
     Worker w;
-    w.ordinal = ordinals[size_t(k - 1)];
-    w.shard = sub_shard(outer, k, parts);
+    w.ordinal = ordinal;
     w.argv = {binary};
-    for (std::string& a : worker_arguments(g_arguments, w.ordinal, w.shard, 3)) w.argv.push_back(std::move(a));
-    w.points = count_points(share, backends, o.lt_algos);
+    for (std::string& a : worker_arguments(g_arguments, ordinal)) w.argv.push_back(std::move(a));
     workers.push_back(std::move(w));
   }
   return workers;
+}
+
+// A worker failed: it exited with an error, a signal ended it (not the user's ^C), or it ended with a
+// chunk in flight.
+bool failed(const Worker& w) {
+  if (g_interrupted.load()) return w.failed();
+  return w.failed() || w.signal != 0 || !w.in_flight.empty();
 }
 
 }  // namespace
@@ -106,38 +109,67 @@ void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& pro
   const Store store(o.db);
   const int count = device_count();
   if (count == 0) query_device(0);  // throws the one-line no-GPU message a single sweep gives
-  std::vector<Worker> workers = plan_workers(o, parse_devices(o.devices, count), problems.size(), backends);
+  std::vector<Worker> workers = plan_workers(parse_devices(o.devices, count));
   std::optional<OutputFile> out_file;
   if (!o.out.empty()) out_file.emplace(o.out, "--out");
 
-  const size_t total = std::accumulate(workers.begin(), workers.end(), size_t(0),
-                                       [](size_t sum, const Worker& w) { return sum + w.points; });
-  Progress progress(total, isatty(STDERR_FILENO) == 1);
-  run_workers(workers, [&] {
-    const MeasureProgress p = summed_progress(workers);
+  ChunkQueue queue(problems.size());
+  Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
+  run_workers(workers, queue, [&] {
+    const MeasureProgress p = summed_progress(workers, problems.size());
     progress.update(p.fraction, p.measured, p.last_tflops);
   }, &g_interrupted);
   progress.finish();
 
   std::vector<SweepTotals> parts;
-  std::vector<const Worker*> failed;
+  std::vector<const Worker*> broken;
   for (const Worker& w : workers) {
     if (w.totals) parts.push_back(*w.totals);
-    if (w.failed() || (w.signal != 0 && !g_interrupted.load()) || (w.exit_code == 0 && !w.totals)) failed.push_back(&w);
+    if (failed(w)) broken.push_back(&w);
   }
   SweepTotals totals = combined(parts);
   totals.interrupted = totals.interrupted || g_interrupted.load();
-  if (!failed.empty()) {
+  if (workers.size() == 1) totals.clock_mhz = workers.front().median_clock_mhz();  // one GPU, one clock
+  const auto per_gpu = [&] {
+    for (const Worker& w : workers) fmt::print(stderr, "{}\n", worker_summary(w));
+  };
+  if (!broken.empty()) {
+    per_gpu();
     fmt::print(stderr, "{}\n", sweep_summary(totals, process_seconds(), o.hot, workers.size()));
     std::vector<std::string> why;
-    for (const Worker* w : failed) why.push_back(worker_failure(*w));
-    const ExitCode code = failed.front()->exit_code > 0 ? ExitCode(failed.front()->exit_code) : ExitCode::kInternal;
+    for (const Worker* w : broken) why.push_back(worker_failure(*w));
+    const ExitCode code = broken.front()->exit_code > 0 ? ExitCode(broken.front()->exit_code) : ExitCode::kInternal;
     throw Error(code, fmt::format("sweep --devices: {}; what the workers measured is saved in {}: run the same command "
                                   "to measure the rest",
                                   fmt::join(why, "; "), o.db));
   }
   const std::vector<StoredPoint> points = in_plan_order(store, problems, totals.point_ids);
+  per_gpu();
   finish_sweep(o, points, annotate_points(store, points), totals, out_file, workers.size());
+}
+
+void run_queue_worker(const SweepOptions& o, const MeasureRequest& request, Store& store, const DeviceContext& device) {
+  if (o.report_fd < 0) throw usage_error("--queue-fd: a --devices worker needs --report-fd too");
+  WorkerReporter reporter(o.report_fd);
+  reporter.device(device.gpu_uuid, device.gpu_name);
+  MeasureRequest chunk = request;
+  std::string warned;  // the health warning is said once, and again only when its reasons change
+  // Chunks come one after another: the GPU is warm from the first one's warm-up on.
+  chunk.measure.warm_since = 0;
+  while (const auto positions = next_chunk(o.queue_fd, request.problems.size(), &g_interrupted)) {
+    chunk.problems.clear();
+    for (size_t p : *positions) chunk.problems.push_back(request.problems[p]);
+    const double started = ClockSampler::now();
+    const MeasureOutcome outcome = measure(chunk, device, store, reporter.progress(), &g_interrupted);
+    if (outcome.measured > 0 && chunk.measure.warm_since == 0) chunk.measure.warm_since = started;
+    annotate_and_save(store, outcome.points);
+    for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
+    const std::string reasons = outcome.health.healthy() ? "" : fmt::format("{}{}", outcome.health.low_clock(), outcome.health.shared());
+    if (!reasons.empty() && reasons != warned) fmt::print(stderr, "{}\n", health_warning(device, outcome.health));
+    if (!reasons.empty()) warned = reasons;
+    reporter.done(totals_of(outcome));  // interrupted: g_interrupted makes the exit code 130
+    if (outcome.interrupted) return;
+  }
 }
 
 }  // namespace shapescope

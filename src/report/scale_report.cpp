@@ -50,7 +50,7 @@ std::string sweep_summary(const SweepTotals& t, double wall, bool hot, size_t gp
     floor = fmt::format("; GPU-time floor {:.2f} s{} (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
                         t.floor_s, gpus > 1 ? " on the busiest GPU" : "", t.flush_us, wall / t.floor_s);
   std::string clock;
-  if (t.measured > 0)
+  if (t.measured > 0 && gpus <= 1)
     clock = t.clock_mhz > 0 ? fmt::format("; median SM clock {:.0f} MHz", t.clock_mhz)
                             : std::string("; SM clock unknown (no NVML)");
   return fmt::format("measured {} points, reused {}, annotated {} in {:.2f} s wall{}{}{}; {} noisy, {} throttled",
@@ -64,9 +64,22 @@ std::string interrupted_line(size_t measured, const std::string& db, const std::
 
 std::string worker_failure(const Worker& w) {
   const std::string how = w.signal != 0 ? fmt::format("was killed by signal {} ({})", w.signal, strsignal(w.signal))
-                          : w.exit_code == 0 ? std::string("ended without its report")
+                          : w.exit_code == 0 ? std::string("ended with a chunk unfinished")
                                              : fmt::format("failed with exit code {} (its message is above)", w.exit_code);
-  return fmt::format("the worker on GPU {} (shard {}) {}", w.ordinal, w.shard.text(), how);
+  const std::string lost =
+      w.in_flight.empty() ? "" : fmt::format("; the {} problems of its last chunk are not measured", w.in_flight.size());
+  return fmt::format("the worker on GPU {} {}{}", w.ordinal, how, lost);
+}
+
+std::string worker_summary(const Worker& w) {
+  const std::string gpu = w.uuid.empty() ? "" : fmt::format(" ({}, {})", w.gpu_name, w.uuid);
+  if (!w.totals) return fmt::format("GPU {}{}: no chunk finished in {:.2f} s", w.ordinal, gpu, w.seconds);
+  const SweepTotals& t = *w.totals;
+  const double clock = w.median_clock_mhz();
+  return fmt::format("GPU {}{}: {} chunk{}, {} problems, measured {} points, reused {} in {:.2f} s; {}; {} throttled",
+                     w.ordinal, gpu, w.chunks, w.chunks == 1 ? "" : "s", w.positions_done, t.measured, t.reused,
+                     w.seconds, clock > 0 ? fmt::format("median SM clock {:.0f} MHz", clock) : "SM clock unknown",
+                     t.throttled);
 }
 
 }  // namespace shapescope

@@ -1,6 +1,7 @@
 #include "report/sweep_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -140,6 +141,31 @@ void write_sweep_details(std::ostream& out, const MeasureOutcome& o, const Sweep
                        c.remeasured ? ": measured again"
                        : c.rebased  ? ": kept drifted, reference moved"
                                     : (c.kept_drifted ? ": kept drifted" : ""));
+}
+
+std::string health_warning(const DeviceContext& d, const GpuHealth& h) {
+  if (h.healthy()) return "";
+  std::vector<std::string> why;
+  if (h.low_clock()) {
+    std::string power;
+    if (h.median_power_w && h.power_limit_w)
+      power = fmt::format(" (power {:.0f} W of its {:.0f} W limit)", *h.median_power_w, *h.power_limit_w);
+    why.push_back(fmt::format("under load its SM clock was {:.0f} MHz, {:.0f} % of its {} MHz maximum{}",
+                              h.median_clock_mhz, 100.0 * h.median_clock_mhz / h.max_clock_mhz, h.max_clock_mhz, power));
+  }
+  if (h.shared())
+    why.push_back(fmt::format("it was shared with {} other process{}", *h.other_processes,
+                              *h.other_processes == 1 ? "" : "es"));
+  return fmt::format("warning: GPU {} ({}): {}; {} point{} flagged throttled ({})", d.ordinal, d.gpu_uuid,
+                     fmt::join(why, "; "), h.flagged, h.flagged == 1 ? "" : "s",
+                     throttle_names((h.low_clock() ? throttle::kLowClock : 0) | (h.shared() ? throttle::kSharedGpu : 0)));
+}
+
+std::string shared_gpu_warning(const DeviceContext& d, std::optional<size_t> others) {
+  if (!others || *others == 0) return "";
+  return fmt::format("warning: GPU {} ({}) has {} other process{} on it: points measured while it does are flagged "
+                     "throttled (shared_gpu)",
+                     d.ordinal, d.gpu_uuid, *others, *others == 1 ? "" : "es");
 }
 
 }  // namespace shapescope

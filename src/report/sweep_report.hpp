@@ -25,6 +25,13 @@ void write_sentinel_events(std::ostream& out, const MeasureOutcome& outcome);
 // The last line: measured/reused/annotated, wall, floor, samples, clock and state, sentinel, flags.
 void write_sweep_summary(std::ostream& out, const MeasureOutcome& outcome, const SweepTimes& times, bool hot,
                          ClockState clocks);
+// The GPU's health while it measured, when it was not healthy (GpuHealth): "GPU 1 (GPU-...): under
+// load its SM clock was 1120 MHz, 57 % of its 1980 MHz maximum; shared with 1 other process: ...";
+// empty when healthy.
+std::string health_warning(const DeviceContext& device, const GpuHealth& health);
+// Before measuring: other processes already on the GPU (empty when none, or NVML cannot say).
+std::string shared_gpu_warning(const DeviceContext& device, std::optional<size_t> other_processes);
+
 // --verbose: the wall time phase by phase, the samples histogram and stop reasons, the sentinel.
 void write_sweep_details(std::ostream& out, const MeasureOutcome& outcome, const SweepTimes& times);
 
