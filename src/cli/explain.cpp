@@ -58,6 +58,8 @@ void run_explain(const ExplainOptions& o) {
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
     throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
+  if (!(o.request.pair_seconds >= 0 && o.request.pair_seconds <= 60))
+    throw usage_error(fmt::format("--pair-seconds: {} must be between 0 (no pairing) and 60", o.request.pair_seconds));
   const GpuProfile* profile = nullptr;
   if (!o.gpu.empty()) {
     profile = find_profile(o.gpu);
@@ -103,7 +105,9 @@ void register_explain(CLI::App& app) {
       "tile over the same sizes (what the shape costs), the same GEMM with 16- and 32-byte rows and\n"
       "contiguous operands (what the layout costs), the copy that padding at run time would add,\n"
       "cuBLASLt's top algorithms (what the library's choice costs) and an empty kernel (the launch\n"
-      "floor). Without a GPU they are read from the store (--db); with --gpu NAME --tile BMxBN the\n"
+      "floor). Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
+      "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
+      "Without a GPU they are read from the store (--db); with --gpu NAME --tile BMxBN the\n"
       "model predicts for a GPU you do not have.\n"
       "Examples:\n"
       "  shapescope explain 1793\n"
@@ -114,6 +118,7 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
       "  shapescope explain 3080 --no-controls           # neighbours only\n"
       "  shapescope explain 1793 --json\n"
+      "  shapescope explain 8192 --pair-seconds 10     # big GEMMs at the power limit: more pairs\n"
       "  shapescope explain 1793 --db h100.db --db h200.db   # the shape on each GPU, side by side");
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
@@ -124,6 +129,10 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
+  cmd->add_option("--pair-seconds", o->request.pair_seconds,
+                  "measuring: compare every point with the target in paired passes for at most this long (0: "
+                  "compare their own medians)")
+      ->capture_default_str();
   cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")
       ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->request.db);
   add_device_option(cmd, o->device);

@@ -18,6 +18,7 @@
 #include "device/nvml.hpp"
 #include "measure/verify.hpp"
 #include "timing/engine.hpp"
+#include "timing/paired_run.hpp"
 #include "timing/device_kernels.hpp"
 #include "timing/stats.hpp"
 #include "trace/graph_kernels.hpp"
@@ -172,7 +173,8 @@ void plan_against_store(Session& s) {
     if (found[i]) e.id = found[i]->id;
     e.measure = !e.id || s.request.force;
     e.annotate = e.measure || !found[i]->annotated;
-    if (e.measure || e.annotate) s.gpu_problems.push_back(e.key.problem);
+    if (s.request.paired) e.measure = e.annotate = false;  // compared, not stored
+    if (e.measure || e.annotate || s.request.paired) s.gpu_problems.push_back(e.key.problem);
     any_measured = any_measured || e.measure;
   }
   if (any_measured) {
@@ -186,7 +188,7 @@ void plan_against_store(Session& s) {
 std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   plan = memory_plan(s.gpu_problems, s.device, s.request.measure.hot);
   for (const Entry& e : s.entries)
-    if (e.measure && s.backends[e.backend]->needs_verification())
+    if ((e.measure || s.request.paired) && s.backends[e.backend]->needs_verification())
       plan.reference = std::max(plan.reference, reference_bytes(e.key.problem));
   int64_t free_bytes = 0, total_bytes = 0;
   memory_info(free_bytes, total_bytes);
@@ -210,14 +212,15 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
 // (cuBLASLt's heuristic is queried here, never inside a capture); an algo the library did not
 // provide is listed as skipped. The sentinel's call too.
 void prepare_calls(Session& s) {
+  const bool paired = s.request.paired.has_value();
   for (auto& e : s.entries) {
-    if (!e.measure && !e.annotate) continue;
+    if (!e.measure && !e.annotate && !paired) continue;
     const auto slot = std::make_pair(e.problem, e.backend);
     const Problem& p = s.request.problems[e.problem];
     if (!s.prepared.count(slot)) {
       std::vector<std::string> wanted;
       for (const auto& other : s.entries)
-        if (other.problem == e.problem && other.backend == e.backend && (other.measure || other.annotate))
+        if (other.problem == e.problem && other.backend == e.backend && (other.measure || other.annotate || paired))
           wanted.push_back(other.key.algo);
       std::string why;
       s.prepared[slot] = s.backends[e.backend]->prepare(p, wanted, why);
@@ -247,7 +250,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   std::vector<size_t> checked;  // entry per queued check
   for (size_t i = 0; i < s.entries.size(); ++i) {
     Entry& e = s.entries[i];
-    if (!e.call || !e.measure || !s.backends[e.backend]->needs_verification()) continue;
+    if (!e.call || !(e.measure || s.request.paired) || !s.backends[e.backend]->needs_verification()) continue;
     const Problem& p = s.request.problems[e.problem];
     if (!reference) {
       reference = make_backend(std::string(to_string(BackendKind::kCublas)), s.buffers, 1);
@@ -455,6 +458,31 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   s.outcome.gpu_floor_s = floor_us / 1e6;
 }
 
+// A paired comparison: every entry with a call, in the same passes, against the first entry.
+void time_paired(Session& s, const Buffers& memory, const MemoryPlan& plan) {
+  if (s.entries.empty() || !s.entries.front().call)
+    throw Error(ExitCode::kNoGpu, "paired comparison: the reference " + s.entries.front().key.problem.shape_string() +
+                                      " cannot run here");
+  MeasureOptions options = s.request.measure;
+  options.flush_buffer = memory.flush.ptr;
+  options.flush_bytes = plan.flush;
+  if (s.warm_since > 0 && (options.warm_since == 0 || s.warm_since < options.warm_since)) options.warm_since = s.warm_since;
+  PairedComparison comparison;
+  std::vector<GemmCall*> calls;
+  for (const Entry& e : s.entries)
+    if (e.call) {
+      calls.push_back(e.call);
+      comparison.keys.push_back(e.key);
+    }
+  std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
+  ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
+  mark_warm(s);
+  comparison.outcome = run_paired(calls, options, *s.request.paired, &clocks, s.interrupted);
+  s.outcome.interrupted = comparison.outcome.interrupted;
+  s.outcome.median_clock_mhz = comparison.outcome.clock_median_mhz;
+  s.outcome.paired = std::move(comparison);
+}
+
 // Save, the end: every point of the request that the store now holds, as stored, in plan order.
 void collect_points(Session& s) {
   for (const auto& e : s.entries) {
@@ -479,13 +507,18 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     const std::unique_ptr<Buffers> memory = timed(phases.allocate, [&] { return allocate(s, plan); });
     timed(phases.prepare, [&] { prepare_calls(s); });
     timed(phases.verify, [&] { verify(s, *memory, plan); });
-    timed(phases.trace_cupti, [&] { trace_stored(s); });
-    timed(phases.trace, [&] { read_graphs(s); });
-    if (!stop_requested(s)) {
-      timed(phases.timing, [&] { time_calls(s, *memory, plan); });
-      timed(phases.trace_cupti, [&] { trace_several(s); });
+    if (s.request.paired) {
+      if (stop_requested(s)) s.outcome.interrupted = true;
+      else timed(phases.timing, [&] { time_paired(s, *memory, plan); });
     } else {
-      s.outcome.interrupted = true;
+      timed(phases.trace_cupti, [&] { trace_stored(s); });
+      timed(phases.trace, [&] { read_graphs(s); });
+      if (!stop_requested(s)) {
+        timed(phases.timing, [&] { time_calls(s, *memory, plan); });
+        timed(phases.trace_cupti, [&] { trace_several(s); });
+      } else {
+        s.outcome.interrupted = true;
+      }
     }
     s.prepared.clear();  // the calls go before the memory they read
     s.sentinel_call.clear();

@@ -17,6 +17,7 @@
 #include "store/store.hpp"
 #include "timing/engine_facts.hpp"
 #include "timing/measure_options.hpp"
+#include "timing/paired.hpp"
 
 namespace shapescope {
 
@@ -29,6 +30,10 @@ struct MeasureRequest {
   // Empty: every problem with every backend. Else only these (problem index, backend index) pairs
   // (explain measures its controls, each with its own backend, in one request).
   std::vector<std::pair<size_t, size_t>> pairs;
+  // Set: a paired comparison instead of a measurement (timing/paired.hpp). Every (problem, backend,
+  // algo) of the request is run in the same passes against the first one; nothing is timed one by
+  // one and nothing is written to the store (the points the store holds are returned as they are).
+  std::optional<PairedRule> paired;
 };
 
 // Where one measure() call's wall time went, step by step (seconds).
@@ -62,6 +67,13 @@ struct GpuHealth {
   bool healthy() const { return !low_clock() && !shared(); }
 };
 
+// A paired comparison's result: the keys in the order of the calls (keys[0] is the reference) and
+// what the passes gave.
+struct PairedComparison {
+  std::vector<PointKey> keys;
+  PairedOutcome outcome;
+};
+
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
   std::vector<StoredPoint> points;      // those points as stored (same order)
@@ -80,6 +92,7 @@ struct MeasureOutcome {
   // asked for); empty when nothing was allocated (everything reused).
   std::string allocated_on;
   GpuHealth health;
+  std::optional<PairedComparison> paired;  // request.paired: the comparison
 };
 
 // Bytes of GPU memory the request needs: operands at their largest, the flush buffer, the workspace.

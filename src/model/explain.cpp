@@ -140,8 +140,24 @@ constexpr double kRoofShare = 0.25;
 constexpr double kLaunchFloors = 4;
 constexpr double kLaunchUs = 8;
 
+// Two points measured in the same passes: the difference must clear the minimum effect by both
+// intervals' widths (the target's is none); else by the noise of each.
 double threshold(const ExplainPoint& a, const ExplainPoint& b) {
+  if (a.paired && b.paired)
+    return kMinPairedEffect + a.paired->relative_half_width() + b.paired->relative_half_width();
   return std::max(kMinDifference, 3 * std::max(a.noise, b.noise));
+}
+
+// The verdict's threshold: with pairs, what the widest interval lets a gain be told from the
+// minimum effect; else the target's noise.
+double verdict_threshold(const std::vector<ExplainPoint>& points) {
+  const ExplainPoint& t = points.front();
+  if (!t.paired) return std::max(kMinDifference, 3 * t.noise);
+  double widest = 0;
+  for (const ExplainPoint& p : points)
+    if (p.paired && p.role != Role::kLaunchFloor && p.role != Role::kCopy)
+      widest = std::max(widest, p.paired->relative_half_width());
+  return kMinPairedEffect + widest;
 }
 
 bool timed(const ExplainPoint& p) { return p.time_us && *p.time_us > 0; }
@@ -541,7 +557,7 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
   if (!timed(t) || !t.tflops()) return explain_prediction(points);
   Explanation e;
   Verdict& v = e.verdict;
-  v.threshold = std::max(kMinDifference, 3 * t.noise);
+  v.threshold = verdict_threshold(points);
   classify_bound(points, v);
   fill_reference(points, e.reference);
   const size_t state = same_work_effects(points, e);

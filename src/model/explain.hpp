@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/paired_ratio.hpp"
 #include "model/annotate.hpp"
 
 namespace shapescope {
@@ -63,6 +64,9 @@ struct ExplainPoint {
   std::string algo;             // the store's algo key ("default", "h3", our variant's key)
   std::optional<size_t> of;     // kFixedKernel: the index of the library point with the same problem
   Annotation annotation;
+  // Measured in the same passes as the target (core/paired_ratio.hpp): its time over the target's,
+  // with the interval; time_us is then the paired run's. The target's is 1 with no width.
+  std::optional<PairedRatio> paired;
 
   std::optional<double> tflops() const { return annotation.roofline.tflops; }
 };

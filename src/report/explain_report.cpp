@@ -139,6 +139,24 @@ std::string us(double value) { return fmt::format(value >= 100 ? "{:.1f} us" : "
 
 const ExplainPoint& at(const ExplainReport& r, size_t i) { return r.points[i]; }
 
+// "1.27x faster, 95 % interval 1.25-1.29x, 24 pairs": a paired point's time against the target's.
+std::string paired_phrase(const PairedRatio& q) {
+  const double s = q.speedup();
+  return fmt::format("{:.3g}x {}, 95 % interval {:.3g}-{:.3g}x, {} pairs", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower",
+                     s >= 1 ? q.speedup_low() : 1 / q.speedup_high(), s >= 1 ? q.speedup_high() : 1 / q.speedup_low(),
+                     q.pairs);
+}
+
+// A table cell: the point's time over the target's in the paired run, with its interval.
+std::string paired_cell(const ExplainPoint& p) {
+  if (!p.paired || p.role == Role::kTarget) return p.paired ? "1 (reference)" : "-";
+  return fmt::format("{:.3f} ({:.3f}-{:.3f})", p.paired->median, p.paired->low, p.paired->high);
+}
+
+bool any_paired(const ExplainReport& r) {
+  return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.paired.has_value(); });
+}
+
 // What a point is, in a few words: "1792", "lda 1800 ... (16-byte rows)", "cuBLASLt h3".
 std::string point_name(const ExplainPoint& p) {
   switch (p.role) {
@@ -184,13 +202,15 @@ std::string verdict_line(const ExplainReport& r) {
       if (e.reference.best_aligned && *e.reference.best_aligned != 0)
         versus = fmt::format(", {} of {}'s", share(*t.tflops(), *at(r, *e.reference.best_aligned).tflops()),
                              at(r, *e.reference.best_aligned).label);
-      return fmt::format("{} is fast: {:.1f} TFLOP/s{}{}; nothing measured gains more than {}", t.label, *t.tflops(),
+      return fmt::format("{} is fast: {:.1f} TFLOP/s{}{}; nothing measured gains more than {}{}", t.label, *t.tflops(),
                          versus, a.roofline.pct_peak ? fmt::format(", {} of peak", share(*a.roofline.pct_peak, 1)) : "",
-                         shapescope::percent(v.threshold, 0));
+                         shapescope::percent(v.threshold, t.paired ? 1 : 0),
+                         t.paired ? " (paired 95 % intervals)" : "");
     }
     case VerdictKind::kSlower: break;
   }
   const ExplainPoint& p = at(r, *v.against);
+  if (p.paired) lead += "; " + paired_phrase(*p.paired);
   if (p.role != Role::kNeighbour)
     return fmt::format("{} is {} slower than the same work as {}{}", t.label, times(v.time_ratio),
                        p.role == Role::kAlternative ? "cuBLASLt's " + p.label
@@ -312,7 +332,9 @@ std::vector<std::vector<std::string>> effect_rows(const ExplainReport& r) {
 // Every point that is not a size neighbour: the controls, with their time against the target's.
 std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
   const ExplainPoint& t = r.points.front();
+  const bool paired = any_paired(r);
   std::vector<std::vector<std::string>> rows = {{"control", "of", "time [us]", "TFLOP/s", "vs target", "kernel"}};
+  if (paired) rows.front().insert(rows.front().end() - 1, "time / target (95 %)");
   for (const ExplainPoint& p : r.points) {
     if (p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kFixedKernel) continue;
     const bool gemm = p.role != Role::kCopy && p.role != Role::kLaunchFloor;
@@ -320,6 +342,7 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
                     gemm && p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
                     p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
                     p.kernel.empty() ? "-" : p.kernel});
+    if (paired) rows.back().insert(rows.back().end() - 1, paired_cell(p));
   }
   return rows;
 }
@@ -339,8 +362,10 @@ std::string fixed_cell(const ExplainReport& r, size_t library) {
 std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
   const ExplainPoint& t = r.points.front();
   const bool fixed = has_fixed_kernel(r);
+  const bool paired = any_paired(r);
   std::vector<std::vector<std::string>> rows = {{"size", "why", "time [us]", "TFLOP/s", "per FLOP", "16B", "tile",
                                                  "tiles", "waves (eff)", fixed ? "fixed [us]" : "", "kernel"}};
+  if (paired) rows.front().insert(rows.front().begin() + 5, "time / target (95 %)");
   for (size_t i = 0; i < r.points.size(); ++i) {
     const ExplainPoint& p = r.points[i];
     if (p.role != Role::kTarget && p.role != Role::kNeighbour) continue;
@@ -350,8 +375,37 @@ std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
                     p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-", versus,
                     p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
                     waves_eff_cell(p.annotation), fixed ? fixed_cell(r, i) : "", p.kernel.empty() ? "-" : p.kernel});
+    if (paired) rows.back().insert(rows.back().begin() + 5, paired_cell(p));
   }
   return rows;
+}
+
+// The paired run: how long, at which clock and power; the same clock on both sides by construction.
+std::string paired_line(const PairedOutcome& o) {
+  std::string clock = o.clock_median_mhz > 0 ? fmt::format(", SM clock {:.0f}-{:.0f} MHz (median {:.0f})", o.clock_low_mhz,
+                                                           o.clock_high_mhz, o.clock_median_mhz)
+                                             : ", SM clock unknown";
+  return fmt::format("paired: every point measured again with the target in {} passes (A B .. B A, {} more to warm up) "
+                     "in {:.2f} s{}{}; both sides of each comparison ran in the same passes",
+                     o.passes - o.warmup_passes, o.warmup_passes, o.seconds, clock,
+                     o.power_w ? fmt::format(", {:.0f} W", *o.power_w) : "");
+}
+
+// The points whose median gains over the target but whose interval cannot tell it from the minimum
+// effect: what would tell.
+std::vector<std::string> cannot_tell_lines(const ExplainReport& r) {
+  std::vector<std::string> lines;
+  for (const ExplainPoint& p : r.points) {
+    if (!p.paired || p.role == Role::kTarget || p.role == Role::kLaunchFloor || p.role == Role::kCopy) continue;
+    if (judge(*p.paired) != PairedVerdict::kCannotTell || p.paired->median >= 1) continue;
+    lines.push_back(fmt::format("cannot tell: {} ({}) takes {} less time at the median, 95 % interval {:.1f}..{:.1f} %, "
+                                "{} pairs, against the {} minimum effect: more pairs (--pair-seconds) or --clocks burst "
+                                "would tell",
+                                p.label, role_name(p.role), shapescope::percent(1 - p.paired->median, 1),
+                                100 * (1 - p.paired->high), 100 * (1 - p.paired->low), p.paired->pairs,
+                                shapescope::percent(kMinPairedEffect, 0)));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -366,7 +420,9 @@ std::string explain_fix_line(const ExplainReport& report) {
 void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const Explanation& e = report.explanation;
   const ExplainPoint& t = report.points.front();
-  out << verdict_line(report) << "\n" << report.source << "\n\n";
+  out << verdict_line(report) << "\n" << report.source << "\n";
+  if (report.paired) out << paired_line(*report.paired) << "\n";
+  out << "\n";
   out << "evidence for " << t.label << "\n";
   write_columns(out, evidence_rows(report), "  ");
   if (!e.effects.empty()) {
@@ -389,6 +445,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
   write_columns(out, neighbour_rows(report), "  ");
   for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";
+  for (const std::string& line : cannot_tell_lines(report)) out << line << "\n";
   out << "\nfix: " << explain_fix_line(report) << "\n";
   for (size_t i = 1; i < e.fixes.size(); ++i) out << "or:  " << fix_line(report, e.fixes[i]) << "\n";
   if (report.wall_s > 0) out << fmt::format("explained in {:.2f} s\n", report.wall_s);
@@ -425,6 +482,10 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
     points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
                       {"why", p.candidate.why}, {"size", p.candidate.value}, {"of", p.of ? Json(*p.of) : Json(nullptr)},
                       {"supports", supports}, {"point", Json::parse(body)}});
+    if (p.paired)
+      points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
+                                 {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},
+                                 {"verdict", std::string(paired_verdict_name(judge(*p.paired)))}};
   }
   doc["points"] = points;
   doc["regret"] = e.reference.regret ? Json(*e.reference.regret) : Json(nullptr);
@@ -437,6 +498,12 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
                      {"extra_bytes", f.extra_bytes}});
   doc["fixes"] = fixes;
   doc["not_measured"] = report.missing;
+  if (report.paired)
+    doc["paired"] = {{"text", paired_line(*report.paired)}, {"passes", report.paired->passes - report.paired->warmup_passes},
+                     {"seconds", report.paired->seconds}, {"clock_low_mhz", report.paired->clock_low_mhz},
+                     {"clock_median_mhz", report.paired->clock_median_mhz}, {"clock_high_mhz", report.paired->clock_high_mhz},
+                     {"power_w", report.paired->power_w ? Json(*report.paired->power_w) : Json(nullptr)},
+                     {"min_effect", kMinPairedEffect}};
   doc["wall_s"] = report.wall_s;
   out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }

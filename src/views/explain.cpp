@@ -311,6 +311,66 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   total.reused += got.reused;
 }
 
+// The backend that runs a point of the explanation, as a request names it.
+std::string backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
+  switch (p.role) {
+    case Role::kFixedKernel: return plan.fixed.value_or("");
+    case Role::kCopy: return std::string(to_string(BackendKind::kCopy));
+    case Role::kLaunchFloor: return std::string(to_string(BackendKind::kLaunchFloor));
+    case Role::kAlternative:
+    case Role::kNeighbourAlternative: return std::string(to_string(BackendKind::kCublasLt));
+    default: return o.backend;
+  }
+}
+
+// A point's time taken from the paired run, and what follows from it.
+void retime(ExplainPoint& p, double us) {
+  Roofline& r = p.annotation.roofline;
+  p.time_us = us;
+  r.tflops = r.flops / us / 1e6;
+  if (r.pct_peak && r.peak_tflops.value > 0) r.pct_peak = *r.tflops / r.peak_tflops.value;
+  if (r.pct_roof && r.attainable_tflops > 0) r.pct_roof = *r.tflops / r.attainable_tflops;
+}
+
+// Every point of the explanation measured again, together, in paired passes against the target
+// (a stored point is a fact of its moment, not a reference for a later one), and explained anew from
+// the paired times and intervals.
+void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
+                 const std::atomic<bool>* interrupted, ExplainReport& report) {
+  MeasureRequest r = base_request(o);
+  r.backends.clear();
+  r.lt_algos = std::max(o.lt_algos, o.alternatives);
+  r.measure.warmup_ms = kWarmAgainMs;
+  r.paired = PairedRule{};
+  r.paired->max_seconds = o.pair_seconds;
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    if (!report.stored[i]) continue;
+    const std::string spec = backend_spec(o, plan, report.points[i]);
+    auto at = std::find(r.backends.begin(), r.backends.end(), spec);
+    if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
+    r.problems.push_back(report.stored[i]->key.problem);
+    r.pairs.emplace_back(r.problems.size() - 1, size_t(at - r.backends.begin()));
+  }
+  const MeasureOutcome got = measure(r, device, store, ProgressCallback(), interrupted);
+  if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
+  if (!got.paired) return;
+  const PairedComparison& c = *got.paired;
+  const double reference_us = c.outcome.median_us.front();
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    if (!report.stored[i]) continue;
+    const PointKey& key = report.stored[i]->key;
+    for (size_t j = 0; j < c.keys.size(); ++j) {
+      if (c.keys[j].backend != key.backend || c.keys[j].algo != key.algo || !(c.keys[j].problem == key.problem)) continue;
+      report.points[i].paired = c.outcome.ratios[j];
+      retime(report.points[i], j == 0 ? reference_us : reference_us * c.outcome.ratios[j].median);
+      break;
+    }
+  }
+  if (report.points.front().paired) report.points.front().paired->low = report.points.front().paired->high = 1;
+  report.paired = c.outcome;
+  report.explanation = explain(report.points);
+}
+
 std::string sampling_text(const MeasureOptions& m) {
   const StopRule rule = m.stop_rule();
   if (rule.min_samples == rule.max_samples) return fmt::format("{} samples", rule.min_samples);
@@ -465,6 +525,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                  interrupted, pool, report, total);
   }
   builder.build(store, neighbour, report);
+  if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
   report.wall_s = seconds_since(started);
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
                               "{}, cold L2, {} clocks",

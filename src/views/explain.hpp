@@ -14,6 +14,7 @@
 #include "shape/plan.hpp"
 #include "store/store.hpp"
 #include "timing/measure_options.hpp"
+#include "timing/paired.hpp"
 
 namespace shapescope {
 
@@ -30,6 +31,10 @@ struct ExplainRequest {
   // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.
   bool controls = true;
   int alternatives = 8;
+  // Measuring: every point of the explanation is measured again in paired passes against the target
+  // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
+  // points' own medians (the stored facts of their moments).
+  double pair_seconds = 3;
 };
 
 struct ExplainReport {
@@ -41,6 +46,7 @@ struct ExplainReport {
   std::vector<std::string> missing;  // neighbours and controls without a measurement, with why
   std::string fixed_kernel;          // the variant of the fixed-kernel control ("" when none runs here)
   double wall_s = 0;                 // measured mode: the whole explain, measurement included
+  std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from
   Explanation explanation;
 };
 

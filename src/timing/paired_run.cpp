@@ -1,0 +1,145 @@
+#include "timing/paired_run.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+
+#include "common/check.hpp"
+#include "timing/stats.hpp"
+
+namespace shapescope {
+namespace {
+
+struct Events {
+  std::vector<cudaEvent_t> start, stop;
+  explicit Events(size_t n) : start(n), stop(n) {
+    for (size_t i = 0; i < n; ++i) {
+      CHECK_CUDA(cudaEventCreate(&start[i]));
+      CHECK_CUDA(cudaEventCreate(&stop[i]));
+    }
+  }
+  ~Events() {
+    for (size_t i = 0; i < start.size(); ++i) {
+      cudaEventDestroy(start[i]);
+      cudaEventDestroy(stop[i]);
+    }
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+};
+
+// One pass, captured and run: the times (us) of each sample in `sequence` order.
+std::vector<double> run_pass(const std::vector<GemmCall*>& calls, const std::vector<size_t>& sequence,
+                             const MeasureOptions& options, cudaStream_t stream, Events& events) {
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t graph = nullptr;
+  try {
+    for (size_t s = 0; s < sequence.size(); ++s) {
+      if (!options.hot)
+        CHECK_CUDA(cudaMemsetAsync(options.flush_buffer, int(s & 0xff), size_t(options.flush_bytes), stream));
+      CHECK_CUDA(cudaEventRecordWithFlags(events.start[s], stream, cudaEventRecordExternal));
+      calls[sequence[s]]->enqueue(stream);
+      CHECK_CUDA(cudaEventRecordWithFlags(events.stop[s], stream, cudaEventRecordExternal));
+    }
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CHECK_CUDA(status);
+  const cudaError_t launched = cudaGraphLaunch(exec, stream);
+  const cudaError_t synced = launched == cudaSuccess ? cudaStreamSynchronize(stream) : launched;
+  cudaGraphExecDestroy(exec);
+  CHECK_CUDA(synced);
+  std::vector<double> us(sequence.size());
+  for (size_t s = 0; s < sequence.size(); ++s) {
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, events.start[s], events.stop[s]));
+    us[s] = double(ms) * 1000.0;
+  }
+  return us;
+}
+
+double percentile_of(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptions& options, const PairedRule& rule,
+                         const ClockSampler* clocks, const std::atomic<bool>* interrupted) {
+  PairedOutcome out;
+  const size_t k = calls.size();
+  out.ratios.resize(k);
+  out.median_us.resize(k);
+  if (k == 0) return out;
+  cudaStream_t stream = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{stream};
+  Events events(2 * k);
+  std::vector<std::vector<double>> ratios(k), means(k);
+  std::vector<double> pass_clocks, power;
+  const double warm_from = options.warm_since > 0 ? options.warm_since : ClockSampler::now();
+  const double warm_until = warm_from + options.warmup_ms / 1000.0;
+  double counted_since = 0;
+  for (unsigned long long pass = 0;; ++pass) {
+    if (interrupted && interrupted->load()) {
+      out.interrupted = true;
+      break;
+    }
+    std::vector<size_t> sequence = pass_order(k, options.seed + pass);
+    sequence.insert(sequence.end(), sequence.rbegin(), sequence.rend());
+    const double began = ClockSampler::now();
+    const std::vector<double> us = run_pass(calls, sequence, options, stream, events);
+    const double ended = ClockSampler::now();
+    ++out.passes;
+    if (pass == 0 || began < warm_until) {  // the first pass loads and settles; then the warm-up
+      ++out.warmup_passes;
+      continue;
+    }
+    if (counted_since == 0) counted_since = began;
+    std::vector<double> forward(k), backward(k);
+    for (size_t s = 0; s < k; ++s) forward[sequence[s]] = us[s];
+    for (size_t s = k; s < 2 * k; ++s) backward[sequence[s]] = us[s];
+    const auto r = pass_ratios(forward, backward);
+    for (size_t i = 0; i < k; ++i) {
+      if (r[i]) ratios[i].push_back(*r[i]);
+      means[i].push_back((forward[i] + backward[i]) / 2);
+    }
+    if (clocks && clocks->available()) {
+      std::vector<double> mhz, watts;
+      for (const ClockSample& c : clocks->between(began, ended)) {
+        if (c.sm_clock_mhz > 0) mhz.push_back(c.sm_clock_mhz);
+        if (c.power_w > 0) watts.push_back(c.power_w);
+      }
+      if (!mhz.empty()) pass_clocks.push_back(median(mhz));
+      if (!watts.empty()) power.push_back(median(watts));
+    }
+    out.seconds = ended - counted_since;
+    if (paired_done(ratios, rule, out.seconds)) break;
+    // A call that never gives a ratio (a zero time) must not keep the passes going.
+    if (out.seconds >= 2 * rule.max_seconds || out.passes >= size_t(2 * rule.max_pairs + 2)) break;
+  }
+  for (size_t i = 0; i < k; ++i) {
+    out.ratios[i] = paired_ratio(ratios[i]);
+    out.median_us[i] = means[i].empty() ? 0 : median(means[i]);
+  }
+  if (!pass_clocks.empty()) {
+    out.clock_low_mhz = percentile_of(pass_clocks, 0);
+    out.clock_median_mhz = median(pass_clocks);
+    out.clock_high_mhz = percentile_of(pass_clocks, 1);
+  }
+  if (!power.empty()) out.power_w = median(power);
+  return out;
+}
+
+}  // namespace shapescope
