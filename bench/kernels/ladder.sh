@@ -34,27 +34,7 @@ bench() {
     timeout 240 $S sweep --n 4096 --layout $layout --backend cublas,custom --samples 20 --db "$DB" \
       --format csv --out "$OUT/ladder_$layout.csv" 2>&1 | grep -E "^GPU|measured|skipped|error"
   done
-  python3 - "$OUT/ladder_nn.csv" "$OUT/ladder_nt.csv" <<'PY'
-import csv, sys
-print("4096^3 bf16, cold L2: TFLOP/s and share of cuBLAS in the same sweep")
-print(f"{'kernel':40} {'nn':>7} {'% cuBLAS':>9} {'nt':>7} {'% cuBLAS':>9}  clock [MHz]")
-tables = []
-for path in sys.argv[1:]:
-    rows = list(csv.DictReader(open(path)))
-    tables.append({(r["backend"] if r["backend"] != "custom" else r["algo"]): r for r in rows})
-keys = [k for k in tables[0] if k != "cublas"]
-for k in ["cublas"] + keys:
-    cells = []
-    for t in tables:
-        r, ref = t.get(k), t.get("cublas")
-        if r is None:
-            cells.append(f"{'-':>7} {'-':>9}")
-            continue
-        share = 100 * float(r["tflops"]) / float(ref["tflops"])
-        cells.append(f"{float(r['tflops']):>7.1f} {share:>8.1f}%")
-    clocks = "/".join(t[k]["sm_clock_mhz"] for t in tables if k in t and t[k].get("sm_clock_mhz"))
-    print(f"{k:40} {cells[0]} {cells[1]}  {clocks}")
-PY
+  python3 "$(dirname "$0")/ladder_table.py" "$OUT/ladder_nn.csv" "$OUT/ladder_nt.csv"
   echo "\$ shapescope sweep --n 1024..4096:64 --backend cublas,custom:04_mma_pipelined:128x128,custom:05_wgmma_tma:128x256"
   timeout 420 $S sweep --n 1024..4096:64 \
     --backend cublas,custom:04_mma_pipelined:128x128,custom:05_wgmma_tma:128x256 --db "$DB" \

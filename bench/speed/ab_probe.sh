@@ -42,37 +42,13 @@ for pair in ${PAIRS:-base1:new1 new1:new2}; do
   set -- ${pair/:/ }
   python3 bench/agreement/compare.py "$W/$1.csv" "$W/$2.csv" --bands | tee -a "$W/compare.txt"
 done
-python3 - "$W" <<'PY' | tee "$W/kernels.txt"
-import csv, sys, os
-w = sys.argv[1]
-def load(name):
-    p = os.path.join(w, name + ".csv")
-    if not os.path.exists(p): return None
-    return {int(r["n"]): r for r in csv.DictReader(open(p))}
-base, new = load("base1"), load("new1")
-if base and new:
-    same = sum(1 for n in base if n in new and base[n]["kernels"] == new[n]["kernels"])
-    grids = sum(1 for n in base if n in new and base[n]["kernel_grids"] == new[n]["kernel_grids"])
-    multi = sum(1 for n in new if ";" in new[n]["kernels"])
-    print(f"kernels: base vs new identical for {same} of {len(base)} points, grids for {grids}; {multi} points with several kernels")
-    diff = [n for n in base if n in new and base[n]["kernels"] != new[n]["kernels"]][:5]
-    for n in diff:
-        print(f"  n={n}: base {base[n]['kernels'][:150]} | new {new[n]['kernels'][:150]}")
-PY
+python3 "$(dirname "$0")/ab_kernels.py" "$W" | tee "$W/kernels.txt"
 if [ -n "${NOISE:-}" ]; then  # where the big points' sample noise comes from: cold (flush) against hot
   for mode in cold hot; do
     flag=""; [ $mode = hot ] && flag=--hot
     run "noise_$mode" "$S" sweep $NOISE $flag --db "$W/noise_$mode.db" --format csv --out "$W/noise_$mode.csv" --verbose
   done
-  python3 - "$W" <<'PY' | tee "$W/noise.txt"
-import csv, sys, statistics as st
-for mode in ("cold", "hot"):
-    rows = list(csv.DictReader(open(f"{sys.argv[1]}/noise_{mode}.csv")))
-    rel = [(float(r["q3_us"]) - float(r["q1_us"])) / float(r["median_us"]) for r in rows]
-    rng = [(float(r["max_us"]) - float(r["min_us"])) / float(r["median_us"]) for r in rows]
-    print(f"{mode}: {len(rows)} points, median IQR/median {100*st.median(rel):.2f} %, median range/median {100*st.median(rng):.2f} %, "
-          f"median time {st.median(float(r['median_us']) for r in rows):.1f} us")
-PY
+  python3 "$(dirname "$0")/ab_noise.py" "$W" | tee "$W/noise.txt"
 fi
 if [ -n "${CUSTOM-1}" ]; then
   run custom "$S" sweep --n 2600..2680:8,3840..3968:8 --backend cublas,custom:05_wgmma_tma:128x256 --db "$W/custom.db" --verbose
