@@ -21,7 +21,7 @@ cp "$data/h200-2026-11-21-explain/gallery.db" "$work/db/gallery.db"
 cp "$data/h200-2026-11-21-final/explain.db" "$work/db/final_explain.db"
 cp "$data/h200-2026-11-21-final/pad.db" "$work/db/pad.db"
 cp "$data/h200-2026-11-21/sweep_bf16_nn_1-4096.db" "$work/db/squares.db"
-cp "$data/h200-2026-11-21-kernels/kernels.db" "$work/db/kernels.db"
+cp "$root/bench/kernels/results/h200-2026-11-21/kernels.db" "$work/db/kernels.db"
 D=$work/db
 P=$work/plots
 n=0

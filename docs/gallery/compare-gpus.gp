@@ -1,5 +1,5 @@
 # shapescope plot compare: made by
-#   shapescope plot compare --db tests/data/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db --db tests/data/h200-2026-11-21/sweep_bf16_nn_1-4096.db --out docs/gallery/compare-gpus --n 1..4096
+#   shapescope plot compare --db bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db --db tests/data/h200-2026-11-21/sweep_bf16_nn_1-4096.db --out docs/gallery/compare-gpus --n 1..4096
 # Reads compare-gpus.dat (its blocks and columns are described at its top) and writes compare-gpus.svg
 # (hover a point for its annotations) and compare-gpus.png. To restyle, edit this file and run
 #   gnuplot compare-gpus.gp

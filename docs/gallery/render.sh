@@ -22,4 +22,4 @@ $bin plot tilegrid 1793 --db $explain --out $out/
 $bin plot tilegrid 1793 --gpu a100 --tile 256x128 --out $out/
 $bin plot tilegrid 4096x1x4096 --db $explain --out $out/
 $bin plot roofline --db $gallery --calibration $explain --out $out/
-$bin plot compare --db tests/data/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db --db $squares --n 1..4096 --out $out/compare-gpus
+$bin plot compare --db bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db --db $squares --n 1..4096 --out $out/compare-gpus

@@ -14,7 +14,7 @@ namespace shapescope {
 struct StopRule {
   int min_samples = 4;
   int max_samples = 40;
-  // Relative half-width of the median's confidence interval. 2 %: measured on an H100 (scripts/gpu_stop_rule.sh),
+  // Relative half-width of the median's confidence interval. 2 %: measured on an H100 (bench/speed/stop_rule.sh),
   // --n 1..4096 took 8.5 s at 2 % (median 4 samples) against 12-14 s at 1 % and 13-22 s at 0.5 %, and
   // two such sweeps agreed to 0.64 % (median) / 2.47 % (p95), against 0.56 % / 2.09 % at 1 %.
   double target = 0.02;
