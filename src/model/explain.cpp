@@ -148,16 +148,20 @@ double threshold(const ExplainPoint& a, const ExplainPoint& b) {
   return std::max(kMinDifference, 3 * std::max(a.noise, b.noise));
 }
 
-// The verdict's threshold: with pairs, what the widest interval lets a gain be told from the
-// minimum effect; else the target's noise.
+// The verdict's threshold: with pairs, the most any point measured could gain in throughput by its
+// interval's optimistic end (its work over its lowest time ratio), at least the minimum effect; else
+// 3x the target's noise.
 double verdict_threshold(const std::vector<ExplainPoint>& points) {
   const ExplainPoint& t = points.front();
   if (!t.paired) return std::max(kMinDifference, 3 * t.noise);
-  double widest = 0;
-  for (const ExplainPoint& p : points)
-    if (p.paired && p.role != Role::kLaunchFloor && p.role != Role::kCopy)
-      widest = std::max(widest, p.paired->relative_half_width());
-  return kMinPairedEffect + widest;
+  double most = kMinPairedEffect;
+  for (const ExplainPoint& p : points) {
+    if (!p.paired || p.role == Role::kTarget || p.role == Role::kLaunchFloor || p.role == Role::kCopy) continue;
+    if (p.role == Role::kFixedKernel || p.paired->low <= 0) continue;  // ours: a control of the shape, not a fix
+    const double work = p.candidate.problem.flops() / t.candidate.problem.flops();
+    most = std::max(most, work / p.paired->low - 1);
+  }
+  return most;
 }
 
 bool timed(const ExplainPoint& p) { return p.time_us && *p.time_us > 0; }
@@ -504,7 +508,12 @@ void compare(const std::vector<ExplainPoint>& points, std::optional<size_t> r, s
   v.throughput_ratio = *p.tflops() / *t.tflops();
   v.gap_us = time - std::min(best_same, r ? at_target_work(t, points[*r]) : best_same);
   if (v.bound == Bound::kCompute || v.bound == Bound::kUnknown) {
-    if (v.gap_us > time * v.threshold) v.kind = VerdictKind::kSlower;
+    // Paired: the gap must clear the minimum effect by the compared point's interval.
+    const double decide = t.paired && p.paired ? kMinPairedEffect + p.paired->relative_half_width() : v.threshold;
+    if (v.gap_us > time * decide) {
+      v.kind = VerdictKind::kSlower;
+      v.threshold = decide;  // what the gap had to clear (a fast verdict keeps the most anything could gain)
+    }
     if (neighbour_better) neighbour_effects(points, state, *r, best_same - at_target_work(t, points[*r]), e);
   }
 }

@@ -139,10 +139,12 @@ std::string us(double value) { return fmt::format(value >= 100 ? "{:.1f} us" : "
 
 const ExplainPoint& at(const ExplainReport& r, size_t i) { return r.points[i]; }
 
-// "1.27x faster, 95 % interval 1.25-1.29x, 24 pairs": a paired point's time against the target's.
+// "1.27x faster, 95 % interval 1.25-1.29x, 24 pairs": a paired point's time against the target's
+// (below six pairs the interval's own coverage: 75 % for three).
 std::string paired_phrase(const PairedRatio& q) {
   const double s = q.speedup();
-  return fmt::format("{:.3g}x {}, 95 % interval {:.3g}-{:.3g}x, {} pairs", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower",
+  const std::string level = q.coverage >= 0.95 ? "95 %" : shapescope::percent(q.coverage, 0);
+  return fmt::format("{:.3g}x {}, {} interval {:.3g}-{:.3g}x, {} pairs", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower", level,
                      s >= 1 ? q.speedup_low() : 1 / q.speedup_high(), s >= 1 ? q.speedup_high() : 1 / q.speedup_low(),
                      q.pairs);
 }

@@ -1,11 +1,14 @@
 // Paired comparisons (MEASURE.md: at the power limit a comparison must be paired). Several calls are
-// measured together, interleaved in the same passes: each pass runs every call once in a shuffled
-// order and once in the reverse order (A B C C B A), so a drift of the clock within a pass weighs on
-// every call alike, and gives one ratio per call: its two samples' mean over the reference's (call
-// 0). The comparison is the median of those ratios with its 95 % interval (order statistics,
-// median_interval) and the number of pairs; sampling stops when every interval is within `target`
-// of its median, not when each call's own median is known. Decisions follow from the interval and a
-// stated minimum effect, never from a point's noise. Pure C++ (CPU tests feed it recorded ratios).
+// measured together against a reference (call 0), interleaved in the same passes: each pass runs
+// every other call twice, in a shuffled order and then in the reverse order, with the reference
+// between any two of them (R B R C R C R B R). Each sample of a call is divided by the mean of the
+// reference samples just before and after it (milliseconds apart: the clock has no time to move),
+// and the two such ratios of a pass are averaged (symmetric about the pass's middle: a drift over the
+// pass cancels). The comparison is the median of the passes' ratios with its 95 % interval (order
+// statistics, median_interval) and the number of pairs; sampling stops when every interval is within
+// `target` of its median, not when each call's own median is known. Decisions follow from the
+// interval and a stated minimum effect, never from a point's noise. Pure C++ (CPU tests feed it
+// recorded ratios).
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -20,7 +23,7 @@ struct PairedRule {
   double target = 0.01;      // stop when every ratio's 95 % interval is within +-1 % of its median
   int min_pairs = 8;
   int max_pairs = 64;
-  double max_seconds = 3.0;  // of passes, after the warm-up
+  double max_seconds = 1.5;  // of passes, after the warm-up (explain stays near 3 s below 1 ms GEMMs)
   double min_effect = kMinPairedEffect;  // a smaller difference is "the same"
 };
 
@@ -29,7 +32,7 @@ PairedRatio paired_ratio(std::vector<double> ratios);
 // What one paired run gave (timing/paired_run.hpp runs it on the GPU).
 struct PairedOutcome {
   std::vector<PairedRatio> ratios;  // per call, against call 0 (ratios[0] is 1)
-  std::vector<double> median_us;    // per call: the median over the counted passes of its two samples' mean
+  std::vector<double> median_us;    // per call: the median of its samples in the counted passes
   size_t passes = 0, warmup_passes = 0;
   double seconds = 0;               // of counted passes
   // The SM clock (NVML, median of each pass) and board power over the counted passes: both sides of
@@ -39,17 +42,25 @@ struct PairedOutcome {
   bool interrupted = false;
 };
 
-// One pass's ratios from its samples: `forward[i]` and `backward[i]` are call i's two times (us).
-// Calls with a zero time give no ratio (nullopt).
-std::vector<std::optional<double>> pass_ratios(const std::vector<double>& forward, const std::vector<double>& backward);
+// The calls of one pass, in order: the reference, then each other call in `order` and again in the
+// reverse order, each followed by the reference (`order` holds 1..calls-1: pass_order).
+std::vector<size_t> pass_sequence(const std::vector<size_t>& order);
+// One pass's ratio per call from its samples (`us[s]` is the time of sequence[s]): the mean over
+// the call's samples of each over the mean of its two neighbouring reference samples; 1 for the
+// reference. nullopt where a time is zero.
+std::vector<std::optional<double>> pass_ratios(const std::vector<size_t>& sequence, const std::vector<double>& us,
+                                               size_t calls);
 
 // Whether sampling stops, given every call's ratios so far (index 0, the reference, is ignored) and
-// `seconds` of passes: every interval within rule.target (after min_pairs), or max_pairs, or
-// max_seconds once there are three pairs (the fewest that make an interval).
+// `seconds` of passes: after min_pairs, when every interval is within rule.target or clear of the
+// minimum effect on one side (faster or slower whatever more pairs say); at max_pairs; at
+// max_seconds once there are min_pairs; at kHardLimit x max_seconds once there are three (the
+// fewest that make an interval: long GEMMs).
+constexpr double kHardLimit = 4;
 bool paired_done(const std::vector<std::vector<double>>& ratios, const PairedRule& rule, double seconds);
 
-// Where a shuffled forward order of `calls` starts a pass: a permutation from `seed` (the same seed
-// gives the same order). The backward order is its reverse.
+// A pass's shuffled order of the calls 1..calls-1 (the reference, 0, is not in it): a permutation
+// from `seed` (the same seed gives the same order).
 std::vector<size_t> pass_order(size_t calls, unsigned long long seed);
 
 }  // namespace shapescope

@@ -85,8 +85,8 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     cudaStream_t s;
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{stream};
-  Events events(2 * k);
-  std::vector<std::vector<double>> ratios(k), means(k);
+  Events events(4 * k);  // 2 (k - 1) samples of the others, 2 (k - 1) + 1 of the reference
+  std::vector<std::vector<double>> ratios(k), times(k);
   std::vector<double> pass_clocks, power;
   const double warm_from = options.warm_since > 0 ? options.warm_since : ClockSampler::now();
   const double warm_until = warm_from + options.warmup_ms / 1000.0;
@@ -96,8 +96,7 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
       out.interrupted = true;
       break;
     }
-    std::vector<size_t> sequence = pass_order(k, options.seed + pass);
-    sequence.insert(sequence.end(), sequence.rbegin(), sequence.rend());
+    const std::vector<size_t> sequence = pass_sequence(pass_order(k, options.seed + pass));
     const double began = ClockSampler::now();
     const std::vector<double> us = run_pass(calls, sequence, options, stream, events);
     const double ended = ClockSampler::now();
@@ -107,14 +106,10 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
       continue;
     }
     if (counted_since == 0) counted_since = began;
-    std::vector<double> forward(k), backward(k);
-    for (size_t s = 0; s < k; ++s) forward[sequence[s]] = us[s];
-    for (size_t s = k; s < 2 * k; ++s) backward[sequence[s]] = us[s];
-    const auto r = pass_ratios(forward, backward);
-    for (size_t i = 0; i < k; ++i) {
+    const auto r = pass_ratios(sequence, us, k);
+    for (size_t i = 0; i < k; ++i)
       if (r[i]) ratios[i].push_back(*r[i]);
-      means[i].push_back((forward[i] + backward[i]) / 2);
-    }
+    for (size_t s = 0; s < sequence.size(); ++s) times[sequence[s]].push_back(us[s]);
     if (clocks && clocks->available()) {
       std::vector<double> mhz, watts;
       for (const ClockSample& c : clocks->between(began, ended)) {
@@ -127,11 +122,11 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     out.seconds = ended - counted_since;
     if (paired_done(ratios, rule, out.seconds)) break;
     // A call that never gives a ratio (a zero time) must not keep the passes going.
-    if (out.seconds >= 2 * rule.max_seconds || out.passes >= size_t(2 * rule.max_pairs + 2)) break;
+    if (out.seconds >= (kHardLimit + 1) * rule.max_seconds || out.passes >= size_t(2 * rule.max_pairs + 2)) break;
   }
   for (size_t i = 0; i < k; ++i) {
     out.ratios[i] = paired_ratio(ratios[i]);
-    out.median_us[i] = means[i].empty() ? 0 : median(means[i]);
+    out.median_us[i] = times[i].empty() ? 0 : median(times[i]);
   }
   if (!pass_clocks.empty()) {
     out.clock_low_mhz = percentile_of(pass_clocks, 0);

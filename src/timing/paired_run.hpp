@@ -1,7 +1,7 @@
-// Paired passes on the GPU (timing/paired.hpp says why): every pass is one CUDA graph holding each
-// call twice, in a shuffled order and its reverse, each sample as L2 flush -> event -> call -> event
-// (event-record nodes, so no host gap is timed), captured anew in each pass's order. The first pass,
-// and any pass before the warm-up's end, is not counted.
+// Paired passes on the GPU (timing/paired.hpp says why): every pass is one CUDA graph holding
+// pass_sequence's samples (the reference between any two others), each as L2 flush -> event ->
+// call -> event (event-record nodes, so no host gap is timed), captured anew in each pass's order.
+// The first pass, and any pass before the warm-up's end, is not counted.
 #pragma once
 #include <atomic>
 #include <optional>

@@ -315,8 +315,6 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
 std::string backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
   switch (p.role) {
     case Role::kFixedKernel: return plan.fixed.value_or("");
-    case Role::kCopy: return std::string(to_string(BackendKind::kCopy));
-    case Role::kLaunchFloor: return std::string(to_string(BackendKind::kLaunchFloor));
     case Role::kAlternative:
     case Role::kNeighbourAlternative: return std::string(to_string(BackendKind::kCublasLt));
     default: return o.backend;
@@ -344,7 +342,9 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   r.paired = PairedRule{};
   r.paired->max_seconds = o.pair_seconds;
   for (size_t i = 0; i < report.points.size(); ++i) {
-    if (!report.stored[i]) continue;
+    // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
+    const Role role = report.points[i].role;
+    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy) continue;
     const std::string spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);

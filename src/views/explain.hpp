@@ -34,7 +34,7 @@ struct ExplainRequest {
   // Measuring: every point of the explanation is measured again in paired passes against the target
   // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
   // points' own medians (the stored facts of their moments).
-  double pair_seconds = 3;
+  double pair_seconds = PairedRule{}.max_seconds;
 };
 
 struct ExplainReport {
