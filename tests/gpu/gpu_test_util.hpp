@@ -9,6 +9,8 @@
 
 #include "common/check.hpp"
 #include "device/device.hpp"
+#include "backends/backend.hpp"
+#include "timing/device_kernels.hpp"
 
 #define SKIP_WITHOUT_GPU()                                                  \
   do {                                                                      \
@@ -28,6 +30,26 @@ class CublasHandle {
 
  private:
   cublasHandle_t handle_ = nullptr;
+};
+
+// GPU work of a known length: a kernel that spins on %globaltimer for `ns`.
+class SpinCall : public GemmCall {
+ public:
+  explicit SpinCall(uint64_t ns) : ns_(ns) {}
+  void enqueue(cudaStream_t stream) override { launch_spin(ns_, stream); }
+
+ private:
+  uint64_t ns_;
+};
+
+// An L2 flush buffer for the timing tests.
+struct FlushBuffer {
+  void* ptr = nullptr;
+  int64_t bytes = 64ll << 20;
+  FlushBuffer() { CHECK_CUDA(cudaMalloc(&ptr, size_t(bytes))); }
+  ~FlushBuffer() { cudaFree(ptr); }
+  FlushBuffer(const FlushBuffer&) = delete;
+  FlushBuffer& operator=(const FlushBuffer&) = delete;
 };
 
 inline float bf16_to_float(uint16_t bits) {

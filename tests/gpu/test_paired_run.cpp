@@ -11,21 +11,8 @@
 namespace shapescope {
 namespace {
 
-class Spin : public GemmCall {
- public:
-  explicit Spin(uint64_t ns) : ns_(ns) {}
-  void enqueue(cudaStream_t stream) override { launch_spin(ns_, stream); }
-
- private:
-  uint64_t ns_;
-};
-
-struct Flush {
-  void* ptr = nullptr;
-  int64_t bytes = 64ll << 20;
-  Flush() { CHECK_CUDA(cudaMalloc(&ptr, size_t(bytes))); }
-  ~Flush() { cudaFree(ptr); }
-};
+using Spin = testing::SpinCall;
+using Flush = testing::FlushBuffer;
 
 MeasureOptions options_with(const Flush& flush) {
   MeasureOptions o;

@@ -17,14 +17,8 @@
 namespace shapescope {
 namespace {
 
-class SpinCall : public GemmCall {
- public:
-  explicit SpinCall(uint64_t ns) : ns_(ns) {}
-  void enqueue(cudaStream_t stream) override { launch_spin(ns_, stream); }
-
- private:
-  uint64_t ns_;
-};
+using testing::FlushBuffer;
+using testing::SpinCall;
 
 // A noisy job: each sample spins 20 to 80 us, uniformly at random, drawn on the GPU at each run (as a
 // kernel's noise is: not baked into the graph), so that its median is never known to 2 % (30
@@ -63,12 +57,6 @@ class SlowOnceCall : public GemmCall {
   std::vector<unsigned long long> seen_;  // capture ids in the order they first appeared
 };
 
-struct FlushBuffer {
-  void* ptr = nullptr;
-  int64_t bytes = 64ll << 20;
-  FlushBuffer() { CHECK_CUDA(cudaMalloc(&ptr, size_t(bytes))); }
-  ~FlushBuffer() { cudaFree(ptr); }
-};
 
 std::map<size_t, TimingStats> run_all(Engine& engine, const std::vector<TimedJob>& jobs, const TimedJob* sentinel,
                                       std::vector<SentinelCheck>* checks = nullptr) {
