@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
   register_report(app);
   register_merge(app);
   register_profile(app);
+  read_integer_options_whole(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".

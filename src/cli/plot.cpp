@@ -69,6 +69,7 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   const bool tilegrid = o.kind == "tilegrid";
   check_db_option(o.db);
   for (const std::string& db : o.dbs) check_db_option(db);
+  check_given_once(o.dbs, "--db");
   // --out is a directory or a path prefix: a device or other special file is neither.
   if (o.out == "-")
     throw usage_error("--out: '-' (standard output) is not for plot, which writes four files: give a folder "

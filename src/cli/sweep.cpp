@@ -97,6 +97,7 @@ void run_sweep(const SweepOptions& o) {
   const auto backends = parse_backends(o.backends);
   const auto problems = checked_problems(o, backends);
   if (o.dry_run) {
+    check_store_for_dry_run(o.db);
     print_dry_run(problems, backends, o, timing.stop_rule());
     return;
   }

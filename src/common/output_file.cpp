@@ -74,6 +74,21 @@ void sync_and_rename(const std::string& temp, const std::string& target, const s
 
 }  // namespace
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  // A path that does not exist yet (a store's -wal) is compared by its absolute spelling:
+  // weakly_canonical leaves "store.db-wal" relative but makes "./store.db-wal" absolute.
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) == fs::weakly_canonical(fs::absolute(b, ec), ec);
+}
+
+void check_given_once(const std::vector<std::string>& paths, const std::string& option) {
+  for (size_t i = 0; i < paths.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (same_file(paths[i], paths[j]))
+        throw usage_error(fmt::format("{}: '{}' is given twice ('{}')", option, paths[i], paths[j]));
+}
+
 void check_output_path(const std::string& path, const std::string& option,
                        const std::vector<std::string>& inputs) {
   if (path.empty()) throw usage_error(fmt::format("{}: '' is empty (a file name)", option));
@@ -87,13 +102,7 @@ void check_output_path(const std::string& path, const std::string& option,
     if (input.empty()) continue;
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
       const std::string other = input + suffix;
-      // A path that does not exist yet (the store's -wal) is compared by its absolute spelling:
-      // weakly_canonical leaves "store.db-wal" relative but makes "./store.db-wal" absolute.
-      const bool same = fs::exists(status) && fs::exists(other, ec)
-                            ? fs::equivalent(path, other, ec)
-                            : fs::weakly_canonical(fs::absolute(path, ec), ec) ==
-                                  fs::weakly_canonical(fs::absolute(other, ec), ec);
-      if (same)
+      if (same_file(path, other))
         throw usage_error(fmt::format("{}: '{}' is '{}', which this command reads; it would be overwritten", option,
                                       path, other));
     }

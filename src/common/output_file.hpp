@@ -14,6 +14,12 @@ namespace shapescope {
 // same file on disk). The path may not exist yet.
 void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs);
 
+// Whether two paths name one file: the same file on disk, or (one not existing yet) the same
+// absolute path once links and dots are resolved.
+bool same_file(const std::string& a, const std::string& b);
+// Refuses, with usage_error naming `option`, a file given twice under any spelling (--db s.db --db ./s.db).
+void check_given_once(const std::vector<std::string>& paths, const std::string& option);
+
 // A write to a symbolic link replaces its target (the link stays). Failures name the path as given,
 // never the temporary file: Error(kWrite) for a full disk or read-only file system, else usage_error.
 

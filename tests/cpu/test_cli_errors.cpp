@@ -23,6 +23,8 @@ const std::string kTemplates = std::string(SHAPESCOPE_TEST_DATA) + "/../../plots
 
 int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
+std::string checksum_of(const fs::path& path) { return file_text(path.string()); }
+
 class CliErrors : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -109,7 +111,16 @@ TEST_F(CliErrors, UnknownCommandIsNamed) {
   }
 }
 
-std::string checksum_of(const fs::path& path) { return file_text(path.string()); }
+// An integer option is read whole and in decimal: never clamped, never octal.
+TEST_F(CliErrors, IntegerOptionsAreReadWhole) {
+  const CliRun huge = in_dir("sweep --n 64 --lda 99999999999999999999 --dry-run");
+  EXPECT_EQ(huge.code, int(ExitCode::kUsage)) << huge.err;
+  EXPECT_NE(huge.err.find("--lda: '99999999999999999999'"), std::string::npos) << huge.err;
+  EXPECT_EQ(huge.err.find("9223372036854775807 must"), std::string::npos) << huge.err;
+  const CliRun octal = in_dir("sweep --n 64 --lda 010 --dry-run");
+  EXPECT_EQ(octal.code, int(ExitCode::kUsage)) << octal.err;
+  EXPECT_NE(octal.err.find("--lda: 10 "), std::string::npos) << octal.err;
+}
 
 // No command writes over its own inputs: plot's and report's templates, under any spelling.
 TEST_F(CliErrors, TemplatesAreNeverOverwritten) {
@@ -139,6 +150,52 @@ TEST_F(CliErrors, OutputThroughASymlinkWritesItsTarget) {
   EXPECT_EQ(lines(file_text((dir_ / "real" / "points.csv").string())), 4);
   // No temporary file is left beside the link or the target.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), {}), 1);
+}
+
+// merge's OUT as a symbolic link: the merge lands in the link's target, and the link stays.
+TEST_F(CliErrors, MergeThroughASymlinkWritesItsTarget) {
+  fs::create_directories(dir_ / "real");
+  fs::copy_file(dir_ / "store.db", dir_ / "real" / "merged.db");
+  fs::copy_file(kData + "/h200-2026-11-21-explain/explain.db", dir_ / "other.db");
+  fs::create_symlink("real/merged.db", dir_ / "link.db");
+  const std::string before = checksum_of(dir_ / "real" / "merged.db");
+  const CliRun r = in_dir("merge link.db other.db");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.db"));
+  EXPECT_NE(checksum_of(dir_ / "real" / "merged.db"), before);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), {}), 1);
+  const CliRun again = in_dir("export --db link.db --format csv");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_GT(lines(again.out), lines(in_dir("export --db store.db --format csv").out));
+}
+
+// One store under two spellings is one GPU, not two.
+TEST_F(CliErrors, OneStoreGivenTwiceIsRefused) {
+  for (const std::string& args : {std::string("explain 1793 --db store.db --db ./store.db"),
+                                  std::string("plot compare --db store.db --db ../" + dir_.filename().string() +
+                                              "/store.db --n 1..64 --out cmp")}) {
+    const CliRun r = in_dir(args);
+    EXPECT_EQ(r.code, int(ExitCode::kUsage)) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("given twice"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+  }
+}
+
+// A dry run that promises to reuse the store's points opens the store: a file that is no store
+// fails it as it would fail the real run.
+TEST_F(CliErrors, DryRunChecksTheStore) {
+  std::ofstream(dir_ / "junk.db") << "not a database, just some bytes that SQLite will not take for one\n";
+  const std::string junk = checksum_of(dir_ / "junk.db");
+  for (const std::string& args : {std::string("sweep --n 1..64 --dry-run --db junk.db"),
+                                  std::string("pad --model gpt2 --tokens 12288 --train --dry-run --db junk.db"),
+                                  std::string("pad --gemms gemms.csv --dry-run --db junk.db")}) {
+    const CliRun r = in_dir(args);
+    EXPECT_EQ(r.code, int(ExitCode::kStore)) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  }
+  EXPECT_EQ(checksum_of(dir_ / "junk.db"), junk);
+  EXPECT_EQ(in_dir("sweep --n 1..64 --dry-run --db absent.db").code, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "absent.db"));
 }
 
 // "-" is standard output; an empty --out is refused, not taken as standard output.
