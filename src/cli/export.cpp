@@ -28,6 +28,8 @@ void run_export(const ExportOptions& o) {
   check_db_option(o.db);
   const std::optional<Format> format = parse_format(o.format);
   if (!format) throw usage_error(fmt::format("--format: '{}' is not a format (csv, json, table)", o.format));
+  if (o.wide && *format != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
   const bool to_stdout = o.out == "-";
   if (!to_stdout) check_output_path(o.out, "--out", {o.db});
   const Store store(o.db, Store::Access::kReadOnly);

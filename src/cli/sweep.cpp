@@ -35,6 +35,8 @@ MeasureOptions validate(const SweepOptions& o) {
   if (!parse_format(o.format))
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
   check_db_option(o.db);
+  if (o.wide && *parse_format(o.format) != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
                                   o.format));

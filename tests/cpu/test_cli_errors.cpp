@@ -198,6 +198,17 @@ TEST_F(CliErrors, DryRunChecksTheStore) {
   EXPECT_FALSE(fs::exists(dir_ / "absent.db"));
 }
 
+// An option that would do nothing in its combination is refused, not ignored.
+TEST_F(CliErrors, OptionsThatDoNothingAreRefused) {
+  for (const std::string& args : {std::string("export --db store.db --wide"),
+                                  std::string("export --db store.db --format json --wide"),
+                                  std::string("sweep --n 64 --format csv --wide")}) {
+    const CliRun r = in_dir(args);
+    EXPECT_EQ(r.code, int(ExitCode::kUsage)) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("--wide"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
 // "-" is standard output; an empty --out is refused, not taken as standard output.
 TEST_F(CliErrors, DashIsStdoutAndEmptyIsRefused) {
   const CliRun dash = in_dir("export --db store.db --n 1..3 --out -");
