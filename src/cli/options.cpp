@@ -288,30 +288,27 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
                   "recorded); default: any");
 }
 
+namespace {
+// T's whole decimal numbers, passed on as such (CLI11 would read a leading 0 as octal).
+template <class T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        T value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc() && end == text.data() + text.size()) {
+          text = std::to_string(value);
+          return "";
+        }
+        return fmt::format("'{}' is not a whole number from {} to {}", text, std::numeric_limits<T>::min(),
+                           std::numeric_limits<T>::max());
+      },
+      "");
+}
+}  // namespace
+
 void read_integer_options_whole(CLI::App& app) {
-  const CLI::Validator whole_signed(
-      [](std::string& text) -> std::string {
-        int64_t value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error == std::errc() && end == text.data() + text.size()) {
-          text = std::to_string(value);  // CLI11 would read a leading 0 as octal
-          return "";
-        }
-        return fmt::format("'{}' is not a whole number from {} to {}", text, std::numeric_limits<int64_t>::min(),
-                           std::numeric_limits<int64_t>::max());
-      },
-      "");
-  const CLI::Validator whole_unsigned(
-      [](std::string& text) -> std::string {
-        uint64_t value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error == std::errc() && end == text.data() + text.size()) {
-          text = std::to_string(value);  // CLI11 would read a leading 0 as octal
-          return "";
-        }
-        return fmt::format("'{}' is not a whole number from 0 to {}", text, std::numeric_limits<uint64_t>::max());
-      },
-      "");
+  const CLI::Validator whole_signed = whole_number<int64_t>(), whole_unsigned = whole_number<uint64_t>();
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
     for (CLI::Option* option : command->get_options([](CLI::Option*) { return true; })) {
       if (option->get_type_name() == "INT") option->transform(whole_signed);
