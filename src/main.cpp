@@ -1,13 +1,20 @@
 // shapescope: why is this matmul shape slow, and what shape should I use?
 // Exit codes: 0 ok, 1 internal error, 2 bad option or value, 3 a missing resource: no usable GPU
-// (or the GPU cannot run the dtype; explain/pad with nothing stored), or no gnuplot (plot, report),
-// 4 not enough GPU memory, 5 result store unusable, 130 interrupted (work saved).
+// (or the GPU cannot run the dtype; explain/pad with nothing stored), 4 not enough GPU memory,
+// 5 result store unusable, 6 an output could not be written (stdout or --out: disk full, closed),
+// 7 no gnuplot (plot, report), 130 interrupted (work saved).
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +36,80 @@ void on_signal(int) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 }
+// A closed stdin, stdout or stderr would hand its number to the next file opened (an output, a
+// template), and what the command prints would land in that file. Each is held by /dev/null: stdout
+// opened read-only, so that every write to it fails and is reported; stderr writable, as its lines
+// were to be discarded anyway.
+void hold_closed_standard_fds() {
+  for (const int fd : {0, 1, 2}) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) {
+      dup2(held, fd);
+      close(held);
+    }
+  }
+}
+
+// Flushes and closes standard output: "" when all that was printed reached it, else why not.
+std::string finish_stdout() noexcept {
+  std::cout.flush();
+  bool failed = !std::cout.good() || std::ferror(stdout) != 0;
+  errno = 0;
+  int error = std::fflush(stdout) != 0 ? errno : 0;
+  failed = failed || error != 0 || std::ferror(stdout) != 0;
+  if (std::fclose(stdout) != 0) {
+    failed = true;
+    if (error == 0) error = errno;
+  }
+  if (!failed) return "";
+  return error != 0 ? fmt::format("standard output could not be written ({})", std::strerror(error))
+                    : std::string("standard output could not be written");
+}
+
+// CLI11 answers an unknown first word with "A subcommand is required": name the word instead.
+void check_first_argument(CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty()) return;
+  const std::string& first = args.front();
+  if (first == "--help" || first == "-h" || first == "--version") return;
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (command->get_name() == first) return;
+    names.push_back(command->get_name());
+  }
+  const std::string list = fmt::format("{}", fmt::join(names, ", "));
+  if (!first.empty() && first[0] == '-')
+    throw usage_error(fmt::format("'{}' is not an option of shapescope; a command comes first ({})", first, list));
+  throw usage_error(fmt::format("'{}' is not a command ({})", first, list));
+}
+
+// Parses and runs the command; its exit code.
+int run_command(CLI::App& app, std::vector<std::string> args) {
+  try {
+    check_first_argument(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
+    app.parse(args);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error_line(fmt::format("shapescope: {} (see shapescope --help)", e.what()));
+    return int(ExitCode::kUsage);
+  } catch (const Error& e) {
+    print_error_line(fmt::format("shapescope: {}", e.what()));
+    return int(e.code());
+  } catch (const std::exception& e) {
+    // fmt::print throws when stdout is full or closed: that is a lost output, not a bug.
+    if (std::ferror(stdout) != 0) return int(ExitCode::kWrite);
+    print_error_line(fmt::format("shapescope: internal error: {}", e.what()));
+    return int(ExitCode::kInternal);
+  }
+  return g_interrupted.load() ? int(ExitCode::kInterrupted) : 0;
+}
+
 }  // namespace
 
 double process_seconds() {
@@ -45,6 +126,7 @@ std::string device_header(const DeviceContext& d) {
 
 int main(int argc, char** argv) {
   using namespace shapescope;
+  hold_closed_standard_fds();
   CLI::App app{"shapescope: why is this matmul shape slow, and what shape should I use?\n"
                "  shapescope info                      the GPU, its clocks and library versions\n"
                "  shapescope sweep --n 1..4096         time square bf16 matmuls into shapescope.db\n"
@@ -55,8 +137,9 @@ int main(int argc, char** argv) {
                "  shapescope export --format csv       stored points with their annotations (no GPU needed)\n"
                "  shapescope report --out report.html  one self-contained page of a sweep (no GPU needed)\n"
                "  shapescope merge all.db a.db b.db    several stores (shards, GPUs) into one\n"
-               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU (plot, report: no gnuplot), 4 not\n"
-               "enough GPU memory, 5 result store unusable, 130 interrupted (measured points are kept)."};
+               "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough GPU memory, 5 result\n"
+               "store unusable, 6 an output could not be written (stdout, --out), 7 no gnuplot (plot, report),\n"
+               "130 interrupted (measured points are kept)."};
   app.set_version_flag("--version", version_text());
   // --help shows each option's default (subcommands inherit this).
   app.option_defaults()->always_capture_default();
@@ -70,6 +153,7 @@ int main(int argc, char** argv) {
   register_report(app);
   register_merge(app);
   register_profile(app);
+  read_integer_options_whole(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".
@@ -79,24 +163,13 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     args.push_back("--help");
   }
-  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "shapescope: {} (see shapescope --help)\n", e.what());
-    return int(ExitCode::kUsage);
-  } catch (const Error& e) {
-    fmt::print(stderr, "shapescope: {}\n", e.what());
-    return int(e.code());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "shapescope: internal error: {}\n", e.what());
-    return int(ExitCode::kInternal);
+  int code = run_command(app, args);
+  // Every command's output is checked here, --help's too: a full disk or a closed stdout is an
+  // error (one line, exit 6), never a success with the output lost.
+  const std::string lost = finish_stdout();
+  if (!lost.empty()) {
+    print_error_line("shapescope: " + lost);
+    if (code == 0) code = int(ExitCode::kWrite);
   }
-  return g_interrupted.load() ? int(ExitCode::kInterrupted) : 0;
+  return code;
 }

@@ -75,6 +75,9 @@ ModelConfig resolve_model(const WorkloadSource& source);
 Workload load_file_workload(const WorkloadSource& source);
 // The presets' names, for --help and messages: "deepseek-v2-lite, falcon-7b, ..."
 std::string preset_list();
+// Every integer option of every command is read whole, in decimal and in range, or refused naming the
+// option and the value (CLI11 alone reads 99999999999999999999 as 9223372036854775807, 010 as 8).
+void read_integer_options_whole(CLI::App& app);
 
 // A model's step, shared by pad and profile: --tokens, --train, --tp, --dtype.
 struct StepArgs {
@@ -100,6 +103,10 @@ struct ShapeArg;
 ShapeArg parse_shape_option(const std::string& text);
 // One-line refusals shared by the commands: --db '' (a usage error rather than a store error).
 void check_db_option(const std::string& db);
+// A dry run promises that the store's points are reused: when --db exists, it is opened read-only
+// now, so that a file that is no store, or a newer store, fails the dry run (exit 5) as the real
+// run would.
+void check_store_for_dry_run(const std::string& db);
 // --device N: a non-negative ordinal, refused in one line naming the value otherwise.
 CLI::Option* add_device_option(CLI::App* cmd, int& device);
 

@@ -20,7 +20,7 @@ struct ExportOptions {
   PlotFilter filter;
   std::string db = "shapescope.db";
   std::string format = "csv";
-  std::string out;  // empty: stdout
+  std::string out = "-";  // standard output
   bool wide = false;
 };
 
@@ -28,12 +28,15 @@ void run_export(const ExportOptions& o) {
   check_db_option(o.db);
   const std::optional<Format> format = parse_format(o.format);
   if (!format) throw usage_error(fmt::format("--format: '{}' is not a format (csv, json, table)", o.format));
-  if (!o.out.empty()) check_output_path(o.out, "--out", {o.db});
+  if (o.wide && *format != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
+  const bool to_stdout = o.out == "-";
+  if (!to_stdout) check_output_path(o.out, "--out", {o.db});
   const Store store(o.db, Store::Access::kReadOnly);
   const Selection s = select_points(store.load_all(), o.db, o.filter, Algos::kAll, "export", store, Mixes::kKeep);
   if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);
   const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
-  if (o.out.empty()) {
+  if (to_stdout) {
     write_points(std::cout, *format, s.points, s.annotations, names);
     return;
   }
@@ -55,10 +58,12 @@ void register_export(CLI::App& app) {
       "  shapescope export --db h200.db --out points.csv\n"
       "  shapescope export --db h200.db --n 1..4096 --backend cublas --format json --out squares.json\n"
       "  shapescope export --db h200.db --n 1791..1793 --format table [--wide]\n"
-      "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable.");
+      "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable, 6 the output could\n"
+      "not be written (disk full, standard output closed).");
   cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only")->capture_default_str();
   cmd->add_option("--format", o->format, "csv | json | table")->capture_default_str();
-  cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); default: stdout");
+  cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); - for standard output")
+      ->capture_default_str();
   cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise; CSV/JSON: always whole)");
   cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->filter);

@@ -16,6 +16,7 @@
 #include "model/explain.hpp"
 #include "shape/plan.hpp"
 #include "shape/range.hpp"
+#include "store/store.hpp"
 #include "views/plot_select.hpp"
 
 namespace shapescope {
@@ -247,6 +248,12 @@ void check_db_option(const std::string& db) {
   if (db.empty()) throw usage_error("--db: '' is empty (a store file, e.g. shapescope.db)");
 }
 
+void check_store_for_dry_run(const std::string& db) {
+  check_db_option(db);
+  std::error_code ec;
+  if (fs::exists(db, ec)) Store(db, Store::Access::kReadOnly);
+}
+
 CLI::Option* add_device_option(CLI::App* cmd, int& device) {
   // Taken as text so that "-1" or "x" gets a message of ours rather than CLI11's range dump.
   return cmd->add_option_function<std::string>(
@@ -279,6 +286,35 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
   cmd->add_option("--clocks", filter.clocks,
                   "points measured in this clock state: sustained | burst | unrecorded (before states were "
                   "recorded); default: any");
+}
+
+namespace {
+// T's whole decimal numbers, passed on as such (CLI11 would read a leading 0 as octal).
+template <class T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        T value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc() && end == text.data() + text.size()) {
+          text = std::to_string(value);
+          return "";
+        }
+        return fmt::format("'{}' is not a whole number from {} to {}", text, std::numeric_limits<T>::min(),
+                           std::numeric_limits<T>::max());
+      },
+      "");
+}
+}  // namespace
+
+void read_integer_options_whole(CLI::App& app) {
+  const CLI::Validator whole_signed = whole_number<int64_t>(), whole_unsigned = whole_number<uint64_t>();
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* option : command->get_options([](CLI::Option*) { return true; })) {
+      if (option->get_type_name() == "INT") option->transform(whole_signed);
+      if (option->get_type_name() == "UINT") option->transform(whole_unsigned);
+    }
+  }
 }
 
 }  // namespace shapescope

@@ -81,7 +81,10 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
   auto write = [&](const SizePadResult& result) {
     o.json ? write_pad_sizes_json(std::cout, request, result) : write_pad_sizes_text(std::cout, request, result);
   };
-  if (o.dry_run) return write(pad_sizes_plan(w, request));
+  if (o.dry_run) {
+    check_store_for_dry_run(o.db);
+    return write(pad_sizes_plan(w, request));
+  }
   need_gpu();
   Measuring m(o);
   write(pad_sizes_measure(w, request, m.device, m.store, m.progress_for, &g_interrupted));
@@ -115,6 +118,7 @@ void run_pad(const PadOptions& o) {
     o.json ? write_pad_json(std::cout, config, request, result) : write_pad_text(std::cout, config, request, result);
   };
   if (o.dry_run) {
+    check_store_for_dry_run(o.db);
     const PadResult result = pad_plan(config, request);
     write(result);
     write_pad_dry_run_cost(std::cerr, request, result);

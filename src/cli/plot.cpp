@@ -69,7 +69,11 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   const bool tilegrid = o.kind == "tilegrid";
   check_db_option(o.db);
   for (const std::string& db : o.dbs) check_db_option(db);
+  check_given_once(o.dbs, "--db");
   // --out is a directory or a path prefix: a device or other special file is neither.
+  if (o.out == "-")
+    throw usage_error("--out: '-' (standard output) is not for plot, which writes four files: give a folder "
+                      "(out/) or a path prefix (out/squares)");
   {
     std::error_code ec;
     const auto status = std::filesystem::status(o.out, ec);
@@ -188,8 +192,8 @@ void register_plot(CLI::App& app) {
       "  shapescope plot tilegrid 1793                                    # from the stored point\n"
       "  shapescope plot tilegrid 1793 --gpu a100 --tile 256x128          # from the model\n"
       "  shapescope plot roofline --calibration other.db                  # peaks measured elsewhere\n"
-      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 3 gnuplot\n"
-      "not installed (apt-get install gnuplot-nox), 5 result store unusable.");
+      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 5 result store\n"
+      "unusable, 6 a figure could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
   cmd->add_option("KIND", o->kind, kinds_text())->required();
   cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
   cmd->add_option("--db", o->dbs, "result store (SQLite file), opened read-only; compare: several, a line per GPU")

@@ -23,13 +23,13 @@ std::string command_line(const PlotOptions& o) {
 
 void render(const PlotOptions& o, const Plot& plot, const std::string& default_name, const std::string& title) {
   const PlotPaths paths = plot_paths(o.out, default_name);
-  // None of the four files may be a store the plot reads, a directory or a device.
-  std::vector<std::string> read = {o.calibration, o.calibration + "-wal", o.calibration + "-shm"};
-  for (const std::string& db : o.dbs.empty() ? std::vector<std::string>{o.db} : o.dbs)
-    read.insert(read.end(), {db, db + "-wal", db + "-shm"});
-  for (const char* extension : {"svg", "png", "gp", "dat"}) check_output_path(paths.file(extension), "--out", read);
   const std::string template_path =
       (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
+  // None of the four files may be a file the plot reads (a store, its template), a directory or a
+  // device: "plot flops --out plots/" in the source tree would write its script over the template.
+  std::vector<std::string> read = {o.calibration, template_path};
+  for (const std::string& db : o.dbs.empty() ? std::vector<std::string>{o.db} : o.dbs) read.push_back(db);
+  for (const char* extension : {"svg", "png", "gp", "dat"}) check_output_path(paths.file(extension), "--out", read);
   const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
   size_t start = 0;
   while (start < warnings.size()) {

@@ -108,6 +108,12 @@ void check_options(const ProfileOptions& o) {
   clock_state_option(o.clocks);
   check_db_option(o.request.db);
   if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
+  if (o.sequence < 0)
+    throw usage_error(fmt::format("--sequence: {} is not a sequence length (a positive number of tokens)", o.sequence));
+  if (o.sequence != 0 && !o.attention)
+    throw usage_error(fmt::format("--sequence: {} is read only with --attention (the length of QK^T and PV's "
+                                  "sequences); without it nothing uses it",
+                                  o.sequence));
 }
 
 void run_profile(ProfileOptions o) {

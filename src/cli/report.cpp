@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -33,9 +34,11 @@ std::string command_line(const ReportOptions& o) {
 
 void run_report(ReportOptions o) {
   check_db_option(o.request.db);
-  if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html)");
+  if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html, or - for standard output)");
   const std::string db = o.request.db;
-  check_output_path(o.out, "--out", {db, db + "-wal", db + "-shm"});
+  const std::filesystem::path templates(o.templates);
+  if (o.out != "-")
+    check_output_path(o.out, "--out", {db, (templates / "flops.gp").string(), (templates / "waves.gp").string()});
   if (o.slowest < 1 || o.slowest > 100) throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.slowest));
   o.request.slowest = size_t(o.slowest);
   for (const char* kind : {"flops", "waves"}) {
@@ -53,6 +56,10 @@ void run_report(ReportOptions o) {
   html.command_line = command_line(o);
   const std::string version = version_text();
   html.version = version.substr(0, version.find('\n'));
+  if (o.out == "-") {
+    write_html_report(std::cout, view, html);  // main() checks that standard output took it
+    return;
+  }
   OutputFile out(o.out, "--out");
   write_html_report(out.stream(), view, html);
   out.commit();
@@ -74,10 +81,10 @@ void register_report(CLI::App& app) {
       "  shapescope report --db h200.db --out report.html\n"
       "  shapescope report --db h200.db --n 1..4096 --out squares.html\n"
       "  shapescope report --db sweeps.db --m 4096 --k 4096 --n 1..8192:8 --gpu h100 --out h100.html\n"
-      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 3 gnuplot not\n"
-      "installed (apt-get install gnuplot-nox), 5 result store unusable.");
+      "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 5 result store\n"
+      "unusable, 6 --out could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
   cmd->add_option("--db", o->request.db, "result store (SQLite file), opened read-only");
-  cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete)");
+  cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete); - for standard output");
   cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->request.filter);
   cmd->add_option("--slowest", o->slowest, "rows of the slow-shapes table (1..100)");

@@ -36,6 +36,8 @@ MeasureOptions validate(const SweepOptions& o) {
   if (!parse_format(o.format))
     throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
   check_db_option(o.db);
+  if (o.wide && *parse_format(o.format) != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
                                   o.format));
@@ -98,6 +100,7 @@ void run_sweep(const SweepOptions& o) {
   const auto backends = parse_backends(o.backends);
   const auto problems = checked_problems(o, backends);
   if (o.dry_run) {
+    check_store_for_dry_run(o.db);
     print_dry_run(problems, backends, o, timing.stop_rule());
     return;
   }
@@ -201,7 +204,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
   auto* format = cmd->add_option("--format", o->format, "table | csv | json");
-  cmd->add_option("--out", o->out, "write the results to this file instead of stdout");
+  auto* out = cmd->add_option("--out", o->out, "write the results to this file instead of stdout (-: stdout)");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
   CLI::Option* device = add_device_option(cmd, o->device);
   cmd->add_option("--devices", o->devices,
@@ -219,7 +222,9 @@ void register_sweep(CLI::App& app) {
          },
          "seed of the pass shuffles")
       ->default_str(std::to_string(o->seed));
-  cmd->callback([o, ranges, format, device] {
+  cmd->callback([o, ranges, format, device, out] {
+    if (out->count() > 0 && o->out.empty()) throw usage_error("--out: '' is empty (a file name, or - for standard output)");
+    if (o->out == "-") o->out.clear();  // standard output, as other Unix tools read "-"
     o->format_given = format->count() > 0;
     o->device_given = device->count() > 0;
     // An empty value means "not given" to the planner: a given-but-empty one is an error here.

@@ -1,5 +1,6 @@
 // Errors that end a command, each with its documented exit code (README "Exit codes").
 #pragma once
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -10,9 +11,11 @@ enum class ExitCode : int {
   kInternal = 1,      // a CUDA/cuBLAS/CUPTI call failed mid-run, or a bug
   kUsage = 2,         // a bad option or option value
   kNoGpu = 3,         // a missing resource: no usable GPU, or the GPU cannot run what was asked
-                      // (dtype, layout); plot: no gnuplot
+                      // (dtype, layout)
   kOutOfMemory = 4,   // the sweep's largest point does not fit in free GPU memory
   kStore = 5,         // the result store cannot be opened, written or is corrupt
+  kWrite = 6,         // an output could not be written: standard output or --out (disk full, closed)
+  kNoGnuplot = 7,     // plot, report: gnuplot is not installed or not executable
   kInterrupted = 130  // SIGINT/SIGTERM: what was measured is saved
 };
 
@@ -27,5 +30,13 @@ class Error : public std::runtime_error {
 };
 
 inline Error usage_error(const std::string& message) { return Error(ExitCode::kUsage, message); }
+
+// The error path's one line on stderr. Never throws: a closed or full stderr loses the line, never
+// the exit code (fmt::print would throw from inside the handler that reports the first error).
+inline void print_error_line(const std::string& line) noexcept {
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
 
 }  // namespace shapescope

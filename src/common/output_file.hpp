@@ -8,17 +8,27 @@
 
 namespace shapescope {
 
-// Refuses, with usage_error naming `option` and the value, an output path that is a directory, a
-// device or another special file, or that is one of `stores` (result stores the command reads) or
-// their -wal/-shm/-journal files, under any spelling (same file on disk). The path may not exist yet.
-void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& stores);
+// Refuses, with usage_error naming `option` and the value, an output path that is empty, a
+// directory, a device or another special file, or that is one of `inputs` (every file the command
+// reads: result stores, templates) or a store's -wal/-shm/-journal file, under any spelling (the
+// same file on disk). The path may not exist yet.
+void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs);
+
+// Whether two paths name one file: the same file on disk, or (one not existing yet) the same
+// absolute path once links and dots are resolved.
+bool same_file(const std::string& a, const std::string& b);
+// Refuses, with usage_error naming `option`, a file given twice under any spelling (--db s.db --db ./s.db).
+void check_given_once(const std::vector<std::string>& paths, const std::string& option);
+
+// A write to a symbolic link replaces its target (the link stays). Failures name the path as given,
+// never the temporary file: Error(kWrite) for a full disk or read-only file system, else usage_error.
 
 // One output file: written through stream(), put in place by commit(). Until then the destination
 // is untouched; a destructor without commit() removes the temporary file.
 class OutputFile {
  public:
-  // Creates ".NAME.shapescope-XXXXXX" beside `path`; throws usage_error naming `option` when that
-  // cannot be done (no such directory, not writable, disk full).
+  // Creates ".NAME.shapescope-XXXXXX" beside `path` (its target, for a link); throws naming
+  // `option` when that cannot be done (no such directory, not writable, disk full).
   OutputFile(std::string path, std::string option);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
@@ -29,7 +39,7 @@ class OutputFile {
   void commit();
 
  private:
-  std::string path_, option_, temp_;
+  std::string path_, option_, target_, temp_;
   std::ofstream stream_;
   bool committed_ = false;
 };
@@ -37,7 +47,7 @@ class OutputFile {
 // A temporary file beside `path` that another writer fills by its name (SQLite builds a store in
 // it): commit() syncs it to disk and renames it over the destination; without commit() the
 // destructor removes it. A killed process leaves the destination as it was (and the hidden
-// ".NAME.shapescope-XXXXXX" file behind). Throws usage_error naming `option` as OutputFile does.
+// ".NAME.shapescope-XXXXXX" file behind). Throws naming `option` as OutputFile does.
 class StagedFile {
  public:
   StagedFile(std::string path, std::string option);
@@ -49,7 +59,7 @@ class StagedFile {
   void commit();
 
  private:
-  std::string path_, option_, temp_;
+  std::string path_, option_, target_, temp_;
   bool committed_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "common/check.hpp"
 #include "common/error.hpp"
@@ -93,6 +94,11 @@ DeviceContext query_device(int ordinal) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     cudaGetLastError();
+    // Without any NVIDIA driver the runtime says "CUDA driver version is insufficient", which reads
+    // as "upgrade the driver" on a machine that has no GPU at all: say what is missing instead.
+    std::error_code ec;
+    if (status == cudaErrorInsufficientDriver && !std::filesystem::exists("/proc/driver/nvidia/version", ec))
+      throw Error(ExitCode::kNoGpu, "no NVIDIA GPU here: no NVIDIA driver is loaded (no /proc/driver/nvidia/version)");
     const std::string why =
         status != cudaSuccess ? cudaGetErrorString(status) : std::string("no devices");
     throw Error(ExitCode::kNoGpu, "no CUDA GPU found (cudaGetDeviceCount: " + why + ")");

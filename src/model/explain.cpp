@@ -588,6 +588,9 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
     }
   } else {
     size_fixes(points, e);
+    // "Fast" says that nothing measured does better: with nothing else measured it says nothing.
+    if (v.kind == VerdictKind::kFast && std::none_of(points.begin() + 1, points.end(), timed))
+      v.kind = VerdictKind::kUnjudged;
   }
   control_fixes(points, e);
   // Fastest first; a smaller size changes the model, so it comes after the fixes that keep it.

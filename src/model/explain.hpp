@@ -104,6 +104,7 @@ enum class VerdictKind {
   kMemoryBound,  // bytes, not FLOPs, set the time
   kLaunchBound,  // launch and latency set the time: near the empty-kernel floor, far from both roofs
   kPrediction,   // nothing measured: the model's view
+  kUnjudged,     // the target is measured, but no neighbour or control to compare it with
 };
 
 struct Verdict {

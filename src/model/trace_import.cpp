@@ -117,7 +117,8 @@ Mapping gemm_of(const OperandView& a, const OperandView& b, int64_t batch, DType
   if (a.cols != b.rows)
     return fail(fmt::format("its operands do not multiply ([{}, {}] and [{}, {}])", a.rows, a.cols, b.rows, b.cols));
   for (int64_t size : {a.rows, a.cols, b.cols, batch}) {
-    if (size < 1) return fail("a dimension is 0 (an empty GEMM launches nothing)");
+    if (size == 0) return fail("a dimension is 0 (an empty GEMM launches nothing)");
+    if (size < 0) return fail(fmt::format("a dimension is {}: negative, no tensor has such a size", size));
     if (size > kMaxSize) return fail(fmt::format("a dimension is {}, more than cuBLAS's 32-bit sizes allow", size));
   }
   const std::optional<OperandLayout> la = operand_layout(a), lb = operand_layout(b);

@@ -209,6 +209,12 @@ std::string verdict_line(const ExplainReport& r) {
                          shapescope::percent(v.threshold, t.paired ? 1 : 0),
                          t.paired ? " (paired 95 % intervals)" : "");
     }
+    case VerdictKind::kUnjudged:
+      return fmt::format("{} cannot be judged: {:.1f} TFLOP/s{}, but none of its neighbours or same-work controls "
+                         "is measured to compare with; measure them (explain {} on a GPU, or sweep the sizes below)",
+                         t.label, *t.tflops(),
+                         a.roofline.pct_peak ? fmt::format(", {} of peak", share(*a.roofline.pct_peak, 1)) : "",
+                         t.label);
     case VerdictKind::kSlower: break;
   }
   const ExplainPoint& p = at(r, *v.against);
@@ -416,7 +422,10 @@ std::string explain_verdict_line(const ExplainReport& report) { return verdict_l
 
 std::string explain_fix_line(const ExplainReport& report) {
   const Explanation& e = report.explanation;
-  return e.fixes.empty() ? std::string("leave it") : fix_line(report, e.fixes.front());
+  if (e.fixes.empty())
+    return e.verdict.kind == VerdictKind::kUnjudged ? std::string("none known until a neighbour is measured")
+                                                    : std::string("leave it");
+  return fix_line(report, e.fixes.front());
 }
 
 void write_explain_text(std::ostream& out, const ExplainReport& report) {

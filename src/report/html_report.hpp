@@ -19,7 +19,7 @@ struct HtmlReportOptions {
   std::string version;       // shapescope's version text, for the footer
 };
 
-// Draws the figures (Error(kNoGpu), exit 3, when gnuplot is missing; Error(kInternal) when it
+// Draws the figures (Error(kNoGnuplot), exit 7, when gnuplot is missing; Error(kInternal) when it
 // fails) and writes the page.
 void write_html_report(std::ostream& out, const ReportView& view, const HtmlReportOptions& options);
 

@@ -172,10 +172,10 @@ std::string data_text(const Figure& figure, std::string_view title) {
 
 std::string find_gnuplot(const std::string& program) {
   const std::string install = "install it (Debian/Ubuntu: apt-get install gnuplot-nox) or name it with --gnuplot PATH";
-  if (program.empty()) throw Error(ExitCode::kNoGpu, "plot: --gnuplot is empty; " + install);
+  if (program.empty()) throw Error(ExitCode::kNoGnuplot, "plot: --gnuplot is empty; " + install);
   if (program.find('/') != std::string::npos) {
     if (access(program.c_str(), X_OK) != 0)
-      throw Error(ExitCode::kNoGpu, fmt::format("plot: gnuplot '{}' is not an executable file ({}); {}", program,
+      throw Error(ExitCode::kNoGnuplot, fmt::format("plot: gnuplot '{}' is not an executable file ({}); {}", program,
                                                 std::strerror(errno), install));
     return program;
   }
@@ -193,7 +193,7 @@ std::string find_gnuplot(const std::string& program) {
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  throw Error(ExitCode::kNoGpu, fmt::format("plot: '{}' is not on PATH; {}", program, install));
+  throw Error(ExitCode::kNoGnuplot, fmt::format("plot: '{}' is not on PATH; {}", program, install));
 }
 
 std::string run_gnuplot(const std::string& gnuplot, const PlotPaths& paths, const PlotPaths& shown) {

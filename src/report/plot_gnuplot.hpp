@@ -55,7 +55,7 @@ std::string script_text(const Figure& figure, std::string_view template_text, co
                         std::string_view command_line);
 std::string data_text(const Figure& figure, std::string_view title);
 
-// The gnuplot program to run: a path, or a name looked up on PATH. Throws Error(kNoGpu, exit 3)
+// The gnuplot program to run: a path, or a name looked up on PATH. Throws Error(kNoGnuplot, exit 7)
 // with the package to install when it is not there.
 std::string find_gnuplot(const std::string& program);
 // Runs `gnuplot NAME.gp` in paths.dir (no shell) and returns what it wrote on stderr (warnings);

@@ -24,12 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
-}
-
 // One store as an input or as OUT: a shapescope store this build reads (its schema version or an
 // older one; a newer one is refused by the Store) that passes quick_check. Returns its version.
 int check_store(const std::string& path) {
@@ -40,14 +34,11 @@ int check_store(const std::string& path) {
 void check_merge(const std::string& out, const std::vector<std::string>& inputs) {
   if (out.empty()) throw usage_error("OUT: '' is empty (the store to merge into, e.g. all.db)");
   if (inputs.empty()) throw usage_error("IN: no store to merge (shapescope merge OUT.db IN.db...)");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (same_file(inputs[i], out))
+  for (const std::string& input : inputs)
+    if (same_file(input, out))
       throw usage_error(fmt::format("IN: '{}' is OUT itself; OUT's points are kept anyway (leave it out of the inputs)",
-                                    inputs[i]));
-    for (size_t j = 0; j < i; ++j)
-      if (same_file(inputs[i], inputs[j]))
-        throw usage_error(fmt::format("IN: '{}' is given twice ('{}')", inputs[i], inputs[j]));
-  }
+                                    input));
+  check_given_once(inputs, "IN");
   std::error_code ec;
   if (fs::exists(out, ec) || fs::is_symlink(out, ec)) {
     check_store(out);

@@ -109,7 +109,7 @@ TEST_F(CompareGpus, AMergedStoreKeepsTheGpusApart) {
 TEST_F(CompareGpus, PlotCompareDrawsALinePerGpu) {
   const std::string out = (dir_ / "fig").string() + "/";
   const CliRun r = run(fmt::format("plot compare --db '{}' --db '{}' --n 1..4096 --out '{}'", h200_, h100_, out));
-  if (r.code == 3) GTEST_SKIP() << "no gnuplot: " << r.err;
+  if (r.code == int(ExitCode::kNoGnuplot)) GTEST_SKIP() << "no gnuplot: " << r.err;
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* extension : {"svg", "png", "gp", "dat"})
     EXPECT_TRUE(fs::exists(dir_ / "fig" / (std::string("compare-gpus.") + extension))) << extension;

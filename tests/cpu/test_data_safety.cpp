@@ -155,7 +155,7 @@ TEST_F(DataSafety, ReadOnlyCommandsChangeNoByte) {
 TEST_F(DataSafety, PlotReadsTheStoreAndWritesOnlyItsFigure) {
   const Snapshot before = snapshot(dir_);
   const CliRun r = run("plot flops --db " + (dir_ / "store.db").string() + " --out " + (dir_ / "out").string() + "/");
-  if (r.code == int(ExitCode::kNoGpu)) GTEST_SKIP() << "no gnuplot: " << r.err;
+  if (r.code == int(ExitCode::kNoGnuplot)) GTEST_SKIP() << "no gnuplot: " << r.err;
   ASSERT_EQ(r.code, 0) << r.err;
   Snapshot after = snapshot(dir_);
   for (const char* name : {"out/flops.svg", "out/flops.png", "out/flops.gp", "out/flops.dat"}) {
@@ -298,14 +298,14 @@ TEST_F(DataSafety, FailingPlotKeepsTheEarlierFigure) {
   fs::create_directories(dir_ / "templates");
   std::ofstream(dir_ / "templates" / "flops.gp") << "plot DATA index 0 using 1:2 with pointz\n";
   const int code = expect_untouched("plot flops --db store.db --out figures/ --templates templates");
-  EXPECT_TRUE(code == int(ExitCode::kInternal) || code == int(ExitCode::kNoGpu)) << code;
+  EXPECT_TRUE(code == int(ExitCode::kInternal) || code == int(ExitCode::kNoGnuplot)) << code;
   EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --templates nowhere"), int(ExitCode::kUsage));
   EXPECT_EQ(expect_untouched("plot flops --db store.db --out figures/ --gnuplot /nonexistent/gnuplot"),
-            int(ExitCode::kNoGpu));
+            int(ExitCode::kNoGnuplot));
   // The report draws its figures in a scratch folder beside --out: a failing gnuplot leaves none.
   fs::copy_file(dir_ / "templates" / "flops.gp", dir_ / "templates" / "waves.gp");
   const int report = expect_untouched("report --db store.db --out page.html --templates templates");
-  EXPECT_TRUE(report == int(ExitCode::kInternal) || report == int(ExitCode::kNoGpu)) << report;
+  EXPECT_TRUE(report == int(ExitCode::kInternal) || report == int(ExitCode::kNoGnuplot)) << report;
 }
 
 // kill -9 while a figure is being drawn: the earlier figure is intact. The stand-in gnuplot sleeps,

@@ -263,6 +263,13 @@ TEST(ExplainVerdict, FastShapeIsLeftAlone) {
   EXPECT_TRUE(e.fixes.empty());
 }
 
+// Measured alone, with no neighbour or control timed: no verdict of "fast" and no "leave it".
+TEST(ExplainVerdict, NothingToCompareIsNotJudged) {
+  const Explanation e = explain({point(1793, 112.0, "k", 0.1, false)});
+  EXPECT_EQ(e.verdict.kind, VerdictKind::kUnjudged);
+  EXPECT_TRUE(e.fixes.empty());
+}
+
 TEST(ExplainVerdict, LaunchBoundNearTheEmptyKernel) {
   // 61^3: 0.45 MFLOP in 5 us, an empty kernel takes 2 us: neither roof sets the time.
   std::vector<ExplainPoint> points = {point(61, 5.0, "k", 0.1, false), point(64, 5.1, "k", 0.1, true, "multiple of 64 above")};
@@ -331,6 +338,16 @@ TEST_F(ExplainCommand, FromAStoreMeasuredOnAnH200) {
   for (const char* key : {"\"text\": \"1792 does 0.2 % less work", "\"mode\": \"store\"", "\"effects\": [",
                           "\"text\": \"pad to 1808", "\"tiles\": 120", "\"waves\": ", "\"kernel\": \"cutlass_75"})
     EXPECT_NE(json.out.find(key), std::string::npos) << key;
+}
+
+// The store holds squares only: 1793x1793x1793's neighbours (one dimension moved) are not in it.
+TEST_F(ExplainCommand, NoMeasuredNeighbourSaysItCannotJudge) {
+  const CliRun r = run("explain 1793x1793x1793 --db " + db_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("1793x1793x1793 cannot be judged", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("measure them"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("is fast"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fix: leave it"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCommand, ModelPredictionForAGpuNotHere) {

@@ -556,16 +556,16 @@ TEST(PlotCli, MixedSelectionsNameTheOptionToChooseWith) {
                  {"--calibration", "no calibration"});
 }
 
-TEST(PlotCli, MissingGnuplotIsExitThreeWithThePackage) {
+TEST(PlotCli, MissingGnuplotHasItsOwnExitCodeWithThePackage) {
   const std::string dir = test_dir();
-  expect_refused("flops --db " + kSquares + " --out " + dir + " --gnuplot /nonexistent/gnuplot", ExitCode::kNoGpu,
+  expect_refused("flops --db " + kSquares + " --out " + dir + " --gnuplot /nonexistent/gnuplot", ExitCode::kNoGnuplot,
                  {"gnuplot", "apt-get install gnuplot-nox"});
   // Not on PATH: the same, and nothing is written (a failing command leaves the folder as it was).
   const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
   setenv("PATH", "/nonexistent", 1);
   const CliRun r = run("plot flops --db " + kSquares + " --out " + dir);
   setenv("PATH", path.c_str(), 1);
-  EXPECT_EQ(r.code, int(ExitCode::kNoGpu)) << r.err;
+  EXPECT_EQ(r.code, int(ExitCode::kNoGnuplot)) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("apt-get install gnuplot-nox"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir + "flops.gp"));

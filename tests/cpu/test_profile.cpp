@@ -273,6 +273,8 @@ TEST_F(ProfileCli, BadInputIsOneLineAndNothingIsWritten) {
       {"profile --model gpt2 --tokens 1..8", "--tokens: '1..8' has 8 values; profile takes one"},
       {"profile --model gpt2 --tokens 12288 --attention", "--sequence: give the sequence length with --attention"},
       {"profile --model gpt2 --tokens 12288 --attention-in-total", "--attention-in-total: needs --attention"},
+      {"profile --model gpt2 --tokens 12288 --sequence 1024", "--sequence: 1024 is read only with --attention"},
+      {"profile --model gpt2 --tokens 12288 --attention --sequence -1", "--sequence: -1 is not a sequence length"},
       {"profile --model gpt2 --tokens 12288 --attention --sequence 1000", "divides the tokens (12288); got 1000"},
       {"profile --model gpt2 --tokens 64 --expert-tokens 1,2", "--expert-tokens: '1,2': expert token counts given, "
                                                                "but gpt2 has no experts"},

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -623,12 +627,72 @@ TEST_F(StoreTest, RandomBytesAreRefused) {
   EXPECT_NE(message.find("not a shapescope store or corrupt"), std::string::npos) << message;
 }
 
+// Makes `dir` read-only for this process alone: a mount namespace (as root; else a user namespace
+// that maps us to root in it) with `dir` bind-mounted read-only. false when neither is allowed.
+bool read_only_mount(const std::string& dir) {
+  if (unshare(CLONE_NEWNS) != 0) {
+    const std::string uid = fmt::format("0 {} 1", getuid()), gid = fmt::format("0 {} 1", getgid());
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    std::ofstream("/proc/self/setgroups") << "deny";
+    std::ofstream("/proc/self/uid_map") << uid;
+    std::ofstream("/proc/self/gid_map") << gid;
+  }
+  return mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+         mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) == 0 &&
+         mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0;
+}
+
+// A store that cannot be written is refused when it is opened for writing, before a sweep measures.
+// chmod 444 stops no root (CI runs as root): the store lies on a read-only bind mount instead, which
+// stops root too (EROFS). Checked in a child process, whose namespaces go with it.
 TEST_F(StoreTest, ReadOnlyFileIsRefused) {
-  if (getuid() == 0) GTEST_SKIP() << "running as root: chmod 444 does not stop root from writing";
   Store(path_).open_for_writing();
   ASSERT_EQ(chmod(path_.c_str(), 0444), 0);
-  std::string message = open_error(path_);
-  EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (!read_only_mount(dir_)) _exit(77);
+    try {
+      Store store(path_);
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      _exit(error.code() == ExitCode::kStore && message.find("read-only") != std::string::npos ? 0 : 1);
+    }
+    _exit(2);  // opened for writing
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    // No namespaces here: as a user other than root, chmod 444 alone is the test.
+    if (getuid() == 0) GTEST_SKIP() << "root without mount namespaces: nothing here can make a file read-only for root";
+    const std::string message = open_error(path_);
+    EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+    return;
+  }
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: refused without 'read-only'; 2: opened for writing";
+}
+
+// What makes a view unable to write, root or not: its connection holds the file open O_RDONLY.
+TEST_F(StoreTest, ReadOnlyStoreHoldsItsFileOpenReadOnly) {
+  Store(path_).open_for_writing();
+  const Store store(path_, Store::Access::kReadOnly);
+  EXPECT_GT(store.load_all().size() + 1, 0u);  // the connection is open and reads
+  const fs::path target = fs::canonical(path_);
+  int held = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path(), ec) != target) continue;
+    std::ifstream info("/proc/self/fdinfo/" + entry.path().filename().string());
+    std::string key;
+    int flags = -1;
+    while (info >> key)
+      if (key == "flags:") info >> std::oct >> flags;
+    ASSERT_GE(flags, 0);
+    EXPECT_EQ(flags & O_ACCMODE, O_RDONLY) << entry.path() << " flags " << std::oct << flags;
+    ++held;
+  }
+  EXPECT_GE(held, 1);
 }
 
 TEST_F(StoreTest, TruncatedStoreIsRefused) {
