@@ -14,6 +14,7 @@
 #include "model/input_file.hpp"
 #include "model/pad.hpp"
 #include "model/trace_import.hpp"
+#include "shape/range.hpp"
 #include "model_util.hpp"
 
 namespace shapescope {
@@ -80,6 +81,14 @@ TEST(JsonLimits, DepthIsCountedOutsideStringsUpToTheLimit) {
                      "deeper than 100 levels (at line 1)");
   expect_usage_error([&] { parse_json_text("{\"a\":\n" + nested(kMaxJsonDepth, "{}") + "}", "o"); }, "o",
                      "deeper than 100 levels (at line 2)");
+}
+
+// Found by fuzz_range: a value with a newline made a message of two lines.
+TEST(OneLine, ControlCharactersInAQuotedValueAreEscaped) {
+  expect_usage_error([] { parse_range("64\nx\x01", "--n"); }, "--n: '64\\nx\\x01' is not a range", "");
+  const CliRun r = run("sweep --n \"$(printf '64\\nx\\t')\" --dry-run");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "shapescope: --n: '64\\nx\\t' is not a range (expected A, A..B, A..B:STEP or A..B*FACTOR)\n");
 }
 
 }  // namespace
