@@ -70,8 +70,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& origin)
   check_json_depth(text, origin);
   try {
     return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": keep what follows the tag.
+    // Not only parse_error: a number too large for a double (1E999) is out_of_range.406.
     std::string what = e.what();
     const size_t tag = what.find("] ");
     if (tag != std::string::npos) what = what.substr(tag + 2);

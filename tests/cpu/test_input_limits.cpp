@@ -91,5 +91,21 @@ TEST(OneLine, ControlCharactersInAQuotedValueAreEscaped) {
   EXPECT_EQ(r.err, "shapescope: --n: '64\\nx\\t' is not a range (expected A, A..B, A..B:STEP or A..B*FACTOR)\n");
 }
 
+// The same for a value CLI11 itself refuses (an --lda that is not a number).
+TEST(OneLine, AnOptionValueThatIsNotANumberIsOneLine) {
+  const CliRun r = run("explain 4096 --lda \"$(printf '1\\n2')\"");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "shapescope: Could not convert: --lda = 1\\n2 (see shapescope --help)\n");
+}
+
+// Found by fuzz_gemm_list: a number beyond a double's range escaped as nlohmann's out_of_range,
+// which the CLI reported as an internal error (exit 1).
+TEST(JsonLimits, ANumberTooLargeForADoubleIsInvalidJson) {
+  expect_usage_error([] { parse_gemm_list(R"([{"m": 8E926}])", "--gemms: 'l.json'"); }, "--gemms: 'l.json'",
+                     "is not valid JSON (number overflow parsing '8E926')");
+  expect_usage_error([] { parse_torch_trace(R"({"traceEvents": [1e999]})", "--trace: 't.json'"); }, "--trace: 't.json'",
+                     "is not valid JSON (number overflow parsing '1e999')");
+}
+
 }  // namespace
 }  // namespace shapescope
