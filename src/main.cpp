@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "shapescope: {} (see shapescope --help)\n", e.what());
+    fmt::print(stderr, "shapescope: {} (see shapescope --help)\n", one_line(e.what()));
     return int(ExitCode::kUsage);
   } catch (const Error& e) {
     fmt::print(stderr, "shapescope: {}\n", e.what());
