@@ -1,4 +1,4 @@
-// What every fuzz target shares (libFuzzer, tests/fuzz/README in docs/robustness.md): the input as
+// What every fuzz target shares (libFuzzer; scripts/fuzz.sh builds and runs them): the input as
 // text, and the one outcome besides success that is not a finding. A parser may refuse its input
 // only with shapescope::Error on one line with the usage code (exit 2), as the CLI prints it; a
 // crash, a sanitizer report, another exception type, a multi-line message or another code is a
