@@ -13,10 +13,11 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
   -DSHAPESCOPE_TESTS=OFF -DSHAPESCOPE_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz
 status=0
-TMPDIR=$tmp SHAPESCOPE_FUZZ_SECONDS=$seconds ctest --test-dir build-fuzz -L fuzz -j "$(nproc)" \
-  --timeout $((seconds * 2 + 120)) --output-on-failure --output-log "$tmp/ctest.log" >/dev/null || status=$?
-grep -h "fuzz summary:" "$tmp/ctest.log" | sed 's/^.*fuzz summary: /  /' | sort
-[ "$status" -eq 0 ] || grep -h "finding\|ERROR\|SUMMARY" "$tmp/ctest.log" | head -n 40 >&2
+# -V: every target's summary line (and, on a finding, its input and stack) goes to the log.
+TMPDIR=$tmp SHAPESCOPE_FUZZ_SECONDS=$seconds ctest --test-dir build-fuzz -L fuzz -j "$(nproc)" -V \
+  --timeout $((seconds * 2 + 120)) >"$tmp/ctest.log" 2>&1 || status=$?
+grep -h "fuzz summary:" "$tmp/ctest.log" | sed 's/^.*fuzz summary: /  /' | sort || true
+[ "$status" -eq 0 ] || grep -h "finding\|ERROR\|SUMMARY\|tests failed\|(Failed)" "$tmp/ctest.log" | head -n 60 >&2
 left=$(find "$tmp" -mindepth 1 -maxdepth 1 ! -name ctest.log | head -n 5)
 [ -z "$left" ] || { echo "fuzz.sh: the fuzz runs left files behind: $left" >&2; exit 1; }
 exit "$status"
