@@ -20,8 +20,8 @@ namespace {
                                 kMaxInputBytes >> 20, bytes));
 }
 
-// The deepest nesting of arrays and objects, counted outside strings: nlohmann and the code that
-// walks its tree recurse once per level, so a file of 70,000 '[' would overflow the stack.
+// The deepest nesting of arrays and objects, counted outside strings: nlohmann's dump() (a message
+// that quotes an entry) recurses once per level, so 70,000 '[' overflowed the stack.
 void check_json_depth(std::string_view text, const std::string& origin) {
   int depth = 0;
   int line = 1;
