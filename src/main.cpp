@@ -96,7 +96,7 @@ int run_command(CLI::App& app, std::vector<std::string> args) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error_line(fmt::format("shapescope: {} (see shapescope --help)", e.what()));
+    print_error_line(fmt::format("shapescope: {} (see shapescope --help)", one_line(e.what())));
     return int(ExitCode::kUsage);
   } catch (const Error& e) {
     print_error_line(fmt::format("shapescope: {}", e.what()));

@@ -19,10 +19,30 @@ enum class ExitCode : int {
   kInterrupted = 130  // SIGINT/SIGTERM: what was measured is saved
 };
 
-// One line of text for stderr (no trailing newline) and the code to exit with.
+// The message as one line: a control character (a newline in an option value or a file's JSON string
+// that the message quotes) is written as an escape, \n, \t, \r or \xHH.
+inline std::string one_line(const std::string& message) {
+  std::string out;
+  out.reserve(message.size());
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 15]};
+  }
+  return out;
+}
+
+// One line of text for stderr (no trailing newline, no control character) and the code to exit with.
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string& message) : std::runtime_error(one_line(message)), code_(code) {}
   ExitCode code() const { return code_; }
 
  private:

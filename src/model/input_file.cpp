@@ -3,32 +3,76 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "common/error.hpp"
 
 namespace shapescope {
+
+namespace {
+
+[[noreturn]] void refuse_size(const std::string& origin, uint64_t bytes) {
+  throw usage_error(fmt::format("{} is larger than {} MiB ({} bytes), the limit on an input file", origin,
+                                kMaxInputBytes >> 20, bytes));
+}
+
+// The deepest nesting of arrays and objects, counted outside strings: nlohmann's dump() (a message
+// that quotes an entry) recurses once per level, so 70,000 '[' overflowed the stack.
+void check_json_depth(std::string_view text, const std::string& origin) {
+  int depth = 0;
+  int line = 1;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (c == '\\') ++i;  // an escaped character, perhaps a quote
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw usage_error(fmt::format("{} nests JSON arrays and objects deeper than {} levels (at line {}), the limit "
+                                      "on an input file",
+                                      origin, kMaxJsonDepth, line));
+    } else if (c == ']' || c == '}') {
+      --depth;  // unbalanced brackets are the parser's to report
+    }
+  }
+}
+
+}  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& origin) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw usage_error(fmt::format("{} is a directory, not a file", origin));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
+  // The size of a regular file is known before reading it; a pipe or device is read up to the limit.
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes) refuse_size(origin, size);
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), size_t(in.gcount()));
+    if (text.size() > kMaxInputBytes) refuse_size(origin, text.size());
+  }
   if (in.bad()) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
-  return text.str();
+  return text;
 }
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin) {
+  if (text.size() > kMaxInputBytes) refuse_size(origin, text.size());
+  check_json_depth(text, origin);
   try {
     return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ...": keep what follows the tag.
+    // Not only parse_error: a number too large for a double (1E999) is out_of_range.406.
     std::string what = e.what();
     const size_t tag = what.find("] ");
     if (tag != std::string::npos) what = what.substr(tag + 2);

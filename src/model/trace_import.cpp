@@ -230,6 +230,10 @@ std::vector<int64_t> even_split(int64_t total, int64_t groups) {
   return out;
 }
 
+// More groups than any MoE layer has experts (hundreds): a trace that says so is broken, and would
+// have every group listed (a vector of billions of sizes).
+constexpr int64_t kMaxGroups = 1 << 16;
+
 Mapping map_grouped(const OpArgs& args) {
   const Tensor* a = tensor_arg(args, 0);
   const Tensor* b = tensor_arg(args, 1);
@@ -248,8 +252,10 @@ Mapping map_grouped(const OpArgs& args) {
     out.problems.push_back(one.problems.front());
     return true;
   };
+  const auto too_many = [](int64_t groups) { return fmt::format("{} groups (at most {})", groups, kMaxGroups); };
   if (a->rank() == 3 && b->rank() == 3) {  // [G, M, K] x [G, K, N]: every group known
     if (a->dims[0] != b->dims[0]) return fail(fmt::format("group counts differ ({} and {})", a->dims[0], b->dims[0]));
+    if (a->dims[0] > kMaxGroups) return fail(too_many(a->dims[0]));
     for (int64_t g = 0; g < a->dims[0]; ++g)
       if (!add(a->matrix(), b->matrix())) return out;
     return out;
@@ -257,6 +263,7 @@ Mapping map_grouped(const OpArgs& args) {
   if (!offs || offs->rank() != 1) return fail("a 2-D operand without recorded offsets ('offs' dims)");
   const int64_t groups = offs->dims[0];
   if (groups < 1) return fail("0 groups");
+  if (groups > kMaxGroups) return fail(too_many(groups));
   out.rows_estimated = true;
   if (a->rank() == 2 && b->rank() == 3) {  // [sum M, K] x [G, K, N]: MoE forward, rows per expert
     if (b->dims[0] != groups) return fail(fmt::format("{} offsets for {} groups", groups, b->dims[0]));

@@ -208,6 +208,22 @@ TEST(TraceImport, GroupedMmOfMoeExperts) {
   EXPECT_EQ(gemm_string(wgrad.problems[0]), "4096x14336x1024 tn");
 }
 
+// Found by fuzz_trace: 82,147,483,647 offsets made a vector of that many group sizes (out of
+// memory); so would as many groups of 3-D operands.
+TEST(TraceImport, AGroupedMmOfBillionsOfGroupsIsUnmapped) {
+  Json ev = Json::array();
+  const Json types = {"c10::BFloat16", "c10::BFloat16", "int", "", ""};
+  ev.push_back(op("aten::_grouped_mm", 0, 10, 1, {{8192, 4096}, {8, 4096, 28672}, {82147483647}, {}, {}},
+                  {{4096, 1}, {117440512, 1, 4096}, {1}, {}, {}}, types));
+  ev.push_back(op("aten::_grouped_mm", 100, 10, 2, {{4000000000, 64, 64}, {4000000000, 64, 64}},
+                  {{4096, 64, 1}, {4096, 64, 1}}, kBf16x2));
+  const Workload w = parse(ev);
+  EXPECT_TRUE(w.gemms.empty());
+  ASSERT_EQ(w.unmapped.size(), 2u);
+  EXPECT_NE(w.unmapped[0].reason.find("82147483647 groups (at most 65536)"), std::string::npos) << w.unmapped[0].reason;
+  EXPECT_NE(w.unmapped[1].reason.find("4000000000 groups (at most 65536)"), std::string::npos) << w.unmapped[1].reason;
+}
+
 TEST(TraceImport, UnmappableOpsAreCountedAndListed) {
   Json ev = Json::array();
   ev.push_back(op("aten::mm", 0, 10, 1, {{64, 64}, {64, 64}}, {{64, 1}, {64, 1}}, {"double", "double"}));
