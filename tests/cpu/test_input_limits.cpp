@@ -91,11 +91,13 @@ TEST(OneLine, ControlCharactersInAQuotedValueAreEscaped) {
   EXPECT_EQ(r.err, "shapescope: --n: '64\\nx\\t' is not a range (expected A, A..B, A..B:STEP or A..B*FACTOR)\n");
 }
 
-// The same for a value CLI11 itself refuses (an --lda that is not a number).
+// The same for an integer option's value that is not a number (an --lda with a newline in it).
 TEST(OneLine, AnOptionValueThatIsNotANumberIsOneLine) {
   const CliRun r = run("explain 4096 --lda \"$(printf '1\\n2')\"");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "shapescope: Could not convert: --lda = 1\\n2 (see shapescope --help)\n");
+  EXPECT_EQ(r.err,
+            "shapescope: --lda: '1\\n2' is not a whole number from -9223372036854775808 to 9223372036854775807 "
+            "(see shapescope --help)\n");
 }
 
 // Found by fuzz_gemm_list: a number beyond a double's range escaped as nlohmann's out_of_range,

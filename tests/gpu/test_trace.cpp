@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <optional>
@@ -70,15 +71,22 @@ void expect_plausible(const std::vector<KernelRecord>& kernels) {
   }
 }
 
-TEST(Device, NoGpuIsReportedWithTheCudaError) {
+// Without a GPU: one line, exit 3, saying that no driver is loaded where none is (rather than
+// CUDA's "driver version is insufficient"), else CUDA's own error.
+TEST(Device, NoGpuIsReportedInOneLine) {
   if (device_count() > 0) GTEST_SKIP() << "a GPU is present";
   try {
     query_device(0);
     FAIL() << "query_device(0) returned without a GPU";
   } catch (const Error& error) {
+    const std::string what = error.what();
     EXPECT_EQ(error.code(), ExitCode::kNoGpu);
-    EXPECT_EQ(std::string(error.what()).rfind("no CUDA GPU found (cudaGetDeviceCount: ", 0), 0u)
-        << error.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    const bool no_driver = access("/proc/driver/nvidia/version", F_OK) != 0;
+    EXPECT_EQ(what.rfind(no_driver ? "no NVIDIA GPU here: no NVIDIA driver is loaded" : "no CUDA GPU found (cudaGetDeviceCount: ",
+                         0),
+              0u)
+        << what;
   }
 }
 
