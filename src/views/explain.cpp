@@ -348,8 +348,14 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
     const std::string spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
-    r.problems.push_back(report.stored[i]->key.problem);
-    r.pairs.emplace_back(r.problems.size() - 1, size_t(at - r.backends.begin()));
+    // One (problem, backend) once: cuBLASLt's alternatives at a problem are one request's algos.
+    const Problem& problem = report.stored[i]->key.problem;
+    const size_t backend = size_t(at - r.backends.begin());
+    if (std::any_of(r.pairs.begin(), r.pairs.end(),
+                    [&](const auto& pair) { return pair.second == backend && r.problems[pair.first] == problem; }))
+      continue;
+    r.problems.push_back(problem);
+    r.pairs.emplace_back(r.problems.size() - 1, backend);
   }
   const MeasureOutcome got = measure(r, device, store, ProgressCallback(), interrupted);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
