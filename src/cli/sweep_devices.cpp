@@ -153,7 +153,7 @@ void run_queue_worker(const SweepOptions& o, const MeasureRequest& request, Stor
   WorkerReporter reporter(o.report_fd);
   reporter.device(device.gpu_uuid, device.gpu_name);
   MeasureRequest chunk = request;
-  std::string warned;  // the health warning is said once, and again only when its reasons change
+  std::optional<std::pair<bool, bool>> warned;  // (low clock, shared): said once, again when they change
   // Chunks come one after another: the GPU is warm from the first one's warm-up on.
   chunk.measure.warm_since = 0;
   while (const auto positions = next_chunk(o.queue_fd, request.problems.size(), &g_interrupted)) {
@@ -164,9 +164,11 @@ void run_queue_worker(const SweepOptions& o, const MeasureRequest& request, Stor
     if (outcome.measured > 0 && chunk.measure.warm_since == 0) chunk.measure.warm_since = started;
     annotate_and_save(store, outcome.points);
     for (const auto& why : outcome.skipped) fmt::print(stderr, "skipped: {}\n", why);
-    const std::string reasons = outcome.health.healthy() ? "" : fmt::format("{}{}", outcome.health.low_clock(), outcome.health.shared());
-    if (!reasons.empty() && reasons != warned) fmt::print(stderr, "{}\n", health_warning(device, outcome.health));
-    if (!reasons.empty()) warned = reasons;
+    if (!outcome.health.healthy()) {
+      const std::pair<bool, bool> reasons = {outcome.health.low_clock(), outcome.health.shared()};
+      if (reasons != warned) fmt::print(stderr, "{}\n", health_warning(device, outcome.health));
+      warned = reasons;
+    }
     reporter.done(totals_of(outcome));  // interrupted: g_interrupted makes the exit code 130
     if (outcome.interrupted) return;
   }

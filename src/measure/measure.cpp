@@ -407,14 +407,20 @@ void save_chunk(Session& s, const std::vector<size_t>& timed, const std::vector<
   report(s, progress);
 }
 
-// Time: every entry to measure, through the engine, with the sentinel; each chunk is saved as soon
-// as it is final, while the engine's next graphs run.
-void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
+// The request's timing options with this call's flush buffer, and the warm-up counted from the
+// earlier of the caller's start (a worker's earlier chunks kept the GPU busy) and this call's first GEMMs.
+MeasureOptions timing_options(const Session& s, const Buffers& memory, const MemoryPlan& plan) {
   MeasureOptions options = s.request.measure;
   options.flush_buffer = memory.flush.ptr;
   options.flush_bytes = plan.flush;
-  // The earlier of the caller's (a worker's earlier chunks kept the GPU busy) and this call's first GEMMs.
   if (s.warm_since > 0 && (options.warm_since == 0 || s.warm_since < options.warm_since)) options.warm_since = s.warm_since;
+  return options;
+}
+
+// Time: every entry to measure, through the engine, with the sentinel; each chunk is saved as soon
+// as it is final, while the engine's next graphs run.
+void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
+  const MeasureOptions options = timing_options(s, memory, plan);
   if (!options.hot) s.outcome.flush_us = measure_flush_us(memory.flush.ptr, plan.flush);
   std::vector<size_t> timed;  // entry index per job
   std::vector<TimedJob> jobs;
@@ -460,13 +466,11 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
 
 // A paired comparison: every entry with a call, in the same passes, against the first entry.
 void time_paired(Session& s, const Buffers& memory, const MemoryPlan& plan) {
-  if (s.entries.empty() || !s.entries.front().call)
+  if (s.entries.empty()) return;
+  if (!s.entries.front().call)
     throw Error(ExitCode::kNoGpu, "paired comparison: the reference " + s.entries.front().key.problem.shape_string() +
                                       " cannot run here");
-  MeasureOptions options = s.request.measure;
-  options.flush_buffer = memory.flush.ptr;
-  options.flush_bytes = plan.flush;
-  if (s.warm_since > 0 && (options.warm_since == 0 || s.warm_since < options.warm_since)) options.warm_since = s.warm_since;
+  const MeasureOptions options = timing_options(s, memory, plan);
   PairedComparison comparison;
   std::vector<GemmCall*> calls;
   for (const Entry& e : s.entries)

@@ -64,12 +64,6 @@ std::vector<double> run_pass(const std::vector<GemmCall*>& calls, const std::vec
   return us;
 }
 
-double percentile_of(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[size_t(q * double(v.size() - 1) + 0.5)];
-}
-
 }  // namespace
 
 PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptions& options, const PairedRule& rule,
@@ -129,9 +123,10 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     out.median_us[i] = times[i].empty() ? 0 : median(times[i]);
   }
   if (!pass_clocks.empty()) {
-    out.clock_low_mhz = percentile_of(pass_clocks, 0);
+    const auto [low, high] = std::minmax_element(pass_clocks.begin(), pass_clocks.end());
+    out.clock_low_mhz = *low;
     out.clock_median_mhz = median(pass_clocks);
-    out.clock_high_mhz = percentile_of(pass_clocks, 1);
+    out.clock_high_mhz = *high;
   }
   if (!power.empty()) out.power_w = median(power);
   return out;
