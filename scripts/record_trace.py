@@ -8,6 +8,7 @@ parser's tests. Run on a GPU host:
   python3 scripts/record_trace.py --model gpt2 --batch 12 --seq 1024 --out gpt2.json
   python3 scripts/record_trace.py --model gpt2 --vocab 50264 --batch 12 --seq 1024 --out gpt2-50264.json
   python3 scripts/record_trace.py --model mixtral --layers 2 --batch 4 --seq 1024 --out mixtral.json
+  python3 scripts/record_trace.py --model qwen2 --batch 4 --seq 1024 --out qwen2.json
 
 Besides the trace it prints one line per distinct GEMM kernel launch shape it saw (from the trace's
 own cpu_op events) and the step's GEMM kernel time, so a run's log can be compared with shapescope's.
@@ -46,14 +47,21 @@ def build_on_device(args):
                                   vocab_size=args.vocab or 32000)
         model = tf.MixtralForCausalLM(config)
         vocab = config.vocab_size
+    elif args.model == "qwen2":
+        # Qwen2.5-0.5B's widths: hidden 896 is a multiple of 64 but not of 256 (14 heads of 64).
+        config = tf.Qwen2Config(num_hidden_layers=args.layers or 24, hidden_size=896, intermediate_size=4864,
+                                num_attention_heads=14, num_key_value_heads=2, vocab_size=args.vocab or 151936,
+                                tie_word_embeddings=True)
+        model = tf.Qwen2ForCausalLM(config)
+        vocab = config.vocab_size
     else:
-        sys.exit(f"--model: '{args.model}' is not gpt2 or mixtral")
+        sys.exit(f"--model: '{args.model}' is not gpt2, mixtral or qwen2")
     return model.to(device="cuda", dtype=torch.bfloat16), vocab
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral"])
+    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2"])
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)

@@ -33,6 +33,10 @@ void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
 std::vector<std::string> parse_backends(const std::string& text);
 // --samples: between 1 and 100000 (Error(kUsage) naming the option and the value otherwise).
 void check_samples(int samples);
+// --pair-seconds of explain, pad and profile: the longest paired run, 0 (no pairing) to 60 seconds
+// (Error(kUsage) naming the value otherwise). `what` says what is paired.
+void add_pair_seconds_option(CLI::App* cmd, double& seconds, const std::string& what);
+void check_pair_seconds(double seconds);
 // --clocks of pad and profile: sustained or burst (Error(kUsage) naming the value otherwise).
 ClockState clock_state_option(const std::string& text);
 // How a measuring sweep times its points: --samples N (exactly N each) or the stopping rule

@@ -58,8 +58,7 @@ void run_explain(const ExplainOptions& o) {
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
     throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
-  if (!(o.request.pair_seconds >= 0 && o.request.pair_seconds <= 60))
-    throw usage_error(fmt::format("--pair-seconds: {} must be between 0 (no pairing) and 60", o.request.pair_seconds));
+  check_pair_seconds(o.request.pair_seconds);
   const GpuProfile* profile = nullptr;
   if (!o.gpu.empty()) {
     profile = find_profile(o.gpu);
@@ -129,10 +128,7 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
-  cmd->add_option("--pair-seconds", o->request.pair_seconds,
-                  "measuring: compare every point with the target in paired passes for at most this long (0: "
-                  "compare their own medians)")
-      ->capture_default_str();
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (4x for a target of 1 ms or more)");
   cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")
       ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->request.db);
   add_device_option(cmd, o->device);

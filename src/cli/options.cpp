@@ -179,6 +179,17 @@ void check_samples(int samples) {
     throw usage_error(fmt::format("--samples: {} must be between 1 and 100000", samples));
 }
 
+void add_pair_seconds_option(CLI::App* cmd, double& seconds, const std::string& what) {
+  cmd->add_option("--pair-seconds", seconds,
+                  fmt::format("measuring: {} in paired passes for at most this long per run (0: no pairing)", what))
+      ->capture_default_str();
+}
+
+void check_pair_seconds(double seconds) {
+  if (!(seconds >= 0 && seconds <= 60))
+    throw usage_error(fmt::format("--pair-seconds: {} must be between 0 (no pairing) and 60", seconds));
+}
+
 void add_timing_options(CLI::App* cmd, TimingOptions& t) {
   t.samples_option = cmd->add_option("--samples", t.samples,
                                      "exactly N samples per point (shuffled passes), instead of the stopping rule")

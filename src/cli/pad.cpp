@@ -36,6 +36,7 @@ struct PadOptions {
   int device = 0;
   bool json = false;
   bool dry_run = false;
+  double pair_seconds = PadRequest::kPadPairSeconds;
 };
 
 // A model's step: --model or --config with --tokens and the rest.
@@ -96,6 +97,7 @@ void run_pad(const PadOptions& o) {
   if (backend != BackendKind::kCublas && backend != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--backend: '{}' is not a backend pad can use (cublas, cublaslt)", o.backend));
   check_samples(o.samples);
+  check_pair_seconds(o.pair_seconds);
   check_db_option(o.db);
   const ClockState clocks = clock_state_option(o.clocks);
   if (kind != SourceKind::kModel) {
@@ -105,6 +107,7 @@ void run_pad(const PadOptions& o) {
     request.samples = o.samples;
     request.clocks = clocks;
     request.db = o.db;
+    request.pair_seconds = o.pair_seconds;
     return run_pad_sizes(o, request);
   }
   const ModelConfig config = resolve_model(o.source);
@@ -114,6 +117,7 @@ void run_pad(const PadOptions& o) {
   request.samples = o.samples;
   request.clocks = clocks;
   request.db = o.db;
+  request.pair_seconds = o.pair_seconds;
   auto write = [&](const PadResult& result) {
     o.json ? write_pad_json(std::cout, config, request, result) : write_pad_text(std::cout, config, request, result);
   };
@@ -144,8 +148,11 @@ void register_pad(CLI::App& app) {
       "is a multiple of 256), and the size that fills the last wave of the measured kernel. It measures\n"
       "every GEMM each candidate touches (reusing the store) and reports the GEMM time per step before and\n"
       "after, the saving, and the cost: extra parameters and FLOPs; for tokens, the run-time copy that\n"
-      "padding them adds (priced at the calibrated bandwidth of `info --calibrate`). It recommends the\n"
-      "best candidate per dimension, or says leave it when no saving is above 2 % and the noise.\n"
+      "padding them adds (priced at the calibrated bandwidth of `info --calibrate`). The step and every\n"
+      "candidate are then measured again together, in paired passes (--pair-seconds), so that the GPU's\n"
+      "clock is the same on both sides of each saving, given with its 95 % interval. It recommends the\n"
+      "best candidate per dimension when the whole interval saves more than 2 %, says it cannot tell when\n"
+      "the interval straddles 2 %, and says leave it otherwise.\n"
       "Left out: the attention core (QK^T, softmax, PV), which runs as a fused FlashAttention kernel, not as\n"
       "cuBLAS GEMMs; and everything else that is not a GEMM.\n"
       "Tensor parallelism (--tp): column-parallel Linears (QKV, MLP up/gate/fc, LM head) split their\n"
@@ -168,6 +175,7 @@ void register_pad(CLI::App& app) {
   cmd->add_option("--backend", o->backend, "cublas | cublaslt");
   cmd->add_option("--samples", o->samples, "samples per GEMM");
   cmd->add_option("--clocks", o->clocks, "sustained | burst: the clock state the GEMMs are measured (and compared) in");
+  add_pair_seconds_option(cmd, o->pair_seconds, "measure the step and every candidate again together");
   cmd->add_option("--db", o->db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "JSON instead of the tables");

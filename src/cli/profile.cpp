@@ -105,6 +105,7 @@ void check_options(const ProfileOptions& o) {
                                   "always run on cublas_grouped)",
                                   o.request.backend));
   check_samples(o.request.samples);
+  check_pair_seconds(o.request.pair_seconds);
   clock_state_option(o.clocks);
   check_db_option(o.request.db);
   if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
@@ -193,6 +194,7 @@ void register_profile(CLI::App& app) {
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare each GEMM with its verdict's neighbours and controls");
   cmd->callback([o] { run_profile(*o); });
 }
 

@@ -464,6 +464,36 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   s.outcome.gpu_floor_s = floor_us / 1e6;
 }
 
+// The request's paired rule with its sums' terms renamed from (problem, backend) positions to the
+// calls' indices (the entries with a call, in order); a term without a call empties its sum.
+PairedRule rule_for_calls(const Session& s) {
+  PairedRule rule = *s.request.paired;
+  if (rule.sums.empty()) return rule;
+  const size_t backends = s.request.backends.size();
+  std::map<size_t, size_t> call_at;  // position -> call index
+  size_t call = 0;
+  for (const Entry& e : s.entries) {
+    if (!e.call) continue;
+    size_t position = e.problem * backends + e.backend;
+    if (!s.request.pairs.empty()) {
+      const auto it = std::find(s.request.pairs.begin(), s.request.pairs.end(), std::make_pair(e.problem, e.backend));
+      position = size_t(it - s.request.pairs.begin());
+    }
+    call_at.emplace(position, call++);
+  }
+  for (SumRatio& sum : rule.sums) {
+    bool complete = true;
+    for (auto* side : {&sum.numerator, &sum.denominator})
+      for (auto& term : *side) {
+        const auto it = call_at.find(term.first);
+        if (it == call_at.end()) complete = false;
+        else term.first = it->second;
+      }
+    if (!complete) sum = SumRatio{};
+  }
+  return rule;
+}
+
 // A paired comparison: every entry with a call, in the same passes, against the first entry.
 void time_paired(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   if (s.entries.empty()) return;
@@ -481,7 +511,7 @@ void time_paired(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
   ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
   mark_warm(s);
-  comparison.outcome = run_paired(calls, options, *s.request.paired, &clocks, s.interrupted);
+  comparison.outcome = run_paired(calls, options, rule_for_calls(s), &clocks, s.interrupted);
   s.outcome.interrupted = comparison.outcome.interrupted;
   s.outcome.median_clock_mhz = comparison.outcome.clock_median_mhz;
   s.outcome.paired = std::move(comparison);

@@ -33,6 +33,9 @@ struct MeasureRequest {
   // Set: a paired comparison instead of a measurement (timing/paired.hpp). Every (problem, backend,
   // algo) of the request is run in the same passes against the first one; nothing is timed one by
   // one and nothing is written to the store (the points the store holds are returned as they are).
+  // The rule's sums name calls by their (problem, backend) pair's position: in `pairs`, or, when
+  // `pairs` is empty, problem index x backends + backend index (a pair with several algos: its
+  // first). A sum naming a pair that cannot run here gives no ratio (pairs 0).
   std::optional<PairedRule> paired;
 };
 

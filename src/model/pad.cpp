@@ -814,6 +814,19 @@ void add_saving(Evaluation& e, const std::optional<StepTime>& before, const std:
   e.significant = *e.saving_us > before->us * e.threshold;
 }
 
+void add_paired_saving(Evaluation& e, const PairedRatio& ratio, double before_us) {
+  const double copy = e.copy_us.value_or(0);
+  e.paired = ratio;
+  e.before_us = before_us;
+  e.after = StepTime{before_us * ratio.median, 0};
+  e.saving_us = before_us * (1 - ratio.median) - copy;
+  e.saving_low_us = before_us * (1 - ratio.high) - copy;
+  e.saving_high_us = before_us * (1 - ratio.low) - copy;
+  e.threshold = kMinGain;
+  e.significant = e.saving_low_us > before_us * kMinGain;
+  e.cannot_tell = !e.significant && e.saving_high_us > before_us * kMinGain;
+}
+
 std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations) {
   std::optional<size_t> largest;
   for (size_t i = 0; i < evaluations.size(); ++i)
@@ -822,11 +835,11 @@ std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations) {
   if (!largest) return std::nullopt;
   // Savings within the noise of the largest are the same saving: take the one that adds least work.
   const Evaluation& top = evaluations[*largest];
-  const double floor_us = *top.saving_us - top.before_us * top.threshold;
+  const double floor_us = top.paired ? top.saving_low_us : *top.saving_us - top.before_us * top.threshold;
   std::optional<size_t> best;
   for (size_t i = 0; i < evaluations.size(); ++i) {
     const Evaluation& e = evaluations[i];
-    if (!e.significant || *e.saving_us < floor_us) continue;
+    if (!e.significant || (e.paired ? e.saving_high_us : *e.saving_us) < floor_us) continue;
     if (!best || e.extra_flops < evaluations[*best].extra_flops) best = i;
   }
   return best;

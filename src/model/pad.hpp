@@ -20,6 +20,7 @@
 
 #include "model/annotate.hpp"
 #include "model/explain.hpp"
+#include "core/paired_ratio.hpp"
 #include "core/problem.hpp"
 
 namespace shapescope {
@@ -230,8 +231,14 @@ struct Evaluation {
   double before_us = 0;            // the step as it is; 0 when not measured
   std::optional<StepTime> after;   // nullopt when a GEMM is not measured
   std::optional<double> saving_us; // before - after - copy (the copy where known)
-  double threshold = 0;         // relative: max(kMinGain, noise of before and after)
+  double threshold = 0;         // relative: max(kMinGain, noise of before and after); kMinGain when paired
   bool significant = false;
+  // Paired (views/paired_steps.hpp): the step and this candidate measured in the same passes, the
+  // saving from the ratio of their GEMM times with its 95 % interval. Then `significant` means the
+  // whole interval saves more than kMinGain, and `cannot_tell` that it straddles kMinGain.
+  std::optional<PairedRatio> paired;       // after / before
+  double saving_low_us = 0, saving_high_us = 0;  // the saving's 95 % interval (paired only)
+  bool cannot_tell = false;
 };
 // Fills the cost and, when both step times are known, the saving. `bandwidth_gbs` (0 when not
 // calibrated) prices the tokens copy.
@@ -243,8 +250,13 @@ Evaluation evaluate(const ModelConfig& config, const StepOptions& step, const st
 // priced), threshold (max(kMinGain, both noises)) and significant, when both times are known.
 void add_saving(Evaluation& e, const std::optional<StepTime>& before, const std::optional<StepTime>& after);
 
+// The saving part from a paired comparison instead: `ratio` (after / before) measured in the same
+// passes as the step, whose GEMM time there was `before_us`. Replaces what add_saving set.
+void add_paired_saving(Evaluation& e, const PairedRatio& ratio, double before_us);
+
 // The best candidate of one choice: of those whose saving is significant, the one that adds least
-// among those within the threshold of the largest saving. nullopt: leave it.
+// among those within the threshold of the largest saving (paired: whose interval reaches the largest
+// one's interval). nullopt: leave it.
 std::optional<size_t> recommend(const std::vector<Evaluation>& evaluations);
 
 }  // namespace shapescope

@@ -394,9 +394,10 @@ std::string paired_line(const PairedOutcome& o) {
                                                            o.clock_high_mhz, o.clock_median_mhz)
                                              : ", SM clock unknown";
   return fmt::format("paired: every point measured again with the target in {} passes (A B .. B A, {} more to warm up) "
-                     "in {:.2f} s{}{}; both sides of each comparison ran in the same passes",
+                     "in {:.2f} s{}{}; both sides of each comparison ran in the same passes{}",
                      o.passes - o.warmup_passes, o.warmup_passes, o.seconds, clock,
-                     o.power_w ? fmt::format(", {:.0f} W", *o.power_w) : "");
+                     o.power_w ? fmt::format(", {:.0f} W", *o.power_w) : "",
+                     o.settle.watched ? "; " + settle_text(o.settle) : "");
 }
 
 // The points whose median gains over the target but whose interval cannot tell it from the minimum

@@ -459,4 +459,13 @@ void Progress::draw(double now) {
   last_draw_ = now;
 }
 
+std::string settle_text(const SettleFacts& f) {
+  if (!f.watched) return "";
+  const std::string at = fmt::format("{}{}", f.clock_mhz > 0 ? fmt::format("{:.0f} MHz", f.clock_mhz) : "clock unknown",
+                                     f.power_w ? fmt::format(", {:.0f} W", *f.power_w) : "");
+  if (f.settled) return fmt::format("warm-up settled after {:.1f} s at {}", f.seconds, at);
+  return fmt::format("warm-up: the clock did not settle within {:.0f} % in {:.1f} s ({} at its end)",
+                     SettleRule{}.tolerance * 100, f.seconds, at);
+}
+
 }  // namespace shapescope

@@ -10,6 +10,7 @@
 
 #include "common/units.hpp"
 #include "measure/measure.hpp"
+#include "report/output.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
@@ -150,13 +151,35 @@ std::string copy_cell(const Evaluation& e) {
   return in_mib(e.copy_bytes, 1);
 }
 
-// A candidate's measured columns: before, after, saving (us and %), noise.
-void add_saving_cells(std::vector<std::string>& row, const std::optional<StepTime>& before, const Evaluation& e) {
-  row.push_back(before ? fmt::format("{:.1f}", before->us) : "-");
+bool any_paired(const std::vector<std::vector<Evaluation>>& evaluations) {
+  for (const auto& list : evaluations)
+    for (const Evaluation& e : list)
+      if (e.paired) return true;
+  return false;
+}
+
+// The measured columns' headers: a paired table gives each saving's interval where the noise was.
+std::vector<std::string> saving_headers(bool paired) {
+  return {"before [us]", "after [us]", "saving [us]", "saving [%]", paired ? "95 % interval [%] (pairs)" : "noise [%]"};
+}
+
+// "+2.81..+3.40 (24)": a paired saving's 95 % interval, in % of the step's GEMM time, and its pairs.
+std::string interval_text(const Evaluation& e) {
+  return fmt::format("{:+.2f}..{:+.2f} ({})", e.saving_low_us / e.before_us * 100, e.saving_high_us / e.before_us * 100,
+                     e.paired->pairs);
+}
+
+// A candidate's measured columns: before, after, saving (us and %), noise or, paired, the interval.
+void add_saving_cells(std::vector<std::string>& row, const std::optional<StepTime>& before, const Evaluation& e,
+                      bool paired_table) {
+  const std::optional<double> before_us = e.paired ? std::optional<double>(e.before_us)
+                                                   : before ? std::optional<double>(before->us) : std::nullopt;
+  row.push_back(before_us ? fmt::format("{:.1f}", *before_us) : "-");
   row.push_back(e.after ? fmt::format("{:.1f}", e.after->us) : "-");
   row.push_back(e.saving_us ? fmt::format("{:+.1f}", *e.saving_us) : "-");
   row.push_back(e.saving_us ? fmt::format("{:+.2f}", *e.saving_us / e.before_us * 100) : "-");
-  row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
+  if (paired_table) row.push_back(e.paired ? interval_text(e) : "not paired");
+  else row.push_back(e.after ? fmt::format("{:.1f}", e.after->noise * 100) : "-");
 }
 
 void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
@@ -164,9 +187,9 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
   const double flops = step_flops(a.gemms);
   std::vector<std::string> header = {"dimension", "now", "new", "GEMM size", "touched", "extra params", "extra FLOPs",
                                      "copy [MiB]"};
-  if (measured) {
-    for (const char* h : {"before [us]", "after [us]", "saving [us]", "saving [%]", "noise [%]"}) header.push_back(h);
-  }
+  const bool paired = measured && any_paired(a.evaluations);
+  if (measured)
+    for (const std::string& h : saving_headers(paired)) header.push_back(h);
   header.push_back("why");
   Table table(header);
   std::vector<std::string> notes;
@@ -185,20 +208,45 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
                                       fmt::format("{} ({})", signed_si(e.extra_params), signed_percent(e.extra_params / params)),
                                       signed_percent(e.extra_flops / flops),
                                       copy_cell(e)};
-      if (measured) add_saving_cells(row, a.before, e);
+      if (measured) add_saving_cells(row, a.before, e, paired);
       row.push_back(p.why);
       table.add(std::move(row));
     }
   }
   out << fmt::format("\ncandidates for {} tokens: each changes one dimension and keeps the others; {}\n", a.step.tokens,
-                     measured ? "saving = GEMM time per step before - after (- the tokens copy)"
-                              : "the GEMMs each one touches are measured before and after");
+                     !measured ? "the GEMMs each one touches are measured before and after"
+                     : paired  ? "saving = GEMM time per step before - after (- the tokens copy), the step and the "
+                                 "candidate measured in the same passes"
+                               : "saving = GEMM time per step before - after (- the tokens copy)");
   table.print(out, {0, header.size() - 1});
   for (const std::string& n : notes) out << "  " << n << "\n";
   const bool tokens = std::any_of(a.candidates.begin(), a.candidates.end(), [](const auto& list) {
     return !list.empty() && list.front().choice == Choice::kTokens;
   });
   if (tokens) out << "  " << kCopyNote << "\n";
+}
+
+std::string saving_words(const Evaluation& e) {
+  const double pct = *e.saving_us / e.before_us;
+  return pct >= 0 ? "saves " + signed_percent(pct).substr(1) : "costs " + signed_percent(-pct).substr(1);
+}
+
+// "3.1 % (95 % interval 2.8-3.4 %, 24 pairs)": a paired saving in % of the step's GEMM time.
+std::string paired_saving_text(const Evaluation& e) {
+  return fmt::format("{} (95 % interval {:+.2f} to {:+.2f} %, {} pairs)", saving_words(e),
+                     e.saving_low_us / e.before_us * 100, e.saving_high_us / e.before_us * 100, e.paired->pairs);
+}
+
+// Paired, not padding: cannot tell (an interval straddles kMinGain), or leave it.
+std::string paired_leave_text(const std::string& head, const std::vector<Evaluation>& ev, const Evaluation& most) {
+  for (const Evaluation& e : ev)
+    if (e.cannot_tell)
+      return fmt::format("{}: cannot tell: {} ({}) {}, an interval that straddles {:.0f} %; more pairs "
+                         "(--pair-seconds) or --clocks burst would tell",
+                         head, e.candidate.value, e.candidate.why, paired_saving_text(e), kMinGain * 100);
+  return fmt::format("{}: leave it: no candidate's 95 % interval saves more than {:.0f} % of the step's GEMM time; the "
+                     "most, {} ({}), {}",
+                     head, kMinGain * 100, most.candidate.value, most.candidate.why, paired_saving_text(most));
 }
 
 // The recommendation when it is not to pad: no candidate, none measured, or none saving enough;
@@ -211,6 +259,7 @@ std::optional<std::string> not_padded_text(const std::string& head, const std::v
     if (e.saving_us && (!most || *e.saving_us > *most->saving_us)) most = &e;
   if (!most) return fmt::format("{}: unknown: its candidates' GEMMs are not measured (see the skipped lines)", head);
   if (best) return std::nullopt;
+  if (most->paired) return paired_leave_text(head, ev, *most);
   double floor = kMinGain;
   for (const Evaluation& e : ev) floor = std::max(floor, e.threshold);
   return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
@@ -229,8 +278,8 @@ std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a,
   std::string text =
       fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
                   e.candidate.value, e.candidate.why, us_or_ms(e.before_us), us_or_ms(e.after->us),
-                  signed_percent(-*e.saving_us / e.before_us), signed_si(e.extra_params), signed_percent(e.extra_params / weight_parameters(config)),
-                  signed_percent(e.extra_flops / step_flops(a.gemms)));
+                  e.paired ? paired_saving_text(e) : signed_percent(-*e.saving_us / e.before_us), signed_si(e.extra_params),
+                  signed_percent(e.extra_params / weight_parameters(config)), signed_percent(e.extra_flops / step_flops(a.gemms)));
   if (e.candidate.choice == Choice::kTokens) {
     text += e.copy_us ? fmt::format("; the saving counts a run-time copy of {} MiB per step ({:.1f} us at the "
                                     "calibrated bandwidth)",
@@ -265,6 +314,12 @@ Json model_json(const ModelConfig& c) {
 
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+// "pad", "leave", or (paired) "cannot tell".
+std::string action_of(const std::vector<Evaluation>& ev, const std::optional<size_t>& best) {
+  if (best) return "pad";
+  return std::any_of(ev.begin(), ev.end(), [](const Evaluation& e) { return e.cannot_tell; }) ? "cannot tell" : "leave";
+}
+
 // The same as JSON fields.
 void add_saving_json(Json& x, const std::optional<StepTime>& before, const Evaluation& e) {
   x["before_us"] = before ? Json(before->us) : Json(nullptr);
@@ -273,6 +328,12 @@ void add_saving_json(Json& x, const std::optional<StepTime>& before, const Evalu
   x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
   x["threshold_pct"] = e.threshold * 100;
   x["significant"] = e.significant;
+  if (!e.paired) return;
+  x["before_us"] = e.before_us;  // the step in the paired passes
+  x["saving_low_pct"] = e.saving_low_us / e.before_us * 100;
+  x["saving_high_pct"] = e.saving_high_us / e.before_us * 100;
+  x["pairs"] = e.paired->pairs;
+  x["cannot_tell"] = e.cannot_tell;
 }
 
 Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTimeOf& time_of,
@@ -334,7 +395,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
     d["candidates"] = std::move(cands);
     if (measured) {
       Json r;
-      r["action"] = a.best[i] ? "pad" : "leave";
+      r["action"] = action_of(a.evaluations[i], a.best[i]);
       r["value"] = a.best[i] ? Json(a.candidates[i][*a.best[i]].value) : Json(c.value);
       r["text"] = recommendation_text(config, a, i);
       d["recommendation"] = std::move(r);
@@ -380,7 +441,35 @@ Json source_json(const PadRequest& o, const PadMeasurement& m) {
   s["clock_state"] = to_string(o.clocks);
   s["clocks"] = clock_summary(m);
   s["copy_bandwidth_gbs"] = gbs > 0 ? Json(gbs) : Json(nullptr);
+  Json runs = Json::array();
+  for (const PairedStepsRun& r : m.paired)
+    runs.push_back({{"dtype", to_string(r.dtype)}, {"calls", r.calls}, {"comparisons", r.comparisons},
+                    {"passes", r.passes}, {"seconds", r.seconds}, {"clock_low_mhz", r.clock_low_mhz},
+                    {"clock_median_mhz", r.clock_median_mhz}, {"clock_high_mhz", r.clock_high_mhz},
+                    {"power_w", optional_number(r.power_w)}, {"settled", r.settle.settled},
+                    {"warmup_s", r.settle.seconds}});
+  s["paired"] = std::move(runs);
+  s["not_paired"] = m.not_paired;
   return s;
+}
+
+// One line per paired run, and the candidates left unpaired; nothing when not paired.
+void print_paired(std::ostream& out, const PadMeasurement& m) {
+  for (const PairedStepsRun& r : m.paired)
+    out << fmt::format("paired: the step and {} candidates measured again together ({} {} GEMMs, {} passes, {:.1f} s): "
+                       "SM clock {:.0f}-{:.0f} MHz (median {:.0f}){}; both sides of every saving ran in the same passes{}\n",
+                       r.comparisons, r.calls, to_string(r.dtype), r.passes, r.seconds, r.clock_low_mhz,
+                       r.clock_high_mhz, r.clock_median_mhz,
+                       r.power_w ? fmt::format(", board power {:.0f} W", *r.power_w) : std::string(),
+                       r.settle.watched ? "; " + settle_text(r.settle) : "");
+  for (const std::string& why : m.not_paired) out << "not paired: " << why << "\n";
+}
+
+std::string recommendation_head(bool paired) {
+  return paired ? fmt::format("a saving counts when its whole 95 % interval is above {:.0f} % of the step's GEMM time",
+                              kMinGain * 100)
+                : fmt::format("a saving counts above {:.0f} % of the step's GEMM time and above the measured noise",
+                              kMinGain * 100);
 }
 
 // --- pad of a trace or GEMM list: the sizes are the knobs ---
@@ -438,7 +527,11 @@ void print_size_gemms(std::ostream& out, const SizePadResult& r, bool measured) 
 
 void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measured) {
   std::vector<std::string> header = {"size", "uses", "new", "extra FLOPs"};
-  if (measured) header.insert(header.end(), {"before [us]", "after [us]", "saving [us]", "saving [%]", "noise [%]"});
+  const bool paired = measured && any_paired(r.evaluations);
+  if (measured) {
+    const std::vector<std::string> more = saving_headers(paired);
+    header.insert(header.end(), more.begin(), more.end());
+  }
   header.push_back("why");
   Table table(header);
   std::vector<std::string> notes;
@@ -452,7 +545,7 @@ void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measu
       const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, r.knobs[i], c, std::nullopt, std::nullopt);
       std::vector<std::string> row = {std::to_string(value), std::to_string(e.touched), std::to_string(c.value),
                                       signed_percent(e.extra_flops / flops)};
-      if (measured) add_saving_cells(row, r.before, e);
+      if (measured) add_saving_cells(row, r.before, e, paired);
       row.push_back(c.why);
       table.add(std::move(row));
     }
@@ -470,7 +563,8 @@ std::string size_recommendation_text(const SizePadResult& r, size_t i) {
   const Evaluation& e = r.evaluations[i][*r.best[i]];
   return fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} FLOPs; it is {}", head,
                      e.candidate.value, e.candidate.why, us_or_ms(e.before_us), us_or_ms(e.after->us),
-                     signed_percent(-*e.saving_us / e.before_us), signed_percent(e.extra_flops / step_flops(r.workload)),
+                     e.paired ? paired_saving_text(e) : signed_percent(-*e.saving_us / e.before_us),
+                     signed_percent(e.extra_flops / step_flops(r.workload)),
                      uses_text(r, r.knobs[i]));
 }
 
@@ -497,7 +591,7 @@ Json size_json(const SizePadResult& r, size_t i, bool measured) {
   }
   d["candidates"] = std::move(cands);
   if (measured)
-    d["recommendation"] = {{"action", r.best[i] ? "pad" : "leave"},
+    d["recommendation"] = {{"action", action_of(r.evaluations[i], r.best[i])},
                            {"value", r.best[i] ? r.candidates[i][*r.best[i]].value : k.value},
                            {"text", size_recommendation_text(r, i)}};
   return d;
@@ -527,13 +621,13 @@ void write_pad_text(std::ostream& out, const ModelConfig& config, const PadReque
   const bool measured = result.measured.has_value();
   print_model(out, config, o);
   if (measured) out << source_text(o, *result.measured) << "\n";
+  if (measured) print_paired(out, *result.measured);
   for (const PadAnalysis& a : result.analyses) {
     print_gemms(out, a, result.time_of, measured);
     print_candidates(out, config, a, measured);
     if (!measured) continue;
-    out << fmt::format("\nrecommendation for {} tokens (a saving counts above {:.0f} % of the step's GEMM time "
-                       "and above the measured noise)\n",
-                       a.step.tokens, kMinGain * 100);
+    out << fmt::format("\nrecommendation for {} tokens ({})\n", a.step.tokens,
+                       recommendation_head(any_paired(a.evaluations)));
     for (size_t i = 0; i < a.choices.size(); ++i) out << "  " << recommendation_text(config, a, i) << "\n";
   }
 }
@@ -560,13 +654,12 @@ void write_pad_sizes_text(std::ostream& out, const PadRequest& o, const SizePadR
   const bool measured = r.measured.has_value();
   out << size_header(r) << "\n";
   if (measured) out << source_text(o, *r.measured) << "\n";
+  if (measured) print_paired(out, *r.measured);
   print_size_gemms(out, r, measured);
   print_size_candidates(out, r, measured);
   for (const std::string& n : r.workload.notes) out << "note: " << n << "\n";
   if (!measured) return;
-  out << fmt::format("\nrecommendation (a saving counts above {:.0f} % of the step's GEMM time and above the measured "
-                     "noise)\n",
-                     kMinGain * 100);
+  out << fmt::format("\nrecommendation ({})\n", recommendation_head(any_paired(r.evaluations)));
   for (size_t i = 0; i < r.knobs.size(); ++i) out << "  " << size_recommendation_text(r, i) << "\n";
 }
 

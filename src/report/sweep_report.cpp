@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "common/units.hpp"
+#include "report/output.hpp"
 #include "timing/stats.hpp"
 
 namespace shapescope {
@@ -26,9 +27,11 @@ std::string clocks_text(const MeasureOptions& m) {
   if (m.clocks == ClockState::kBurst)
     return "burst clocks (short bursts of samples, each followed by an idle cool-down 4x as long: boost clocks; "
            "clock read on the GPU)";
-  return fmt::format("sustained clocks (the default: passes back to back after {:.0f} ms of GEMM load; "
-                     "--clocks burst for boost clocks)",
-                     m.warmup_ms);
+  const SettleRule settle;
+  return fmt::format("sustained clocks (the default: passes back to back after at least {:.0f} ms of GEMM load and "
+                     "until the SM clock settles, within {:.0f} % over {:.1f} s, at most {:.0f} s; --clocks burst for "
+                     "boost clocks)",
+                     m.warmup_ms, settle.tolerance * 100, settle.window_s, settle.max_s);
 }
 
 // Counts of the measured points' sample counts in power-of-two bins, and of their stop reasons.
@@ -109,8 +112,11 @@ void write_sweep_summary(std::ostream& out, const MeasureOutcome& o, const Sweep
     floor = fmt::format("; GPU-time floor {:.2f} s (samples x (kernel + {:.1f} us flush)), wall/floor {:.2f}",
                         o.gpu_floor_s, o.flush_us, times.wall / o.gpu_floor_s);
   if (o.measured > 0) {
-    clock = o.median_clock_mhz > 0 ? fmt::format("; median SM clock {:.0f} MHz ({})", o.median_clock_mhz, to_string(clocks))
-                                   : fmt::format("; SM clock unknown (no NVML; {})", to_string(clocks));
+    const SettleFacts& settle = o.phases.engine.settle;
+    const std::string state = settle.watched ? fmt::format("{}; {}", to_string(clocks), settle_text(settle))
+                                             : std::string(to_string(clocks));
+    clock = o.median_clock_mhz > 0 ? fmt::format("; median SM clock {:.0f} MHz ({})", o.median_clock_mhz, state)
+                                   : fmt::format("; SM clock unknown (no NVML; {})", state);
     std::vector<double> counts;
     for (const TimingStats& t : o.timings) counts.push_back(t.samples);
     samples = fmt::format("; samples median {}, max {}", median(counts), *std::max_element(counts.begin(), counts.end()));

@@ -37,6 +37,9 @@ constexpr size_t kProbeSlots = 64;     // pairs of probes; at most two graphs ar
 
 double now() { return ClockSampler::now(); }
 
+// GEMM load queued between two looks at the clock while it settles.
+constexpr double kSettleStepS = 0.1;
+
 }  // namespace
 
 struct Engine::Samples {
@@ -162,7 +165,9 @@ void Engine::warm_up(const std::vector<TimedJob>& jobs) {
   const double started = now();
   const double since = options_.warm_since > 0 ? options_.warm_since : started;
   const double until = since + options_.warmup_ms / 1000.0;
-  if (started >= until || chunks_.empty()) return;
+  const bool watch = clocks_ && clocks_->available() &&
+                     std::any_of(jobs.begin(), jobs.end(), [](const TimedJob& j) { return j.estimate_us >= SettleRule{}.from_us; });
+  if ((started >= until && !watch) || chunks_.empty()) return;
   std::vector<GemmCall*> calls;
   if (sentinel_)
     calls.assign(kWarmUpSentinels, sentinel_->call);
@@ -192,7 +197,25 @@ void Engine::warm_up(const std::vector<TimedJob>& jobs) {
   const double replay_s = std::max(now() - first, 1e-4);
   const int replays = int(std::ceil(std::max(until - now(), 0.0) / replay_s));
   for (int i = 0; i < replays; ++i) CHECK_CUDA(cudaGraphLaunch(warm_exec_, stream_));
-  times_.warmup = now() - started + replays * replay_s;
+  if (watch) settle(since, replay_s);
+  times_.warmup = watch ? now() - started : now() - started + replays * replay_s;
+}
+
+void Engine::settle(double since, double replay_s) {
+  const SettleRule rule;
+  for (;;) {
+    CHECK_CUDA(cudaStreamSynchronize(stream_));
+    const double t = now();
+    std::vector<double> mhz, watts;
+    for (const ClockSample& c : clocks_->between(std::max(since, t - rule.window_s), t)) {
+      mhz.push_back(c.sm_clock_mhz);
+      watts.push_back(c.power_w);
+    }
+    times_.settle = look_at_clock(mhz, watts, t - since, rule);
+    if (warm_up_ends(times_.settle, rule) || (interrupted_ && interrupted_->load())) return;
+    const int replays = std::max(1, int(std::ceil(kSettleStepS / replay_s)));
+    for (int i = 0; i < replays; ++i) CHECK_CUDA(cudaGraphLaunch(warm_exec_, stream_));
+  }
 }
 
 // The chunk's next graph: while its jobs are below the minimum, one pass over all of them; after

@@ -81,6 +81,8 @@ class Engine {
   struct Graph;
   void plan_chunks(const std::vector<TimedJob>& jobs);
   void warm_up(const std::vector<TimedJob>& jobs);
+  // More replays of the warm-up graph until the SM clock has settled (timing/settle.hpp).
+  void settle(double since, double replay_s);
   std::unique_ptr<Graph> build_graph(Chunk& chunk);
   void capture(Graph& graph, const std::vector<std::vector<int>>& passes, const Chunk& chunk);
   void launch(std::unique_ptr<Graph> graph);

@@ -1,6 +1,7 @@
 // What the engine reports besides the points: the sentinel's checks and where its time went. Plain
 // C++ (no CUDA headers), so that measure.hpp and the report can carry them anywhere.
 #pragma once
+#include "timing/settle.hpp"
 #include <cstddef>
 #include <optional>
 
@@ -31,6 +32,7 @@ struct EngineTimes {
   double gpu_busy = 0;   // GPU time of the graphs, first node to last (events in each graph)
   double gpu_gaps = 0;   // GPU idle between one graph's end and the next one's start
   size_t graphs = 0, chunks = 0, reruns = 0;
+  SettleFacts settle;    // how the sustained warm-up ended (timing/settle.hpp)
 };
 
 }  // namespace shapescope

@@ -52,20 +52,73 @@ std::vector<std::optional<double>> pass_ratios(const std::vector<size_t>& sequen
   return out;
 }
 
-bool paired_done(const std::vector<std::vector<double>>& ratios, const PairedRule& rule, double seconds) {
-  size_t pairs = ratios.empty() ? 0 : ratios.front().size();
-  for (const auto& r : ratios) pairs = std::min(pairs, r.size());
+namespace {
+
+// The limits every rule shares: nullopt when they decide nothing yet.
+std::optional<bool> limits_done(const std::vector<std::vector<double>>& series, size_t first, const PairedRule& rule,
+                                double seconds) {
+  size_t pairs = series.size() > first ? series[first].size() : 0;
+  for (size_t i = first; i < series.size(); ++i) pairs = std::min(pairs, series[i].size());
   if (int(pairs) >= rule.max_pairs) return true;
   if (seconds >= rule.max_seconds && int(pairs) >= rule.min_pairs) return true;
   if (seconds >= kHardLimit * rule.max_seconds && int(pairs) >= kMinAdaptiveSamples) return true;
   if (int(pairs) < rule.min_pairs) return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool paired_done(const std::vector<std::vector<double>>& ratios, const PairedRule& rule, double seconds) {
+  if (const auto decided = limits_done(ratios, 1, rule, seconds)) return *decided;
   for (size_t i = 1; i < ratios.size(); ++i) {
     const PairedRatio r = paired_ratio(ratios[i]);
     // Narrow enough, or already clear of the minimum effect on one side: more pairs change nothing.
     const PairedVerdict v = judge(r, rule.min_effect);
-    if (r.relative_half_width() > rule.target && v != PairedVerdict::kFaster && v != PairedVerdict::kSlower) return false;
+    const bool decided = rule.stop_on_verdict && (v == PairedVerdict::kFaster || v == PairedVerdict::kSlower);
+    if (r.relative_half_width() > rule.target && !decided) return false;
   }
   return true;
+}
+
+bool sums_done(const std::vector<std::vector<double>>& sums, const PairedRule& rule, double seconds) {
+  if (const auto decided = limits_done(sums, 0, rule, seconds)) return *decided;
+  for (const auto& s : sums)
+    if (paired_ratio(s).relative_half_width() > rule.target) return false;
+  return true;
+}
+
+std::vector<std::optional<double>> pass_means(const std::vector<size_t>& sequence, const std::vector<double>& us,
+                                              size_t calls) {
+  std::vector<std::optional<double>> out(calls);
+  if (sequence.size() != us.size()) return out;
+  std::vector<double> sum(calls, 0);
+  std::vector<int> count(calls, 0);
+  std::vector<bool> broken(calls, false);
+  for (size_t s = 0; s < sequence.size(); ++s) {
+    const size_t c = sequence[s];
+    if (c >= calls) continue;
+    if (us[s] <= 0) broken[c] = true;
+    sum[c] += us[s];
+    ++count[c];
+  }
+  for (size_t c = 0; c < calls; ++c)
+    if (count[c] > 0 && !broken[c]) out[c] = sum[c] / count[c];
+  return out;
+}
+
+std::optional<double> sum_ratio(const SumRatio& sum, const std::vector<std::optional<double>>& means) {
+  auto total = [&](const std::vector<std::pair<size_t, double>>& terms, double constant) -> std::optional<double> {
+    double t = constant;
+    for (const auto& [call, count] : terms) {
+      if (call >= means.size() || !means[call]) return std::nullopt;
+      t += count * *means[call];
+    }
+    return t;
+  };
+  const std::optional<double> num = total(sum.numerator, sum.numerator_us);
+  const std::optional<double> den = total(sum.denominator, sum.denominator_us);
+  if (!num || !den || *num <= 0 || *den <= 0) return std::nullopt;
+  return *num / *den;
 }
 
 std::vector<size_t> pass_order(size_t calls, unsigned long long seed) {

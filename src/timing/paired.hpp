@@ -14,10 +14,20 @@
 #include <optional>
 #include <string_view>
 #include <vector>
+#include <utility>
 
 #include "core/paired_ratio.hpp"
+#include "timing/settle.hpp"
 
 namespace shapescope {
+
+// A ratio of two weighted sums of the calls' times in one pass: a candidate's step GEMM time over the
+// step's (pad), each term a call (its index) and its count per step. Constants (us) are added to
+// either side for terms measured outside the passes (another dtype's GEMMs that both sides share).
+struct SumRatio {
+  std::vector<std::pair<size_t, double>> numerator, denominator;
+  double numerator_us = 0, denominator_us = 0;
+};
 
 struct PairedRule {
   double target = 0.01;      // stop when every ratio's 95 % interval is within +-1 % of its median
@@ -25,6 +35,13 @@ struct PairedRule {
   int max_pairs = 64;
   double max_seconds = 1.5;  // of passes, after the warm-up (explain stays near 3 s below 1 ms GEMMs)
   double min_effect = kMinPairedEffect;  // a smaller difference is "the same"
+  // Stop early on a ratio whose interval is clear of the minimum effect on one side, however wide.
+  // Off where the width itself is reported (explain's threshold grows with it).
+  bool stop_on_verdict = true;
+  // Set: the comparisons are these ratios of sums (pad's steps), and sampling stops when each of
+  // their intervals is within `target` (never early on a verdict: a saving's size matters), whatever
+  // the single calls' ratios say.
+  std::vector<SumRatio> sums;
 };
 
 PairedRatio paired_ratio(std::vector<double> ratios);
@@ -33,12 +50,14 @@ PairedRatio paired_ratio(std::vector<double> ratios);
 struct PairedOutcome {
   std::vector<PairedRatio> ratios;  // per call, against call 0 (ratios[0] is 1)
   std::vector<double> median_us;    // per call: the median of its samples in the counted passes
+  std::vector<PairedRatio> sums;    // per rule.sums: the median of the passes' sum ratios, its interval
   size_t passes = 0, warmup_passes = 0;
   double seconds = 0;               // of counted passes
   // The SM clock (NVML, median of each pass) and board power over the counted passes: both sides of
   // every comparison ran in the same passes, so they saw the same clock by construction.
   double clock_low_mhz = 0, clock_median_mhz = 0, clock_high_mhz = 0;
   std::optional<double> power_w;
+  SettleFacts settle;  // how the sustained warm-up ended before the counted passes
   bool interrupted = false;
 };
 
@@ -51,6 +70,12 @@ std::vector<size_t> pass_sequence(const std::vector<size_t>& order);
 std::vector<std::optional<double>> pass_ratios(const std::vector<size_t>& sequence, const std::vector<double>& us,
                                                size_t calls);
 
+// One pass's mean time per call (us) from its samples; nullopt where the call has none or a zero.
+std::vector<std::optional<double>> pass_means(const std::vector<size_t>& sequence, const std::vector<double>& us,
+                                              size_t calls);
+// One pass's value of `sum` from its means; nullopt when a term's call has no time or a side is 0.
+std::optional<double> sum_ratio(const SumRatio& sum, const std::vector<std::optional<double>>& means);
+
 // Whether sampling stops, given every call's ratios so far (index 0, the reference, is ignored) and
 // `seconds` of passes: after min_pairs, when every interval is within rule.target or clear of the
 // minimum effect on one side (faster or slower whatever more pairs say); at max_pairs; at
@@ -58,6 +83,9 @@ std::vector<std::optional<double>> pass_ratios(const std::vector<size_t>& sequen
 // fewest that make an interval: long GEMMs).
 constexpr double kHardLimit = 4;
 bool paired_done(const std::vector<std::vector<double>>& ratios, const PairedRule& rule, double seconds);
+// The same for rule.sums' ratios (`sums[i]` the passes' values of the i-th): after min_pairs, when
+// every interval is within rule.target; the pair and time limits as above.
+bool sums_done(const std::vector<std::vector<double>>& sums, const PairedRule& rule, double seconds);
 
 // A pass's shuffled order of the calls 1..calls-1 (the reference, 0, is not in it): a permutation
 // from `seed` (the same seed gives the same order).

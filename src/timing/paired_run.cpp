@@ -64,6 +64,22 @@ std::vector<double> run_pass(const std::vector<GemmCall*>& calls, const std::vec
   return us;
 }
 
+// Whether the counted passes may start: not sustained, no clock to watch, or the warm-up ended
+// (timing/settle.hpp); `facts` says how.
+bool warmed(SettleFacts& facts, const MeasureOptions& options, const ClockSampler* clocks, double since, double now,
+            double longest_us) {
+  const SettleRule rule;
+  if (options.clocks != ClockState::kSustained || !clocks || !clocks->available() || longest_us < rule.from_us)
+    return true;
+  std::vector<double> mhz, watts;
+  for (const ClockSample& c : clocks->between(std::max(since, now - rule.window_s), now)) {
+    mhz.push_back(c.sm_clock_mhz);
+    watts.push_back(c.power_w);
+  }
+  facts = look_at_clock(mhz, watts, now - since, rule);
+  return warm_up_ends(facts, rule);
+}
+
 }  // namespace
 
 PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptions& options, const PairedRule& rule,
@@ -80,11 +96,13 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{stream};
   Events events(4 * k);  // 2 (k - 1) samples of the others, 2 (k - 1) + 1 of the reference
-  std::vector<std::vector<double>> ratios(k), times(k);
+  std::vector<std::vector<double>> ratios(k), times(k), sums(rule.sums.size());
   std::vector<double> pass_clocks, power;
   const double warm_from = options.warm_since > 0 ? options.warm_since : ClockSampler::now();
   const double warm_until = warm_from + options.warmup_ms / 1000.0;
   double counted_since = 0;
+  bool counting = false;
+  double longest_us = 0;  // the longest sample so far: is the work large enough to watch the clock?
   for (unsigned long long pass = 0;; ++pass) {
     if (interrupted && interrupted->load()) {
       out.interrupted = true;
@@ -95,7 +113,11 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     const std::vector<double> us = run_pass(calls, sequence, options, stream, events);
     const double ended = ClockSampler::now();
     ++out.passes;
-    if (pass == 0 || began < warm_until) {  // the first pass loads and settles; then the warm-up
+    // The first pass loads; then the warm-up, and in the sustained state until the clock settles.
+    longest_us = std::max(longest_us, *std::max_element(us.begin(), us.end()));
+    counting = counting ||
+               (pass > 0 && began >= warm_until && warmed(out.settle, options, clocks, warm_from, ended, longest_us));
+    if (!counting) {
       ++out.warmup_passes;
       continue;
     }
@@ -104,6 +126,9 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
     for (size_t i = 0; i < k; ++i)
       if (r[i]) ratios[i].push_back(*r[i]);
     for (size_t s = 0; s < sequence.size(); ++s) times[sequence[s]].push_back(us[s]);
+    const auto means = pass_means(sequence, us, k);
+    for (size_t i = 0; i < sums.size(); ++i)
+      if (const auto v = sum_ratio(rule.sums[i], means)) sums[i].push_back(*v);
     if (clocks && clocks->available()) {
       std::vector<double> mhz, watts;
       for (const ClockSample& c : clocks->between(began, ended)) {
@@ -114,14 +139,15 @@ PairedOutcome run_paired(const std::vector<GemmCall*>& calls, const MeasureOptio
       if (!watts.empty()) power.push_back(median(watts));
     }
     out.seconds = ended - counted_since;
-    if (paired_done(ratios, rule, out.seconds)) break;
+    if (sums.empty() ? paired_done(ratios, rule, out.seconds) : sums_done(sums, rule, out.seconds)) break;
     // A call that never gives a ratio (a zero time) must not keep the passes going.
-    if (out.seconds >= (kHardLimit + 1) * rule.max_seconds || out.passes >= size_t(2 * rule.max_pairs + 2)) break;
+    if (out.seconds >= (kHardLimit + 1) * rule.max_seconds || out.passes - out.warmup_passes >= size_t(2 * rule.max_pairs + 2)) break;
   }
   for (size_t i = 0; i < k; ++i) {
     out.ratios[i] = paired_ratio(ratios[i]);
     out.median_us[i] = times[i].empty() ? 0 : median(times[i]);
   }
+  for (auto& s : sums) out.sums.push_back(paired_ratio(std::move(s)));
   if (!pass_clocks.empty()) {
     const auto [low, high] = std::minmax_element(pass_clocks.begin(), pass_clocks.end());
     out.clock_low_mhz = *low;

@@ -341,6 +341,13 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   r.measure.warmup_ms = kWarmAgainMs;
   r.paired = PairedRule{};
   r.paired->max_seconds = o.pair_seconds;
+  // The verdict's threshold is the minimum effect plus the interval's half-width: narrow every one.
+  r.paired->stop_on_verdict = false;
+  // A pass holds every point twice with the target between: long GEMMs get a longer budget.
+  const auto target = std::find_if(report.points.begin(), report.points.end(),
+                                   [](const ExplainPoint& p) { return p.role == Role::kTarget; });
+  if (target != report.points.end() && target->time_us && *target->time_us >= kLongPairedUs)
+    r.paired->max_seconds = o.pair_seconds * kLongPairedBudget;
   for (size_t i = 0; i < report.points.size(); ++i) {
     // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
     const Role role = report.points[i].role;

@@ -18,6 +18,14 @@
 
 namespace shapescope {
 
+// A target of 1 ms or more gets 4x the paired budget: its passes are long, and its thresholds at the
+// power limit need ~16 pairs to reach 3 %.
+constexpr double kLongPairedUs = 1000;
+constexpr double kLongPairedBudget = 4;
+// Explain's default paired budget: with the warm-up and the points' own measurement, explain of a
+// GEMM under 1 ms stays within 3 s.
+constexpr double kExplainPairSeconds = 1.0;
+
 struct ExplainRequest {
   std::string shape;        // as the user gave it
   ShapeOptions plan;        // dtype, layout, strides, offset, batch; m/n/k are set per candidate
@@ -34,7 +42,7 @@ struct ExplainRequest {
   // Measuring: every point of the explanation is measured again in paired passes against the target
   // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
   // points' own medians (the stored facts of their moments).
-  double pair_seconds = PairedRule{}.max_seconds;
+  double pair_seconds = kExplainPairSeconds;  // x kLongPairedBudget for a target of kLongPairedUs or more
 };
 
 struct ExplainReport {

@@ -68,7 +68,45 @@ void evaluate_all(PadAnalysis& a, const ModelConfig& config, const GemmTimeOf& t
   }
 }
 
+StepCalls step_calls(const std::vector<StepGemm>& gemms, const std::string& backend) {
+  StepCalls out;
+  for (const StepGemm& g : gemms) out.push_back({g.problem, backend, double(g.count)});
+  return out;
+}
+
+// Every candidate of `a` measured again beside the step, in paired passes; each one paired gets
+// its saving from the ratio, and each choice its recommendation anew.
+void pair_analysis(PadAnalysis& a, const PadRequest& request, const DeviceContext& device, Store& store,
+                   const std::atomic<bool>* interrupted, PadMeasurement& measured) {
+  std::vector<StepCalls> after;
+  std::vector<std::pair<size_t, size_t>> where;  // (choice, candidate) of each
+  for (size_t i = 0; i < a.candidates.size(); ++i)
+    for (size_t j = 0; j < a.candidates[i].size(); ++j) {
+      const PadCandidate& c = a.candidates[i][j];
+      after.push_back(step_calls(step_gemms(c.config, c.step), request.backend));
+      where.emplace_back(i, j);
+    }
+  if (after.empty()) return;
+  const PairedSteps paired = pair_steps(step_calls(a.gemms, request.backend), after, device, store,
+                                        pad_paired_rule(request.pair_seconds), request.clocks, {}, interrupted);
+  if (paired.interrupted) throw Error(ExitCode::kInterrupted, "pad: interrupted (measured points are saved; the same command resumes)");
+  measured.paired.insert(measured.paired.end(), paired.runs.begin(), paired.runs.end());
+  for (size_t k = 0; k < after.size(); ++k) {
+    const auto [i, j] = where[k];
+    if (paired.steps[k]) add_paired_saving(a.evaluations[i][j], paired.steps[k]->ratio, paired.steps[k]->before_us);
+    else measured.not_paired.push_back(fmt::format("{} {}: {}", a.choices[i].name, a.candidates[i][j].value, paired.why_not[k]));
+  }
+  for (size_t i = 0; i < a.evaluations.size(); ++i) a.best[i] = recommend(a.evaluations[i]);
+}
+
 }  // namespace
+
+PairedRule pad_paired_rule(double pair_seconds) {
+  PairedRule rule;
+  rule.target = 0.005;
+  rule.max_seconds = pair_seconds;
+  return rule;
+}
 
 std::vector<Problem> distinct_problems(const std::vector<PadAnalysis>& analyses, bool candidates) {
   std::vector<Problem> out;
@@ -99,7 +137,8 @@ namespace {
 // The step and its candidates through `m` (measuring, or reading a store), then each candidate
 // evaluated.
 PadResult pad_with(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
-                   const std::shared_ptr<MeasuredSet>& m, const ProgressFor& progress_for) {
+                   const std::shared_ptr<MeasuredSet>& m, const ProgressFor& progress_for,
+                   const std::atomic<bool>* interrupted, bool pair) {
   PadResult result;
   result.analyses = analyses_of(config, request);
   const std::string& backend = request.backend;
@@ -112,7 +151,9 @@ PadResult pad_with(const ModelConfig& config, const PadRequest& request, const D
   const double gbs = bandwidth.measured ? bandwidth.value : 0;
   result.time_of = [m, backend](const Problem& p) { return m->time_of(p, backend); };
   for (PadAnalysis& a : result.analyses) evaluate_all(a, config, result.time_of, gbs);
-  result.measured = PadMeasurement{m->summary(), bandwidth};
+  result.measured = PadMeasurement{m->summary(), bandwidth, {}, {}};
+  if (pair && request.pair_seconds > 0)
+    for (PadAnalysis& a : result.analyses) pair_analysis(a, request, device, store, interrupted, *result.measured);
   return result;
 }
 
@@ -121,7 +162,7 @@ PadResult pad_with(const ModelConfig& config, const PadRequest& request, const D
 PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,
                       const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
   auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
-  return pad_with(config, request, device, store, m, progress_for);
+  return pad_with(config, request, device, store, m, progress_for, interrupted, true);
 }
 
 PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
@@ -154,7 +195,7 @@ PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
   auto m = std::make_shared<MeasuredSet>(chosen, store, request.samples, request.clocks, nullptr, "pad");
   m->read_only_from(std::move(pool));
   const ProgressFor silent = [](size_t) { return ProgressCallback(); };
-  return pad_with(config, request, chosen, store, m, silent);
+  return pad_with(config, request, chosen, store, m, silent, nullptr, false);
 }
 
 }  // namespace shapescope

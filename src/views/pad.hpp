@@ -14,6 +14,7 @@
 #include "model/pad.hpp"
 #include "store/store.hpp"
 #include "views/measured_set.hpp"
+#include "views/paired_steps.hpp"
 
 namespace shapescope {
 
@@ -27,7 +28,15 @@ struct PadRequest {
   int samples = 10;
   ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
   std::string db;
+  // With a GPU: the step and every candidate measured again together, in paired passes of at most
+  // this many seconds per run (views/paired_steps.hpp); 0: the savings come from the points as
+  // measured one by one.
+  double pair_seconds = kPadPairSeconds;
+  static constexpr double kPadPairSeconds = 5;
 };
+
+// Pad's paired rule: each candidate's step ratio to +-0.5 % (a saving to +-0.5 percentage points).
+PairedRule pad_paired_rule(double pair_seconds);
 
 // One token count: the step's GEMMs, the choices, their candidates and, once measured, the times.
 struct PadAnalysis {
@@ -47,6 +56,8 @@ using GemmTimeOf = std::function<std::optional<GemmTime>(const Problem&)>;
 // copy bandwidth (for the tokens' run-time copy), measured or not.
 struct PadMeasurement : MeasurementSummary {
   Peak bandwidth;
+  std::vector<PairedStepsRun> paired;  // the paired runs (none: not paired)
+  std::vector<std::string> not_paired;  // "vocab_size 50264: why", candidates left unpaired
 };
 
 struct PadResult {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/error.hpp"
 #include "model/profile.hpp"
 
 namespace shapescope {
@@ -55,6 +56,44 @@ void evaluate_all(SizePadResult& r) {
   }
 }
 
+StepCalls workload_calls(const Workload& w, const std::string& backend) {
+  StepCalls out;
+  for (const WorkloadGemm& g : w.gemms) {
+    if (g.usually_fused) continue;
+    const Problem p = grouped_problem(g.problems);
+    out.push_back({p, profile_backend(p, backend), double(g.count) / double(std::max<int64_t>(w.steps, 1))});
+  }
+  return out;
+}
+
+// Every candidate measured again beside the workload, in paired passes (views/paired_steps.hpp); a
+// GEMM of another dtype that a candidate keeps counts with its time from `m` on both sides.
+void pair_sizes(SizePadResult& r, const PadRequest& request, const DeviceContext& device, Store& store,
+                const MeasuredSet& m, const std::atomic<bool>* interrupted) {
+  std::vector<StepCalls> after;
+  std::vector<std::pair<size_t, size_t>> where;
+  for (size_t i = 0; i < r.knobs.size(); ++i)
+    for (size_t j = 0; j < r.candidates[i].size(); ++j) {
+      after.push_back(workload_calls(with_dimension(r.workload, r.knobs[i].value, r.candidates[i][j].value), request.backend));
+      where.emplace_back(i, j);
+    }
+  if (after.empty()) return;
+  const TermTime stored = [&m](const StepTerm& t) -> std::optional<double> {
+    const std::optional<GemmTime> g = m.time_of(t.problem, t.backend);
+    return g ? std::optional<double>(g->median_us) : std::nullopt;
+  };
+  const PairedSteps paired = pair_steps(workload_calls(r.workload, request.backend), after, device, store,
+                                        pad_paired_rule(request.pair_seconds), request.clocks, stored, interrupted);
+  if (paired.interrupted) throw Error(ExitCode::kInterrupted, "pad: interrupted (measured points are saved; the same command resumes)");
+  r.measured->paired = paired.runs;
+  for (size_t k = 0; k < after.size(); ++k) {
+    const auto [i, j] = where[k];
+    if (paired.steps[k]) add_paired_saving(r.evaluations[i][j], paired.steps[k]->ratio, paired.steps[k]->before_us);
+    else r.measured->not_paired.push_back(fmt::format("{} {}: {}", r.choices[i].name, r.candidates[i][j].value, paired.why_not[k]));
+  }
+  for (size_t i = 0; i < r.evaluations.size(); ++i) r.best[i] = recommend(r.evaluations[i]);
+}
+
 }  // namespace
 
 std::vector<BackendProblem> size_pad_problems(const SizePadResult& r, const std::string& backend, bool candidates) {
@@ -86,7 +125,8 @@ SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& requ
   r.time_of = [m, backend](const Problem& p) { return m->time_of(p, profile_backend(p, backend)); };
   evaluate_all(r);
   const Peak bandwidth = model_gpu(device, store.load_calibration(device)).peak_bandwidth();
-  r.measured = PadMeasurement{m->summary(), bandwidth};
+  r.measured = PadMeasurement{m->summary(), bandwidth, {}, {}};
+  if (request.pair_seconds > 0) pair_sizes(r, request, device, store, *m, interrupted);
   return r;
 }
 

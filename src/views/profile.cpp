@@ -40,6 +40,7 @@ Verdict explain_verdict(const Problem& p, const std::string& backend, const Prof
   o.backend = backend;
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
+  o.pair_seconds = r.pair_seconds;
   o.db = r.db;
   const ShapeArg shape{p.m, p.n, p.k, false};
   try {

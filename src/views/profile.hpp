@@ -26,6 +26,7 @@ struct ProfileRequest {
   std::string db = "shapescope.db";
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
   bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
+  double pair_seconds = kExplainPairSeconds;  // each verdict's paired passes (0: none)
 };
 
 struct ProfileEntry {

@@ -1,0 +1,44 @@
+// Sustained clocks, settled (MEASURE.md): large GEMMs take an H100 to its 700 W limit within
+// seconds, and the SM clock falls as power and temperature rise; at the limit it keeps wandering by a
+// few percent around a level. The warm-up of the sustained state therefore watches the clock (NVML,
+// every 20 ms) where the work is large enough to reach the limit, and ends when the level has
+// stopped moving: the median of the last half window within `tolerance` of the half before it, or
+// after `max_s`. The state is then described by the clock and power it ran at, so that two runs a
+// minute apart say whether they compare. Plain C++.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace shapescope {
+
+struct SettleRule {
+  double window_s = 0.4;     // two halves of 0.2 s (10 readings each)
+  double tolerance = 0.015;  // |median(second half) - median(first half)| / median(first half)
+  double max_s = 3;          // of GEMM load, counted from the warm-up's start
+  size_t min_readings = 5;   // per half
+  double from_us = 500;      // watched only where a call takes at least this long (smaller GEMMs
+                             // stay below the power limit, at their boost clock)
+};
+
+// Whether the window's SM clock readings (MHz, in time order; 0 = unknown, ignored) have settled:
+// the median of its second half within the tolerance of its first half's.
+bool clock_settled(const std::vector<double>& window_mhz, const SettleRule& rule);
+
+// How the warm-up of one run ended.
+struct SettleFacts {
+  bool watched = false;   // NVML gave clocks to watch (else the fixed warm-up alone)
+  bool settled = false;   // within the tolerance before max_s
+  double seconds = 0;     // of GEMM load, from the warm-up's start
+  double clock_mhz = 0;   // the window's median when it ended (0: unknown)
+  std::optional<double> power_w;  // the window's median board power
+};
+
+// The facts of one look at the clock: the window's readings (MHz, W; 0 = unknown) `seconds` into
+// the warm-up. `settled` as clock_settled says.
+SettleFacts look_at_clock(const std::vector<double>& window_mhz, const std::vector<double>& window_w, double seconds,
+                          const SettleRule& rule);
+// Whether the warm-up ends with these facts: settled, or watched for rule.max_s.
+inline bool warm_up_ends(const SettleFacts& f, const SettleRule& rule) { return f.settled || f.seconds >= rule.max_s; }
+
+}  // namespace shapescope
