@@ -15,7 +15,7 @@ from ._recording import Recording, build_model, load_config, record, record_mode
 from .results import (Effect, ExplainPoint, ExplainResult, ExportResult, Fix, GemmProblem, GpuComparison, GpuRow, Kernel,
                       PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize, PadSizeCandidate,
                       PadSizesResult, PadStep, PairedRatio, PairedRun, Point, ProfileGemm, ProfileResult, ProfileTotals,
-                      Recommendation, SweepPlan, SweepResult, UnmappedOp, Verdict)
+                      Recommendation, Saving, SweepPlan, SweepResult, UnmappedOp, Verdict)
 
 recording = Recording  # `with shapescope.recording() as rec:`, as torch.profiler.profile reads
 
@@ -24,6 +24,6 @@ __all__ = [
     "record_model", "build_model", "load_config", "Effect", "ExplainPoint", "ExplainResult", "ExportResult", "Fix",
     "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "PadCandidate", "PadDimension", "PadGemm", "PadModel",
     "PadNumbers", "PadResult", "PadSize", "PadSizeCandidate", "PadSizesResult", "PadStep", "PairedRatio", "PairedRun",
-    "Point", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "SweepPlan", "SweepResult",
+    "Point", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving", "SweepPlan", "SweepResult",
     "UnmappedOp", "Verdict",
 ]

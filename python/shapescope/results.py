@@ -554,7 +554,19 @@ class PadGemm(Record):
 
 
 @dataclasses.dataclass
-class PadCandidate(Record):
+class Saving(Record):
+    """A measured candidate's GEMM time per step before and after, and whether its saving counts
+    (above 2 % and the measured noise); None in a dry run."""
+    before_us: Optional[float] = None
+    after_us: Optional[float] = None
+    saving_us: Optional[float] = None
+    saving_pct: Optional[float] = None
+    threshold_pct: Optional[float] = None
+    significant: Optional[bool] = None
+
+
+@dataclasses.dataclass
+class PadCandidate(Saving):
     value: Optional[int] = None
     gemm_size: Optional[int] = None
     why: Optional[str] = None
@@ -565,12 +577,6 @@ class PadCandidate(Record):
     extra_flops_pct: Optional[float] = None
     copy_bytes: Optional[int] = None
     copy_us: Optional[float] = None
-    before_us: Optional[float] = None
-    after_us: Optional[float] = None
-    saving_us: Optional[float] = None
-    saving_pct: Optional[float] = None
-    threshold_pct: Optional[float] = None
-    significant: Optional[bool] = None
 
 
 @dataclasses.dataclass
@@ -649,17 +655,11 @@ class PadResult(_Result, Record):
 
 
 @dataclasses.dataclass
-class PadSizeCandidate(Record):
+class PadSizeCandidate(Saving):
     value: Optional[int] = None
     why: Optional[str] = None
     touched: Optional[int] = None
     extra_gflop: Optional[float] = None
-    before_us: Optional[float] = None
-    after_us: Optional[float] = None
-    saving_us: Optional[float] = None
-    saving_pct: Optional[float] = None
-    threshold_pct: Optional[float] = None
-    significant: Optional[bool] = None
 
 
 @dataclasses.dataclass
