@@ -12,18 +12,18 @@ ShapescopeError with its one-line message and exit code. docs/python.md has the 
 from ._binary import ShapescopeError, find_binary
 from .commands import explain, export, pad, profile, sweep
 from ._recording import Recording, build_model, load_config, record, record_model
-from .results import (Effect, ExplainPoint, ExplainResult, ExportResult, Fix, GemmProblem, GpuComparison, GpuRow, Kernel,
-                      PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize, PadSizeCandidate,
-                      PadSizesResult, PadStep, PairedRatio, PairedRun, Point, ProfileGemm, ProfileResult, ProfileTotals,
-                      Recommendation, Saving, SweepPlan, SweepResult, UnmappedOp, Verdict)
+from .results import (Effect, ExplainPoint, ExplainResult, ExportResult, Fix, GemmProblem, GpuComparison, GpuRow,
+                      Kernel, PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize,
+                      PadSizeCandidate, PadSizesResult, PadStep, PairedRatio, PairedRun, Point, ProfileGemm,
+                      ProfileResult, ProfileTotals, Recommendation, Saving, SweepPlan, SweepResult, UnmappedOp, Verdict)
 
 recording = Recording  # `with shapescope.recording() as rec:`, as torch.profiler.profile reads
 
 __all__ = [
-    "ShapescopeError", "find_binary", "explain", "sweep", "profile", "pad", "export", "record", "Recording", "recording",
-    "record_model", "build_model", "load_config", "Effect", "ExplainPoint", "ExplainResult", "ExportResult", "Fix",
-    "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "PadCandidate", "PadDimension", "PadGemm", "PadModel",
-    "PadNumbers", "PadResult", "PadSize", "PadSizeCandidate", "PadSizesResult", "PadStep", "PairedRatio", "PairedRun",
-    "Point", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving", "SweepPlan", "SweepResult",
-    "UnmappedOp", "Verdict",
+    "ShapescopeError", "find_binary", "explain", "sweep", "profile", "pad", "export", "record", "Recording",
+    "recording", "record_model", "build_model", "load_config", "Effect", "ExplainPoint", "ExplainResult",
+    "ExportResult", "Fix", "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "PadCandidate", "PadDimension",
+    "PadGemm", "PadModel", "PadNumbers", "PadResult", "PadSize", "PadSizeCandidate", "PadSizesResult", "PadStep",
+    "PairedRatio", "PairedRun", "Point", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving",
+    "SweepPlan", "SweepResult", "UnmappedOp", "Verdict",
 ]

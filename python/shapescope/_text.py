@@ -248,7 +248,8 @@ def profile_blocks(r):
         blocks.append(f"not mapped: {u.count} x {u.op}: {u.reason}" +
                       (f" ({us_or_ms(u.kernel_us)} of kernels)" if u.kernel_us is not None else ""))
     if t.unmapped_trace_us is not None:
-        blocks.append(f"the unmapped ops' kernels take {us_or_ms(t.unmapped_trace_us)} per step, not in the totals above")
+        blocks.append(f"the unmapped ops' kernels take {us_or_ms(t.unmapped_trace_us)} per step, "
+                      "not in the totals above")
     blocks += [f"note: {n}" for n in r.notes or []]
     blocks += [f"skipped: {s}" for s in r.skipped or []]
     return blocks
@@ -363,7 +364,8 @@ def explain_blocks(r):
 
 def comparison_blocks(c):
     gpus = c.gpus or []
-    blocks = [f"{c.shape} {c.dtype} {c.layout} ({c.backend} {c.algo}) on {len(gpus)} GPU{'' if len(gpus) == 1 else 's'}, "
+    plural = "" if len(gpus) == 1 else "s"
+    blocks = [f"{c.shape} {c.dtype} {c.layout} ({c.backend} {c.algo}) on {len(gpus)} GPU{plural}, "
               "from the stores (measured earlier; nothing is measured now)", ""]
     fastest = min(g.point.median_us for g in gpus) if gpus else 0
     rows = [["GPU", "store", "time [us]", "TFLOP/s", "vs fastest", "kernel", "tile", "tiles", "waves", "clock [MHz]",
@@ -415,7 +417,8 @@ def pad_sizes_blocks(r):
     blocks += [f"  {s.value} is {s.uses}" + (f"; {s.note}" if s.note else "") for s in r.sizes or []]
     blocks += [f"note: {n}" for n in r.notes or []]
     if r.mode == "measured":
-        blocks += ["", "recommendation (a saving counts above 2 % of the step's GEMM time and above the measured noise)"]
+        blocks += ["", "recommendation (a saving counts above 2 % of the step's GEMM time and above the measured "
+                   "noise)"]
         blocks += [f"  {s.recommendation.text}" for s in r.sizes or [] if s.recommendation is not None]
     return blocks
 
@@ -424,7 +427,8 @@ def plan_blocks(plan):
     return (plan.summary + plan.plan).rstrip("\n").split("\n")
 
 
-_BLOCKS = {"SweepPlan": plan_blocks, "PointsResult": points_blocks, "ProfileResult": profile_blocks, "ExplainResult": explain_blocks,
+_BLOCKS = {"SweepPlan": plan_blocks, "PointsResult": points_blocks, "ProfileResult": profile_blocks,
+           "ExplainResult": explain_blocks,
            "GpuComparison": comparison_blocks, "PadResult": pad_blocks, "PadSizesResult": pad_sizes_blocks}
 
 

@@ -88,7 +88,7 @@ class RecordModel(unittest.TestCase):
         t = self.result.totals
         self.assertEqual(t.compared_gemms, len(self.result.gemms))
         self.assertLessEqual(abs(t.ratio - 1), TOLERANCE,
-                             f"measured {t.compared_measured_us:.1f} us against the trace's {t.compared_trace_us:.1f} us")
+                             f"measured {t.compared_measured_us:.1f} us, the trace {t.compared_trace_us:.1f} us")
         traced = sum(us for _, us in support.kernels_per_shape(self.events).values())
         self.assertLessEqual(abs(t.measured_us / traced - 1), TOLERANCE,
                              f"measured {t.measured_us:.1f} us against {traced:.1f} us of GEMM kernels in the trace")
@@ -117,7 +117,8 @@ class RecordFunction(unittest.TestCase):
         with shapescope.recording(db=self.db, options={"no_verdict": True}) as rec:
             self.step()
         self.assertEqual(self.shapes(rec.result), [("4096x1024x4096 nt", 1), ("4096x4096x4095 nn", 1)])
-        self.assertEqual([f for f in os.listdir(self.folder.name) if not f.startswith("record.db")], [])  # no trace left
+        left = [f for f in os.listdir(self.folder.name) if not f.startswith("record.db")]
+        self.assertEqual(left, [])  # the temporary trace is removed
 
 
 if __name__ == "__main__":

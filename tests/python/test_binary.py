@@ -67,7 +67,8 @@ class FindBinary(unittest.TestCase):
         self.assertIn("$SHAPESCOPE_BIN", caught.exception.message)
 
     def test_importing_the_package_imports_no_torch(self):
-        code = "import sys, shapescope; print(sorted(m for m in ('torch', 'transformers', 'pandas') if m in sys.modules))"
+        code = ("import sys, shapescope; "
+                "print(sorted(m for m in ('torch', 'transformers', 'pandas') if m in sys.modules))")
         out = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True,
                              env=dict(os.environ, PYTHONPATH=str(support.ROOT / "python")))
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -147,8 +148,9 @@ class Refusals(support.WithStoreCopies):
                             "shapescope: --n: '5..1' is a reversed range (5 > 1); write '1..5'")
 
     def test_an_unknown_option(self):
-        e = self.assert_refused(lambda: shapescope.explain(1793, db=self.stores[support.SWEEP], bogus=1), 2,
-                                "shapescope: The following arguments were not expected: 1 --bogus (see shapescope --help)")
+        e = self.assert_refused(
+            lambda: shapescope.explain(1793, db=self.stores[support.SWEEP], bogus=1), 2,
+            "shapescope: The following arguments were not expected: 1 --bogus (see shapescope --help)")
         self.assertIn("--bogus", e.command)
 
     def test_a_missing_trace(self):

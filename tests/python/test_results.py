@@ -54,7 +54,8 @@ class Export(Checks):
         self.assertEqual([p.n for p in r], [1791, 1792, 1793])
         p1793 = r[2]
         self.assertIsInstance(p1793, shapescope.Point)
-        self.assertEqual((p1793.m, p1793.k, p1793.dtype, p1793.layout, p1793.backend), (1793, 1793, "bf16", "nn", "cublas"))
+        self.assertEqual((p1793.m, p1793.k, p1793.dtype, p1793.layout, p1793.backend),
+                         (1793, 1793, "bf16", "nn", "cublas"))
         self.assertEqual(p1793.kernel, "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1")
         self.assertEqual((p1793.tiles_m, p1793.tiles_n, p1793.tiles, p1793.slots), (15, 8, 120, 132))
         self.assertIsInstance(p1793.kernels[0], shapescope.Kernel)
