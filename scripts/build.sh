@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake g++ make libcli11-dev libfmt-dev libsqlite3-dev nlohmann-json3-dev googletest libgtest-dev gnuplot-nox
-          dpkg-dev file)  # dpkg-dev, file: cpack -G DEB (dpkg-shlibdeps)
+          dpkg-dev file  # dpkg-dev, file: cpack -G DEB (dpkg-shlibdeps)
+          python3)       # the Python package's tests (tests/python)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

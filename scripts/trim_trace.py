@@ -58,17 +58,39 @@ def shape_key(name, dims):
     raise ValueError(f"{name} {dims}")
 
 
-def main():
-    source, out = sys.argv[1], sys.argv[2]
-    with open(source) as f:
-        trace = json.load(f)
-    events = trace["traceEvents"]
+def link(events):
+    """The GEMM ops, the launches and kernels that share a correlation id with them, and the maps
+    from a kernel's correlation to its op's External id and from that id to the op."""
     ops = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") in GEMM_OPS]
     op_of = {e["args"]["External id"]: e for e in ops if "External id" in e.get("args", {})}
     launches = [e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")
                 and e.get("args", {}).get("External id") in op_of and "correlation" in e["args"]]
     correlations = {e["args"]["correlation"]: e["args"]["External id"] for e in launches}
     kernels = [e for e in events if e.get("cat") == "kernel" and e.get("args", {}).get("correlation") in correlations]
+    return ops, launches, kernels, correlations, op_of
+
+
+def gemm_kernels_per_shape(events):
+    """{(m, n, k, batch, groups): [GEMM kernels, their time in us]} from the kernel side: each GEMM
+    kernel followed through its launch's correlation to the op that launched it."""
+    _, _, kernels, correlations, op_of = link(events)
+    per_shape = {}
+    for k in kernels:
+        if not GEMM_KERNEL.search(k["name"]) or NOT_GEMM_KERNEL.search(k["name"]):
+            continue
+        op = op_of[correlations[k["args"]["correlation"]]]
+        entry = per_shape.setdefault(shape_key(op["name"], op["args"]["Input Dims"]), [0, 0.0])
+        entry[0] += 1
+        entry[1] += k.get("dur", 0)
+    return per_shape
+
+
+def main():
+    source, out = sys.argv[1], sys.argv[2]
+    with open(source) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"]
+    ops, launches, kernels, _, _ = link(events)
 
     def slim(e, keys):
         kept = {k: e[k] for k in ("ph", "cat", "name", "pid", "tid", "ts", "dur") if k in e}
@@ -81,13 +103,7 @@ def main():
     with open(out + ".json", "w") as f:
         json.dump(trimmed, f, separators=(",", ":"))
 
-    counts = {}
-    for k in kernels:
-        if not GEMM_KERNEL.search(k["name"]) or NOT_GEMM_KERNEL.search(k["name"]):
-            continue
-        op = op_of[correlations[k["args"]["correlation"]]]
-        key = shape_key(op["name"], op["args"]["Input Dims"])
-        counts[key] = counts.get(key, 0) + 1
+    counts = {key: n for key, (n, _) in gemm_kernels_per_shape(events).items()}
     with open(out + ".kernels.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["m", "n", "k", "batch", "groups", "kernels"])

@@ -1,7 +1,7 @@
 // The Debian package (CTest label `deb`): cpack builds it from this build; its control fields name
 // the libraries the binary links; on a machine where we are root and no shapescope package is
-// installed, dpkg installs it, the installed /usr/bin/shapescope runs from another folder, and dpkg
-// removes it again. NVIDIA's CUDA packages (libcublas-X-Y, cuda-cupti-X-Y) are the only dependencies
+// installed, dpkg installs it, the installed /usr/bin/shapescope runs from another folder, the
+// system's python3 imports the Python package and runs that binary, and dpkg removes it all again. NVIDIA's CUDA packages (libcublas-X-Y, cuda-cupti-X-Y) are the only dependencies
 // dpkg is told to ignore: CI's CUDA toolkit comes from NVIDIA's installer, not from apt.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -17,6 +18,8 @@ namespace fs = std::filesystem;
 
 // The full build's package, or the views-only one of a -DSHAPESCOPE_GPU=OFF build.
 const std::string kPackage = SHAPESCOPE_GPU_BUILD ? "shapescope" : "shapescope-views";
+// The Python package's folder under the prefix: where the system's python3 looks.
+const std::string kPython = std::string(SHAPESCOPE_PYTHON_DIR) + "/shapescope";
 
 std::string output_of(const std::string& cmd) {
   std::string out;
@@ -67,8 +70,9 @@ TEST_F(DebianPackage, NamesTheLibrariesItLinks) {
   for (const char* library : {"libcublas-", "cuda-cupti-"})
     EXPECT_EQ(depends.find(library) != std::string::npos, bool(SHAPESCOPE_GPU_BUILD)) << library << ": " << depends;
   const std::string files = output_of("dpkg-deb -c '" + deb_.string() + "'");
-  for (const char* path : {"./usr/bin/shapescope", "./usr/share/shapescope/models/gpt2.json",
-                           "./usr/share/shapescope/plots/flops.gp"})
+  for (const std::string& path : std::vector<std::string>{"./usr/bin/shapescope", "./usr/share/shapescope/models/gpt2.json",
+                                                         "./usr/share/shapescope/plots/flops.gp",
+                                                         "./usr/" + kPython + "/__init__.py", "./usr/" + kPython + "/_layout.py"})
     EXPECT_NE(files.find(path), std::string::npos) << path << " missing from the package:\n" << files;
 }
 
@@ -89,12 +93,19 @@ TEST_F(DebianPackage, InstallsRunsAndRemoves) {
       << output_of("cat '" + (dir_ / "dpkg.log").string() + "'");
   const std::string version = output_of("cd / && env -u SHAPESCOPE_DATA /usr/bin/shapescope --version 2>&1");
   const std::string dry_run = output_of("cd / && /usr/bin/shapescope pad --model gpt2 --tokens 12288 --dry-run 2>&1");
+  // The system's python3 imports the package from /usr (writing its bytecode there, as root does),
+  // and the package runs /usr/bin/shapescope.
+  const std::string python = output_of(
+      "cd / && env -u SHAPESCOPE_BIN -u PYTHONPATH -u PYTHONDONTWRITEBYTECODE /usr/bin/python3 -c 'import shapescope; "
+      "print(shapescope.find_binary()); print(shapescope.pad(model=\"gpt2\", tokens=12288, dry_run=True).steps[0].tokens)' 2>&1");
   const int removed = std::system(("dpkg -r " + kPackage + " > /dev/null 2>&1").c_str());
   EXPECT_NE(version.find("/usr/share/shapescope/models"), std::string::npos) << version;
   EXPECT_NE(dry_run.find("lm_head"), std::string::npos) << dry_run;
+  EXPECT_EQ(python, "/usr/bin/shapescope\n12288\n");
   EXPECT_EQ(removed, 0);
   EXPECT_FALSE(fs::exists("/usr/bin/shapescope"));
   EXPECT_FALSE(fs::exists("/usr/share/shapescope"));
+  EXPECT_FALSE(fs::exists("/usr/" + kPython)) << "left behind by dpkg -r";
 }
 
 }  // namespace
