@@ -51,7 +51,11 @@ class Recording:
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_available():
             activities.append(ProfilerActivity.CUDA)
-        self._profiler = profile(activities=activities, record_shapes=True)
+        # Without acc_events, step() clears the events of the steps before it (torch >= 2.4 warns):
+        # the trace would hold the last step only.
+        import inspect
+        keep = {"acc_events": True} if "acc_events" in inspect.signature(profile).parameters else {}
+        self._profiler = profile(activities=activities, record_shapes=True, **keep)
         self._profiler.__enter__()
         return self
 

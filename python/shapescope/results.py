@@ -524,6 +524,22 @@ class PadModel(Record):
 
 
 @dataclasses.dataclass
+class PadPairedRun(Record):
+    """One paired run of pad: the step and its candidates measured again together (one dtype)."""
+    dtype: Optional[str] = None
+    calls: Optional[int] = None
+    comparisons: Optional[int] = None
+    passes: Optional[int] = None
+    seconds: Optional[float] = None
+    clock_low_mhz: Optional[float] = None
+    clock_median_mhz: Optional[float] = None
+    clock_high_mhz: Optional[float] = None
+    power_w: Optional[float] = None
+    settled: Optional[bool] = None
+    warmup_s: Optional[float] = None
+
+
+@dataclasses.dataclass
 class PadNumbers(Record):
     """Where pad's times come from: the GPU, how many GEMMs were measured now and reused."""
     gpu: Optional[str] = None
@@ -537,6 +553,8 @@ class PadNumbers(Record):
     clock_state: Optional[str] = None
     clocks: Optional[str] = None
     copy_bandwidth_gbs: Optional[float] = None
+    paired: Optional[List[PadPairedRun]] = None
+    not_paired: Optional[List[str]] = None
 
 
 @dataclasses.dataclass
@@ -563,6 +581,10 @@ class Saving(Record):
     saving_pct: Optional[float] = None
     threshold_pct: Optional[float] = None
     significant: Optional[bool] = None
+    saving_low_pct: Optional[float] = None    # paired: the saving's 95 % interval
+    saving_high_pct: Optional[float] = None
+    pairs: Optional[int] = None
+    cannot_tell: Optional[bool] = None        # paired: the interval straddles 2 %
 
 
 @dataclasses.dataclass

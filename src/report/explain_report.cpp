@@ -421,6 +421,10 @@ std::vector<std::string> cannot_tell_lines(const ExplainReport& r) {
 
 std::string explain_verdict_line(const ExplainReport& report) { return verdict_line(report); }
 
+std::string explain_fix_text(const ExplainReport& report, size_t fix) {
+  return fix_line(report, report.explanation.fixes.at(fix));
+}
+
 std::string explain_fix_line(const ExplainReport& report) {
   const Explanation& e = report.explanation;
   if (e.fixes.empty())

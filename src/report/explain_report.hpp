@@ -14,6 +14,8 @@ void write_explain_text(std::ostream& out, const ExplainReport& report);
 // The first line (the answer, within 100 columns) and the best fix, for one-line listings.
 std::string explain_verdict_line(const ExplainReport& report);
 std::string explain_fix_line(const ExplainReport& report);
+// The report's fix number `fix` in the words of its "fix:" line.
+std::string explain_fix_text(const ExplainReport& report, size_t fix);
 void write_explain_json(std::ostream& out, const ExplainReport& report);
 
 }  // namespace shapescope

@@ -9,6 +9,7 @@
 #include "common/units.hpp"
 #include "report/annotation_text.hpp"
 #include "report/table.hpp"
+#include "views/what_ifs.hpp"
 
 namespace shapescope {
 namespace {
@@ -188,10 +189,65 @@ Json totals_json(const ProfileResult& r) {
 
 }  // namespace
 
+namespace {
+
+// What a what-if changes, in words: the GEMM and its fix, or the loop a grouped call becomes.
+std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
+  const ProfileEntry& e = r.entries[w.entry];
+  const std::string gemm = e.row.problem.shape_string();
+  if (!w.fix) return fmt::format("{}: run its {} groups as a loop of GEMMs", gemm, e.row.problem.groups.size());
+  return fmt::format("{}: {}", gemm, explain_fix_text(*e.explanation, *w.fix));
+}
+
+std::string saving_cell(const WhatIf& w, double step_us) {
+  std::string text = fmt::format("{} ({})", us_or_ms(w.saving_us), percent(w.saving_us / step_us, 1));
+  if (w.paired()) text += fmt::format(" [{}..{}]", us_or_ms(*w.saving_low_us), us_or_ms(*w.saving_high_us));
+  return text;
+}
+
+// Measured what-ifs, ranked, and the step with each GEMM's best change; nothing when there are none.
+void print_what_ifs(std::ostream& out, const ProfileResult& r) {
+  if (!r.measured) return;
+  const WhatIfs w = what_ifs(r);
+  if (w.ranked.empty() || w.step_us <= 0) {
+    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of a GEMM (explain's "
+           "fixes, paired)\n";
+    return;
+  }
+  out << "\nwhat would make this step faster (measured: explain's fixes in its paired passes, the saving per step = "
+         "calls x time x (1 - the paired ratio) [95 % interval]):\n";
+  std::vector<std::vector<std::string>> rows = {{"rank", "kind", "calls/step", "now", "after", "saving/step [95 %]", "change"}};
+  for (size_t i = 0; i < w.ranked.size(); ++i) {
+    const WhatIf& x = w.ranked[i];
+    rows.push_back({std::to_string(i + 1), std::string(what_if_name(x.kind)), fixed(x.calls_per_step, 0),
+                    us_or_ms(x.now_us), us_or_ms(x.after_us), saving_cell(x, w.step_us), what_if_change(r, x)});
+  }
+  write_table(out, rows, {true, false, true, true, true, false, false});
+  out << fmt::format("the step's GEMM time: {} now, {} with each GEMM's best change ({}; added over distinct GEMMs, "
+                     "each measured against its own GEMM)\n",
+                     us_or_ms(w.step_us), us_or_ms(w.with_all_us), signed_percent(w.with_all_us / w.step_us - 1));
+  if (w.not_paired > 0) out << fmt::format("{} of them not paired (the points' own medians)\n", w.not_paired);
+}
+
+Json what_ifs_json(const ProfileResult& r) {
+  if (!r.measured) return nullptr;
+  const WhatIfs w = what_ifs(r);
+  Json list = Json::array();
+  for (const WhatIf& x : w.ranked)
+    list.push_back({{"kind", std::string(what_if_name(x.kind))}, {"change", what_if_change(r, x)},
+                    {"calls_per_step", x.calls_per_step}, {"now_us", x.now_us}, {"after_us", x.after_us},
+                    {"saving_us", x.saving_us}, {"saving_low_us", optional_json(x.saving_low_us)},
+                    {"saving_high_us", optional_json(x.saving_high_us)}, {"paired", x.paired()}});
+  return {{"ranked", list}, {"step_us", w.step_us}, {"with_all_us", w.with_all_us}};
+}
+
+}  // namespace
+
 void write_profile_text(std::ostream& out, const ProfileResult& r) {
   out << source_line(r) << "\n" << numbers_line(r) << "\n\n";
   print_table(out, r);
   out << "\n" << total_line(r) << "\n";
+  print_what_ifs(out, r);
   print_lists(out, r);
 }
 
@@ -217,6 +273,7 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   j["notes"] = r.workload.notes;
   j["skipped"] = r.skipped;
   j["fused_note"] = r.totals.outside_rows > 0 ? Json(kFusedNote) : Json(nullptr);
+  if (r.measured) j["what_ifs"] = what_ifs_json(r);
   out << j.dump(2) << "\n";
 }
 
