@@ -6,8 +6,8 @@
 #   2. `explain` of three GEMMs of 1 ms or more, twice each: the verdict, its threshold and the
 #      interval of the verdict's ratio;
 #   3. `pad --model gpt2 --tokens 12288 --train`: the recommendation and its saving;
-#   4. the cost: wall time of pad and explain with the binary before pairing ($BEFORE, if given)
-#      and with this one.
+#   4. the cost: wall time of pad and explain paired and unpaired (--pair-seconds 0, the way they
+#      compared before pairing; or a binary from before, $BEFORE).
 # Run on the GPU host from the repository root: OUT=out BIN=build/shapescope [BEFORE=old/shapescope]
 #   bench/paired/repeatability.sh ; the table is printed last and written to $OUT/table.txt.
 set -u
@@ -45,9 +45,10 @@ for shape in 8192 10240x10240x4096 4096x151936x896; do
 done
 timed pad-gpt2 "$BIN" pad --model gpt2 --tokens 12288 --train --db "$W/pad-gpt2.db"
 timed explain-3080 "$BIN" explain 3080 --db "$W/explain-3080.db"
-if [ -n "$BEFORE" ]; then
-  timed before-pad-gpt2 "$BEFORE" pad --model gpt2 --tokens 12288 --train --db "$W/before-pad-gpt2.db"
-  timed before-explain-3080 "$BEFORE" explain 3080 --db "$W/before-explain-3080.db"
-  timed before-pad-qwen2 "$BEFORE" pad --trace "$W/qwen2.json" --db "$W/before-pad-qwen2.db" --json
-fi
+unpaired=("$BIN" --pair-seconds 0)
+[ -n "$BEFORE" ] && unpaired=("$BEFORE")
+before() { local name=$1 cmd=$2; shift 2; timed "before-$name" "${unpaired[0]}" "$cmd" "$@" "${unpaired[@]:1}"; }
+before pad-gpt2 pad --model gpt2 --tokens 12288 --train --db "$W/before-pad-gpt2.db"
+before explain-3080 explain 3080 --db "$W/before-explain-3080.db"
+before pad-qwen2 pad --trace "$W/qwen2.json" --db "$W/before-pad-qwen2.db" --json
 python3 "$here/summarize.py" "$W" | tee "$OUT/table.txt"

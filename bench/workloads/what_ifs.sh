@@ -39,9 +39,13 @@ for name in ("gpt2", "qwen2"):
         print(f"   {i}. {x['kind']:9} {x['saving_us']:8.0f} us/step {iv:>16}  {x['change'][:110]}")
 a, b = gemm_ms("gpt2"), gemm_ms("gpt2-50264")
 d = json.load(open(f"{W}/profile-gpt2.out"))
-pads = [x for x in (d.get("what_ifs") or {}).get("ranked", []) if x["kind"] == "padding" and "50264" in x["change"]]
-pred = sum(x["saving_us"] for x in pads) / 1000
-print(f"gpt2: recorded GEMM kernel time {a} ms, with vocab 50264 {b} ms: moved {a - b:.2f} ms; "
-      f"what-ifs padding to 50264 predict {pred:.2f} ms ({len(pads)} GEMMs)"
+best = {}  # per GEMM that has 50257 in it: its largest padding what-if (one change per GEMM)
+for x in (d.get("what_ifs") or {}).get("ranked", []):
+    gemm = x["change"].split(":")[0]
+    if x["kind"] == "padding" and "50257" in gemm:
+        best[gemm] = max(best.get(gemm, 0), x["saving_us"])
+pred = sum(best.values()) / 1000
+print(f"gpt2: recorded GEMM kernel time {a} ms, with vocab 50264 {b} ms: moved {a - b:.2f} ms; the best padding "
+      f"what-if of each of the {len(best)} GEMMs with 50257 predicts {pred:.2f} ms"
       + (f": predicted / recorded = {pred / (a - b):.2f}" if a and b and a != b else ""))
 PY

@@ -128,7 +128,7 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
-  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (4x for a target of 1 ms or more)");
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (6x for a target of 1 ms or more)");
   cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")
       ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->request.db);
   add_device_option(cmd, o->device);

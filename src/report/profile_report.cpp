@@ -194,7 +194,7 @@ namespace {
 // What a what-if changes, in words: the GEMM and its fix, or the loop a grouped call becomes.
 std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
   const ProfileEntry& e = r.entries[w.entry];
-  const std::string gemm = e.row.problem.shape_string();
+  const std::string gemm = fmt::format("{} {}", e.row.problem.shape_string(), to_string(e.row.problem.layout));
   if (!w.fix) return fmt::format("{}: run its {} groups as a loop of GEMMs", gemm, e.row.problem.groups.size());
   return fmt::format("{}: {}", gemm, explain_fix_text(*e.explanation, *w.fix));
 }

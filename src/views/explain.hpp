@@ -18,10 +18,10 @@
 
 namespace shapescope {
 
-// A target of 1 ms or more gets 4x the paired budget: its passes are long, and its thresholds at the
+// A target of 1 ms or more gets 6x the paired budget: its passes are long, and its thresholds at the
 // power limit need ~16 pairs to reach 3 %.
 constexpr double kLongPairedUs = 1000;
-constexpr double kLongPairedBudget = 4;
+constexpr double kLongPairedBudget = 6;
 // Explain's default paired budget: with the warm-up and the points' own measurement, explain of a
 // GEMM under 1 ms stays within 3 s.
 constexpr double kExplainPairSeconds = 1.0;

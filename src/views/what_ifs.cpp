@@ -91,11 +91,16 @@ WhatIfs what_ifs(const ProfileResult& result) {
     std::vector<std::optional<WhatIf>> found = {grouping_what_if(e, i)};
     if (e.explanation)
       for (size_t f = 0; f < e.explanation->explanation.fixes.size(); ++f) found.push_back(fix_what_if(e, i, f));
-    for (const auto& w : found) {
-      if (!w || w->saving_us <= 0) continue;
-      out.ranked.push_back(*w);
-      out.not_paired += !w->paired();
-      if (w->kind != WhatIfKind::kGrouping) best[i] = std::max(best[i], w->saving_us);
+    // One change of each kind per GEMM: the one that saves most (explain's other fixes of that kind are
+    // the same change done worse).
+    std::map<WhatIfKind, WhatIf> per_kind;
+    for (const auto& w : found)
+      if (w && w->saving_us > 0 && (!per_kind.count(w->kind) || w->saving_us > per_kind[w->kind].saving_us))
+        per_kind[w->kind] = *w;
+    for (const auto& [kind, w] : per_kind) {
+      out.ranked.push_back(w);
+      out.not_paired += !w.paired();
+      if (kind != WhatIfKind::kGrouping) best[i] = std::max(best[i], w.saving_us);
     }
   }
   std::stable_sort(out.ranked.begin(), out.ranked.end(),

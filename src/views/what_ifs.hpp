@@ -30,7 +30,8 @@ struct WhatIf {
 };
 
 struct WhatIfs {
-  std::vector<WhatIf> ranked;   // largest saving per step first; only savings whose interval (or,
+  std::vector<WhatIf> ranked;   // largest saving per step first, one per GEMM and kind (the best of
+                                // explain's fixes of that kind); only savings whose interval (or,
                                 // unpaired, whose median) clears the 2 % minimum effect
   double step_us = 0;           // the step's measured GEMM time
   double with_all_us = 0;       // the same with each GEMM's best change (grouping aside: a grouped

@@ -86,5 +86,28 @@ TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAWhatIfAlreadyInTheTotal) {
   EXPECT_EQ(what_if_name(WhatIfKind::kGrouping), "grouping");
 }
 
+TEST(WhatIfs, OneChangeOfEachKindPerGemmTheOneThatSavesMost) {
+  ProfileResult r;
+  r.measured = MeasurementSummary{};
+  r.totals.measured_us = 10000;
+  ProfileEntry e = padded_entry(10, 500, 500, 400, ratio(0.79, 0.8, 0.81));
+  ExplainReport& x = *e.explanation;
+  x.points.push_back(point(Role::kNeighbour, 300, ratio(0.59, 0.6, 0.61)));  // a better padding
+  x.points.push_back(point(Role::kAlternative, 450, ratio(0.89, 0.9, 0.91)));
+  Fix better = x.explanation.fixes.front(), algorithm = better;
+  better.point = 2, better.time_us = 300;
+  algorithm.kind = FixKind::kAlgorithm, algorithm.point = 3, algorithm.time_us = 450;
+  x.explanation.fixes.push_back(better);
+  x.explanation.fixes.push_back(algorithm);
+  r.entries.push_back(e);
+  const WhatIfs w = what_ifs(r);
+  ASSERT_EQ(w.ranked.size(), 2u);
+  EXPECT_EQ(w.ranked[0].kind, WhatIfKind::kPadding);
+  EXPECT_EQ(*w.ranked[0].fix, 1u);
+  EXPECT_NEAR(w.ranked[0].saving_us, 10 * 500 * 0.4, 1e-9);
+  EXPECT_EQ(w.ranked[1].kind, WhatIfKind::kAlgorithm);
+  EXPECT_NEAR(w.with_all_us, 10000 - 2000, 1e-9) << "the GEMM's best change only";
+}
+
 }  // namespace
 }  // namespace shapescope
