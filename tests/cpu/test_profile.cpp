@@ -266,6 +266,51 @@ TEST_F(ProfileCli, ATraceFromAnotherGpuIsNamedFirst) {
 
 int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
+// `--html FILE`: the same profile as one page that fetches nothing, beside the table; FILE is never
+// one of the inputs and is replaced only when the page is complete (a full disk: exit 6, the old page
+// kept).
+TEST_F(ProfileCli, ThePageOfAProfileFollowsTheOutputRules) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
+  const std::string trace = gpt2_on_an_h200();
+  const std::string base = "profile --trace " + trace + " --db " + (dir_ / "store.db").string() + " --no-verdict";
+  const std::string page = (dir_ / "page.html").string();
+  const CliRun r = read_only(base + " --html " + page);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GEMM time per step"), std::string::npos) << "the table still goes to standard output";
+  EXPECT_NE(r.err.find("the page of 15 GEMMs to '" + page + "'"), std::string::npos) << r.err;
+  const std::string html = file_text(page);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("another GPU: the trace was recorded on NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(html.find("12288x50257x768 nt bf16"), std::string::npos);
+  EXPECT_EQ(occurrences(html, "<tr><td class=\"num\">"), 15u);
+  // The page alone on standard output.
+  const CliRun alone = read_only(base + " --html -");
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  EXPECT_EQ(alone.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(alone.out.find("per call [us]  noise [%]"), std::string::npos) << "the page alone, no table";
+  // Refused before anything runs: an input as the page, an empty name, the page and JSON both on stdout.
+  const std::string store_path = (dir_ / "store.db").string();
+  for (const auto& [args, words] : std::vector<std::pair<std::string, std::string>>{
+           {base + " --html " + store_path, "--html"},
+           {base + " --html " + trace, "--html"},
+           {base + " --html ''", "--html: '' is empty"},
+           {base + " --html - --json", "--html: '-' puts the page on standard output"}}) {
+    const CliRun bad = read_only(args);
+    EXPECT_EQ(bad.code, int(ExitCode::kUsage)) << args << "\n" << bad.err;
+    EXPECT_EQ(lines(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find(words), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.out, "") << args;
+  }
+  // A full disk (no file may pass 8 KiB): exit 6, naming the page; the old page is kept whole.
+  const CliRun full =
+      run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(SHAPESCOPE_BIN), base + " --html " + page, dir_.string());
+  EXPECT_EQ(full.code, int(ExitCode::kWrite)) << full.err;
+  EXPECT_NE(full.err.find("'" + page + "'"), std::string::npos) << full.err;
+  EXPECT_EQ(file_text(page), html);
+}
+
 TEST_F(ProfileCli, BadInputIsOneLineAndNothingIsWritten) {
   const std::string truncated = file("truncated.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"aten::mm\"");
   const std::string no_shapes = file("no_shapes.json", R"({"traceEvents": [
