@@ -47,7 +47,7 @@ class Recording:
 
     def __enter__(self):
         torch = _torch()
-        from torch.profiler import ProfilerActivity, profile
+        from torch.profiler import ProfilerAction, ProfilerActivity, profile
         activities = [ProfilerActivity.CPU]
         if torch.cuda.is_available():
             activities.append(ProfilerActivity.CUDA)
@@ -55,7 +55,10 @@ class Recording:
         # the trace would hold the last step only.
         import inspect
         keep = {"acc_events": True} if "acc_events" in inspect.signature(profile).parameters else {}
-        self._profiler = profile(activities=activities, record_shapes=True, **keep)
+        # A schedule that records every step: without one torch writes no ProfilerStep#N marks, and
+        # the trace's steps could not be counted.
+        self._profiler = profile(activities=activities, record_shapes=True,
+                                 schedule=lambda _step: ProfilerAction.RECORD, **keep)
         self._profiler.__enter__()
         return self
 

@@ -30,18 +30,6 @@ inline CudaTypes cuda_types(DType dtype) {
   return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
 }
 
-// The lowest compute capability (major*10+minor) whose tensor cores run the dtype through cuBLAS.
-inline int min_compute_capability(DType dtype) {
-  switch (dtype) {
-    case DType::kBf16: return 80;
-    case DType::kTf32: return 80;
-    case DType::kFp8: return 89;
-    case DType::kFp16: return 53;
-    case DType::kFp32: return 50;
-  }
-  return 0;
-}
-
 // Why this GPU cannot run the dtype, or nullopt if it can.
 std::optional<std::string> dtype_unsupported(DType dtype, const DeviceContext& device);
 

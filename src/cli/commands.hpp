@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -126,6 +128,12 @@ void explain_across_stores(const ExplainRequest& request, const std::vector<std:
 std::string data_dir(const std::string& kind);
 // "shapescope 0.1.0 (git v0.1.0-12-gabcdef), CUDA 13.0, cuBLAS 13.1.0, architectures 80;90a"
 std::string version_text();
+// Its first line ("shapescope 0.1.0 (v0.1.0-12-gabcdef)"), for a page's footer.
+std::string version_line();
+// An output a command writes whole (an HTML page): to standard output for "-" (main() checks that it
+// took it), else through OutputFile, put in place only when `write` returned.
+void write_whole_output(const std::string& path, const std::string& option,
+                        const std::function<void(std::ostream&)>& write);
 
 // The command line as given (argv[1..]): a --devices parent runs its workers with it.
 extern std::vector<std::string> g_arguments;

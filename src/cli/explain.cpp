@@ -103,8 +103,9 @@ void register_explain(CLI::App& app) {
       "reusing the store, and with them the controls that prove each cause: our kernel with one fixed\n"
       "tile over the same sizes (what the shape costs), the same GEMM with 16- and 32-byte rows and\n"
       "contiguous operands (what the layout costs), the copy that padding at run time would add,\n"
-      "cuBLASLt's top algorithms (what the library's choice costs) and an empty kernel (the launch\n"
-      "floor). Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
+      "cuBLASLt's top algorithms (what the library's choice costs), an empty kernel (the launch\n"
+      "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt: fp8), each\n"
+      "with its output's error against an fp64 reference of the same inputs. Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
       "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
       "Without a GPU they are read from the store (--db); with --gpu NAME --tile BMxBN the\n"
       "model predicts for a GPU you do not have.\n"
@@ -127,6 +128,8 @@ void register_explain(CLI::App& app) {
   add_timing_options(cmd, o->timing);
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
+  cmd->add_flag("--no-precision", [o](int64_t) { o->request.precision = false; },
+                "no precision controls (the same GEMM in tf32, bf16, fp16 or fp8, and their errors)");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (6x for a target of 1 ms or more)");
   cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")

@@ -12,10 +12,12 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "core/backend_kind.hpp"
 #include "device/device.hpp"
 #include "model/config_workload.hpp"
 #include "report/output.hpp"
+#include "report/profile_html.hpp"
 #include "report/profile_report.hpp"
 #include "store/store.hpp"
 #include "views/profile.hpp"
@@ -35,6 +37,8 @@ struct ProfileOptions {
   int device = 0;
   bool json = false;
   bool no_verdict = false;
+  std::string html;           // --html FILE: the page too; "-": the page instead of the table
+  bool html_given = false;
 };
 
 // "900,100,0,..." as counts; Error(kUsage) naming --expert-tokens for anything else.
@@ -115,6 +119,22 @@ void check_options(const ProfileOptions& o) {
     throw usage_error(fmt::format("--sequence: {} is read only with --attention (the length of QK^T and PV's "
                                   "sequences); without it nothing uses it",
                                   o.sequence));
+  if (o.html_given && o.html == "-" && o.json)
+    throw usage_error("--html: '-' puts the page on standard output, where --json would go too; give a file");
+  // Never over an input: the store, the trace, the list or the config.
+  if (o.html_given && o.html != "-")
+    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config});
+}
+
+// The page of the profile: to standard output, or to its file, which it replaces only when complete.
+void write_html(const ProfileOptions& o, const ProfileResult& result) {
+  ProfileHtmlOptions page;
+  page.command_line = "shapescope";
+  for (const std::string& a : g_arguments) page.command_line += " " + a;
+  page.version = version_line();
+  write_whole_output(o.html, "--html", [&](std::ostream& out) { write_profile_html(out, result, page); });
+  if (o.html == "-") return;
+  fmt::print(stderr, "profile: the page of {} GEMMs to '{}'\n", result.entries.size(), o.html);
 }
 
 void run_profile(ProfileOptions o) {
@@ -131,6 +151,8 @@ void run_profile(ProfileOptions o) {
   o.request.clocks = clock_state_option(o.clocks);
   o.request.verdicts = !o.no_verdict;
   const auto write = [&](const ProfileResult& result) {
+    if (o.html_given) write_html(o, result);
+    if (o.html_given && o.html == "-") return;
     if (o.json) {
       write_profile_json(std::cout, result);
     } else {
@@ -178,7 +200,8 @@ void register_profile(CLI::App& app) {
       "  shapescope profile --model gpt2 --tokens 12288 --train\n"
       "  shapescope profile --model mixtral-8x7b --tokens 8192 --expert-tokens 4000,1000,2000,2384,1500,1500,2000,2000\n"
       "  shapescope profile --model llama3-8b --tokens 8192 --attention --sequence 8192   # QK^T, PV listed\n"
-      "  shapescope profile --trace step.json --db h100.db   # no GPU here: from a store measured elsewhere",
+      "  shapescope profile --trace step.json --db h100.db   # no GPU here: from a store measured elsewhere\n"
+      "  shapescope profile --trace step.json --html step.html   # the table, and the same as a page",
       preset_list()));
   add_workload_source_options(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence), one value (with --model or --config)");
@@ -195,7 +218,13 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "compare each GEMM with its verdict's neighbours and controls");
-  cmd->callback([o] { run_profile(*o); });
+  CLI::Option* html = cmd->add_option("--html", o->html,
+                                      "also write the profile as one self-contained HTML page (replaced only when "
+                                      "complete); - for the page alone on standard output");
+  cmd->callback([o, html] {
+    o->html_given = html->count() > 0;
+    run_profile(*o);
+  });
 }
 
 }  // namespace shapescope

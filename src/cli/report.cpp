@@ -54,15 +54,9 @@ void run_report(ReportOptions o) {
   const std::filesystem::path out_path(o.out);
   html.scratch_dir = out_path.has_parent_path() ? out_path.parent_path().string() : ".";
   html.command_line = command_line(o);
-  const std::string version = version_text();
-  html.version = version.substr(0, version.find('\n'));
-  if (o.out == "-") {
-    write_html_report(std::cout, view, html);  // main() checks that standard output took it
-    return;
-  }
-  OutputFile out(o.out, "--out");
-  write_html_report(out.stream(), view, html);
-  out.commit();
+  html.version = version_line();
+  write_whole_output(o.out, "--out", [&](std::ostream& out) { write_html_report(out, view, html); });
+  if (o.out == "-") return;
   fmt::print(stderr, "report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
 }
 

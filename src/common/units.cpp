@@ -40,4 +40,14 @@ std::string signed_si(double value) {
   return fmt::format("{:+.0f}", value);
 }
 
+std::string scientific(double value) {
+  if (!std::isfinite(value)) return "-";
+  if (value == 0) return "0";
+  // fmt's "{:.1e}" writes "4.1e-03"; the exponent without its padding reads shorter in a sentence.
+  const std::string text = fmt::format("{:.1e}", value);
+  const size_t e = text.find('e');
+  const int exponent = std::stoi(text.substr(e + 1));
+  return fmt::format("{}e{}", text.substr(0, e), exponent);
+}
+
 }  // namespace shapescope

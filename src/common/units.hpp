@@ -35,4 +35,9 @@ std::string signed_percent(double fraction);
 // A signed count with an SI prefix: "+1.20 G", "-3.40 M", "+12.3 k", "+7".
 std::string signed_si(double value);
 
+// A small quantity that spans decades (a numerical error), with two significant digits:
+// scientific(0.00412) == "4.1e-3", scientific(2.3e-7) == "2.3e-7", scientific(0.5) == "5.0e-1";
+// "0" for zero, "-" where the value is not a number.
+std::string scientific(double value);
+
 }  // namespace shapescope

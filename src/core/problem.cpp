@@ -72,6 +72,17 @@ int output_bytes(DType dtype) {
   return input_bytes(dtype);
 }
 
+int min_compute_capability(DType dtype) {
+  switch (dtype) {
+    case DType::kBf16: return 80;
+    case DType::kTf32: return 80;
+    case DType::kFp8: return 89;
+    case DType::kFp16: return 53;
+    case DType::kFp32: return 50;
+  }
+  unknown_enum("DType", static_cast<int>(dtype));
+}
+
 bool GroupShape::operator==(const GroupShape& o) const {
   return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc;
 }

@@ -24,6 +24,9 @@ std::optional<Layout> parse_layout(std::string_view text);
 int input_bytes(DType dtype);
 // Bytes of one element of C (fp8 GEMMs write bf16).
 int output_bytes(DType dtype);
+// The lowest compute capability (major*10+minor) whose tensor cores run the dtype through cuBLAS
+// (plain C++, so that the views can choose what a GPU can run without CUDA's headers).
+int min_compute_capability(DType dtype);
 
 // One GEMM of a grouped call (see Problem::groups): its sizes and leading dimensions; the dtype and
 // layout are the grouped problem's.

@@ -184,7 +184,8 @@ void plan_against_store(Session& s) {
 }
 
 // Prepare, part one: allocate (after checking that it fits) and fill the operands with random
-// normal values, never zeros. One dtype per buffer at a time: a sweep has one dtype.
+// normal values, never zeros: in the request's dtype (a sweep has one), or, where the request mixes
+// input types, bytes that each of them reads as finite numbers.
 std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   plan = memory_plan(s.gpu_problems, s.device, s.request.measure.hot);
   for (const Entry& e : s.entries)
@@ -201,9 +202,20 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   s.buffers.workspace = memory->workspace.ptr;
   s.buffers.workspace_bytes = plan.workspace;
   const DType dtype = s.gpu_problems.front().dtype;
-  fill_normal(memory->a.ptr, plan.a / input_bytes(dtype), dtype, false, 1, nullptr);
-  fill_normal(memory->b.ptr, plan.b / input_bytes(dtype), dtype, false, 2, nullptr);
-  fill_normal(memory->c.ptr, plan.c / output_bytes(dtype), dtype, true, 3, nullptr);
+  // Several input types in one request (explain's precision controls, paired against the target):
+  // bytes that each of them reads as finite numbers (timing/device_kernels.hpp).
+  const bool mixed = std::any_of(s.gpu_problems.begin(), s.gpu_problems.end(), [&](const Problem& p) {
+    return input_bytes(p.dtype) != input_bytes(dtype) || (p.dtype == DType::kFp16) != (dtype == DType::kFp16);
+  });
+  if (mixed) {
+    fill_for_every_dtype(memory->a.ptr, plan.a, 1, nullptr);
+    fill_for_every_dtype(memory->b.ptr, plan.b, 2, nullptr);
+    fill_for_every_dtype(memory->c.ptr, plan.c, 3, nullptr);
+  } else {
+    fill_normal(memory->a.ptr, plan.a / input_bytes(dtype), dtype, false, 1, nullptr);
+    fill_normal(memory->b.ptr, plan.b / input_bytes(dtype), dtype, false, 2, nullptr);
+    fill_normal(memory->c.ptr, plan.c / output_bytes(dtype), dtype, true, 3, nullptr);
+  }
   CHECK_CUDA(cudaDeviceSynchronize());
   return memory;
 }

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "device/device.hpp"
 #include "measure/measure.hpp"
+#include "measure/precision_error.hpp"
 #include "timing/calibrate.hpp"
 
 namespace shapescope {
@@ -29,5 +30,9 @@ MeasureOutcome measure(const MeasureRequest&, const DeviceContext&, Store&, cons
   cannot_measure();
 }
 std::vector<Calibration> calibrate(const DeviceContext&, const std::atomic<bool>*) { cannot_measure(); }
+NumericalErrors measure_numerical_errors(const Problem&, const std::vector<DType>&, const std::string&,
+                                         const DeviceContext&) {
+  cannot_measure();
+}
 
 }  // namespace shapescope

@@ -158,6 +158,7 @@ double verdict_threshold(const std::vector<ExplainPoint>& points) {
   for (const ExplainPoint& p : points) {
     if (!p.paired || p.role == Role::kTarget || p.role == Role::kLaunchFloor || p.role == Role::kCopy) continue;
     if (p.role == Role::kFixedKernel || p.paired->low <= 0) continue;  // ours: a control of the shape, not a fix
+    if (p.role == Role::kPrecision) continue;  // other numbers, not the same GEMM: judged on their own (precision_effect)
     const double work = p.candidate.problem.flops() / t.candidate.problem.flops();
     most = std::max(most, work / p.paired->low - 1);
   }
@@ -518,7 +519,69 @@ void compare(const std::vector<ExplainPoint>& points, std::optional<size_t> r, s
   }
 }
 
+// The fastest timed point of another precision.
+std::optional<size_t> fastest_precision(const std::vector<ExplainPoint>& points) {
+  std::optional<size_t> best;
+  for (size_t i = 1; i < points.size(); ++i)
+    if (points[i].role == Role::kPrecision && timed(points[i]) && (!best || *points[i].time_us < *points[*best].time_us))
+      best = i;
+  return best;
+}
+
+// An fp32 GEMM against the same GEMM in a tensor-core precision: what that gains over the best time
+// the same precision reached (the gap so far) is precision's, and the verdict compares with it.
+void precision_effect(const std::vector<ExplainPoint>& points, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  if (!precision_is_cause(t.candidate.problem.dtype)) return;
+  const std::optional<size_t> p = fastest_precision(points);
+  if (!p) return;
+  Verdict& v = e.verdict;
+  const double reached = *t.time_us - v.gap_us, then = *points[*p].time_us;
+  const double decide = threshold(t, points[*p]);
+  if (reached - then <= reached * decide) return;
+  push(e, EffectKind::kPrecision, reached - then, true, {0, *p});
+  v.against = p;
+  v.time_ratio = *t.time_us / then;
+  v.work_ratio = 1;
+  v.throughput_ratio = v.time_ratio;
+  v.gap_us = *t.time_us - then;
+  if (v.bound == Bound::kCompute || v.bound == Bound::kUnknown) {
+    v.kind = VerdictKind::kSlower;
+    v.threshold = decide;
+  }
+}
+
+// Each other precision that runs the GEMM clearly faster is a fix, at the error measured with it.
+void precision_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
+  const ExplainPoint& t = points.front();
+  for (size_t i = 1; i < points.size(); ++i) {
+    const ExplainPoint& p = points[i];
+    if (p.role != Role::kPrecision || !timed(p) || *p.time_us >= *t.time_us * (1 - threshold(t, p))) continue;
+    e.fixes.push_back(fix_at(t, points, FixKind::kPrecision, i));
+  }
+}
+
 }  // namespace
+
+std::vector<DType> precision_dtypes(const Problem& target, int compute_capability) {
+  if (target.grouped()) return {};
+  std::vector<DType> wanted;
+  switch (target.dtype) {
+    case DType::kFp32: wanted = {DType::kTf32, DType::kBf16, DType::kFp16}; break;
+    case DType::kTf32: wanted = {DType::kBf16, DType::kFp16}; break;
+    case DType::kBf16:
+    case DType::kFp16:
+      if (target.layout == Layout::kNT) wanted = {DType::kFp8};
+      break;
+    case DType::kFp8: break;
+  }
+  std::vector<DType> out;
+  for (DType d : wanted)
+    if (compute_capability >= min_compute_capability(d)) out.push_back(d);
+  return out;
+}
+
+bool precision_is_cause(DType dtype) { return input_bytes(dtype) == 4; }
 
 std::string_view role_name(Role role) {
   switch (role) {
@@ -531,6 +594,7 @@ std::string_view role_name(Role role) {
     case Role::kAlternative: return "alternative";
     case Role::kNeighbourAlternative: return "neighbour alternative";
     case Role::kLaunchFloor: return "launch floor";
+    case Role::kPrecision: return "precision";
   }
   return "";
 }
@@ -545,6 +609,7 @@ std::string_view effect_name(EffectKind kind) {
     case EffectKind::kWaveQuantization: return "wave quantization";
     case EffectKind::kTileQuantization: return "tile quantization";
     case EffectKind::kKernelChoice: return "kernel choice";
+    case EffectKind::kPrecision: return "precision";
     case EffectKind::kUnexplained: return "unexplained";
   }
   return "";
@@ -571,6 +636,7 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
   fill_reference(points, e.reference);
   const size_t state = same_work_effects(points, e);
   compare(points, compared_neighbour(points), state, e);
+  precision_effect(points, e);
   drop_small_effects(t, e);
   std::stable_sort(e.effects.begin(), e.effects.end(),
                    [](const Effect& a, const Effect& b) { return a.cost_us > b.cost_us; });
@@ -593,10 +659,15 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
       v.kind = VerdictKind::kUnjudged;
   }
   control_fixes(points, e);
-  // Fastest first; a smaller size changes the model, so it comes after the fixes that keep it.
-  std::stable_sort(e.fixes.begin(), e.fixes.end(), [](const Fix& a, const Fix& b) {
-    const bool a_shrinks = a.kind == FixKind::kShrink, b_shrinks = b.kind == FixKind::kShrink;
-    return a_shrinks != b_shrinks ? b_shrinks : a.speedup > b.speedup;
+  precision_fixes(points, e);
+  // Fastest first; a smaller size changes the model and another precision its numbers, so they come
+  // after the fixes that keep both (a precision the verdict names as the cause excepted).
+  const auto changes_program = [&](const Fix& f) {
+    return f.kind == FixKind::kShrink || (f.kind == FixKind::kPrecision && f.point != v.against);
+  };
+  std::stable_sort(e.fixes.begin(), e.fixes.end(), [&](const Fix& a, const Fix& b) {
+    const bool a_changes = changes_program(a), b_changes = changes_program(b);
+    return a_changes != b_changes ? b_changes : a.speedup > b.speedup;
   });
   return e;
 }

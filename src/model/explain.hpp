@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numerics.hpp"
 #include "core/paired_ratio.hpp"
 #include "model/annotate.hpp"
 
@@ -50,6 +51,7 @@ enum class Role {
   kAlternative,     // one of cuBLASLt's heuristic algorithms at the target
   kNeighbourAlternative,  // one of cuBLASLt's heuristic algorithms at a neighbour
   kLaunchFloor,     // an empty kernel in the same timing harness
+  kPrecision,       // the target's problem in another dtype (fp32 -> tf32, bf16, fp16; bf16/fp16 -> fp8)
 };
 std::string_view role_name(Role role);  // "target", "neighbour", "fixed kernel", ... (JSON keys)
 
@@ -67,6 +69,8 @@ struct ExplainPoint {
   // Measured in the same passes as the target (core/paired_ratio.hpp): its time over the target's,
   // with the interval; time_us is then the paired run's. The target's is 1 with no width.
   std::optional<PairedRatio> paired;
+  // The target and kPrecision: its output against an fp64 reference of the same inputs, where measured.
+  std::optional<NumericalError> error;
 
   std::optional<double> tflops() const { return annotation.roofline.tflops; }
 };
@@ -82,6 +86,7 @@ enum class EffectKind {
   kWaveQuantization,  // the last wave of tiles leaves slots idle (model, proven by the fixed kernel)
   kTileQuantization,  // partial edge tiles compute padding (model, proven by the fixed kernel)
   kKernelChoice,      // the library runs a slower kernel here than at the neighbour; a fixed kernel does not slow down
+  kPrecision,         // an fp32 (or tf32) GEMM: the same GEMM in a tensor-core precision (bf16, ...) runs faster
   kUnexplained,       // measured, but no control or model term accounts for it
 };
 std::string_view effect_name(EffectKind kind);  // "layout", "16-byte alignment", ...
@@ -131,7 +136,8 @@ struct Reference {
 
 // kPadAtRunTime: He's "why doesn't the kernel just pad?": copy the operands into zero-padded buffers
 // of the next aligned size, run that GEMM, copy C back (the copy measured, the GEMM a neighbour).
-enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kPadAtRunTime, kLeave };
+// kPrecision: run it in another dtype (the point's), at the numerical error measured with it.
+enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kPadAtRunTime, kPrecision, kLeave };
 struct Fix {
   FixKind kind = FixKind::kLeave;
   std::optional<size_t> point;    // the measured point the target would become
@@ -156,7 +162,20 @@ struct Explanation {
 // compared neighbour (at the target's work) is split by the fixed kernel: what it loses too is the
 // shape's (waves and tiles as the model predicts them for its tile, the rest unexplained), what it
 // does not lose is the library's kernel choice. The effects add up to the gap.
+// Precision comes last and on its own: for a GEMM that stores fp32 (fp32, tf32), the fastest
+// kPrecision point takes what it gains over the best time the same precision reached (the target,
+// a same-work control or the compared neighbour at the target's work) and becomes the verdict's
+// comparison; the other controls never mix precisions. A 16-bit GEMM's fp8 control is a fix only
+// (fp8 needs scaling a program must add; bf16 is where mixed precision puts a GEMM, not a cause).
 Explanation explain(const std::vector<ExplainPoint>& points);
+
+// The dtypes explain measures the target in besides its own, on a GPU of this compute capability
+// (major*10+minor): fp32 -> tf32, bf16, fp16; tf32 -> bf16, fp16; bf16 and fp16 -> fp8 where the GPU
+// has fp8 (8.9+) and the layout is nt (cuBLASLt's fp8 takes no other); fp8 and grouped calls: none.
+std::vector<DType> precision_dtypes(const Problem& target, int compute_capability);
+// Whether a faster precision is a cause in the verdict for a GEMM of this dtype (fp32, tf32), not
+// only a fix.
+bool precision_is_cause(DType dtype);
 
 // Parses "1793" (square: M = N = K) or "4096x1x4096"; nullopt for anything else.
 struct ShapeArg {

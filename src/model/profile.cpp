@@ -75,7 +75,29 @@ ProfileTotals profile_totals(const Workload& w, const std::vector<ProfileRow>& r
   t.unmapped_ops = w.unmapped_count();
   for (const UnmappedOp& u : w.unmapped)
     if (u.kernel_us) t.unmapped_trace_us = t.unmapped_trace_us.value_or(0) + *u.kernel_us / steps;
+  if (w.all_kernels_us) {
+    t.all_kernels_us = *w.all_kernels_us / steps;
+    // Every GEMM op's kernels, in the total or not (attention's [fused] ones are GEMM ops too).
+    const double gemm_ops_us = w.kernel_us().value_or(0) / steps + t.unmapped_trace_us.value_or(0);
+    t.other_kernels_us = std::max(0.0, *t.all_kernels_us - gemm_ops_us);
+  }
   return t;
+}
+
+GpuMatch trace_gpu_match(const Workload& w, const DeviceContext& d) {
+  if (w.device.empty()) return GpuMatch::kUnknown;
+  if (w.device != d.gpu_name) return GpuMatch::kOther;
+  if (w.device_sms > 0 && d.sm_count > 0 && w.device_sms != d.sm_count) return GpuMatch::kOther;
+  return GpuMatch::kSame;
+}
+
+std::string_view gpu_match_name(GpuMatch match) {
+  switch (match) {
+    case GpuMatch::kUnknown: return "unknown";
+    case GpuMatch::kSame: return "same";
+    case GpuMatch::kOther: return "other";
+  }
+  return "";
 }
 
 }  // namespace shapescope

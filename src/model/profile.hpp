@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_context.hpp"
 #include "model/pad.hpp"
 #include "model/workload.hpp"
 
@@ -50,7 +51,16 @@ struct ProfileTotals {
   std::optional<double> ratio;         // compared measured / compared trace
   int64_t unmapped_ops = 0;            // ops the source could not map (all steps of a trace)
   std::optional<double> unmapped_trace_us;  // their kernels' time, per step
+  // A trace's every GPU kernel per step, and the part of it that is no GEMM op's (attention,
+  // normalization, elementwise, copies): outside every total.
+  std::optional<double> all_kernels_us, other_kernels_us;
 };
 ProfileTotals profile_totals(const Workload& workload, const std::vector<ProfileRow>& rows);
+
+// Whether a profile's times come from the GPU its trace was recorded on: the same name, and the same
+// SM count where both are known. kUnknown: the source names no GPU (a GEMM list, a config).
+enum class GpuMatch { kUnknown, kSame, kOther };
+GpuMatch trace_gpu_match(const Workload& workload, const DeviceContext& measured_on);
+std::string_view gpu_match_name(GpuMatch match);  // "unknown", "same", "other"
 
 }  // namespace shapescope

@@ -394,6 +394,7 @@ struct TraceScan {
   std::unordered_map<int64_t, int64_t> external_of_correlation;  // from the launches
   std::vector<KernelEvent> kernels;
   bool any_kernel = false;
+  double all_kernels_us = 0;  // every kernel's duration, linked to an op or not
 };
 
 // A GEMM op event as an OpEvent; nullopt when it has no start time.
@@ -420,6 +421,7 @@ TraceScan scan_events(const Json& events) {
     const Json* args = args_it != e.end() && args_it->is_object() ? &*args_it : nullptr;
     if (is_kernel(cat)) {
       s.any_kernel = true;
+      s.all_kernels_us += number_of(e, "dur").value_or(0);
       if (args) s.kernels.push_back({args, number_of(e, "dur").value_or(0), name});
     } else if (is_launch(cat) && args) {
       const std::optional<int64_t> corr = id_of(*args, "correlation"), ext = id_of(*args, "External id");
@@ -547,12 +549,15 @@ void finish_notes(Workload& w, const TraceScan& s, const CallTally& tally, const
     w.notes.push_back("no GPU kernels in the trace (recorded without ProfilerActivity.CUDA): no kernel times");
 }
 
-// Kineto writes the GPUs it saw: the times are that GPU's.
-std::string trace_device(const Json& json) {
-  if (json.is_object() && json.contains("deviceProperties") && json["deviceProperties"].is_array() &&
-      !json["deviceProperties"].empty() && json["deviceProperties"][0].is_object())
-    return text_of(json["deviceProperties"][0], "name");
-  return "";
+// Kineto writes the GPUs it saw: the times are that GPU's (its name and SM count).
+void set_trace_device(const Json& json, Workload& w) {
+  if (!json.is_object() || !json.contains("deviceProperties") || !json["deviceProperties"].is_array() ||
+      json["deviceProperties"].empty() || !json["deviceProperties"][0].is_object())
+    return;
+  const Json& device = json["deviceProperties"][0];
+  w.device = text_of(device, "name");
+  const std::optional<double> sms = number_of(device, "numSms");
+  if (sms && *sms >= 1 && *sms <= 1e6) w.device_sms = int(*sms);
 }
 
 }  // namespace
@@ -563,7 +568,8 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   const std::unordered_map<int64_t, KernelSum> kernels_of_op = kernels_by_op(scan);
   Workload w;
   w.source = origin;
-  w.device = trace_device(json);
+  set_trace_device(json, w);
+  if (scan.any_kernel) w.all_kernels_us = scan.all_kernels_us;
   CallTally tally;
   for (const OpEvent* op : innermost_calls(scan.ops_by_thread)) add_call(w, *op, kernels_of_op, scan.any_kernel, tally);
   finish_notes(w, scan, tally, origin);

@@ -57,6 +57,10 @@ struct UnmappedOp {
 struct Workload {
   std::string source;     // "--trace 'step.json'", as the caller names it
   std::string device;     // the GPU the trace was recorded on ("NVIDIA H100 80GB HBM3"); "" when unknown
+  int device_sms = 0;     // its SM count as the trace records it; 0 when unknown
+  // The time of every GPU kernel the source holds (a trace: GEMMs or not, all steps); nullopt when it
+  // has none. What is not a GEMM's stays outside every total.
+  std::optional<double> all_kernels_us;
   std::vector<WorkloadGemm> gemms;        // in order of first appearance
   std::vector<UnmappedOp> unmapped;       // in order of first appearance
   std::vector<std::string> notes;         // what the source could not say ("no Input Strides: ...")

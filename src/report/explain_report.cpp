@@ -166,12 +166,30 @@ std::string point_name(const ExplainPoint& p) {
     case Role::kAligned32: return "the same GEMM with 32-byte rows (" + p.label + ")";
     case Role::kAlternative: return "cuBLASLt's " + p.label;
     case Role::kFixedKernel: return "our fixed kernel at " + p.label;
+    case Role::kPrecision: return "the same GEMM in " + p.label;
     default: return p.label;
   }
 }
 
 std::string time_of(const ExplainPoint& p) {
   return p.time_us ? fmt::format("{} ({})", us(*p.time_us), p.kernel.empty() ? "kernel not recorded" : p.kernel) : "-";
+}
+
+std::string dtype_of(const ExplainPoint& p) { return std::string(to_string(p.candidate.problem.dtype)); }
+
+// ", relative error 4.1e-3": a precision's measured error against fp64; what is known where it was not.
+std::string error_phrase(const ExplainPoint& p) {
+  if (!p.error) return ", its error not measured (no GPU here)";
+  std::string phrase = ", relative error " + scientific(p.error->relative);
+  if (p.error->non_finite > 0) phrase += fmt::format(" ({} elements overflowed)", p.error->non_finite);
+  return phrase;
+}
+
+// Where the error was measured, when not at the target's own problem.
+std::string error_problem_note(const ExplainReport& r, const NumericalError& e) {
+  const Problem& t = r.points.front().candidate.problem;
+  if (e.problem.m == t.m && e.problem.n == t.n && e.problem.batch == t.batch) return "";
+  return fmt::format(" (measured at {}: the same K, fewer rows and columns to fit in memory)", e.problem.shape_string());
 }
 
 // The first line: the answer, within 100 columns.
@@ -219,6 +237,9 @@ std::string verdict_line(const ExplainReport& r) {
   }
   const ExplainPoint& p = at(r, *v.against);
   if (p.paired) lead += "; " + paired_phrase(*p.paired);
+  if (p.role == Role::kPrecision)
+    return fmt::format("{} runs in {}: the same GEMM in {} takes {:.2g}x the time{}{}", t.label, dtype_of(t), p.label,
+                       1 / v.time_ratio, error_phrase(p), lead);
   if (p.role != Role::kNeighbour)
     return fmt::format("{} is {} slower than the same work as {}{}", t.label, times(v.time_ratio),
                        p.role == Role::kAlternative ? "cuBLASLt's " + p.label
@@ -277,6 +298,18 @@ std::string effect_detail(const ExplainReport& r, const Effect& x) {
       return fmt::format("the library runs {} at {} and {} at {}{}", pt(0).kernel.empty() ? "?" : pt(0).kernel,
                          pt(0).label, pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label,
                          ev.size() >= 4 ? "; our fixed kernel does not lose this part" : "");
+    case EffectKind::kPrecision: {
+      std::string line = fmt::format("in {} the same GEMM runs in {}, against {} in {}", pt(1).label, time_of(pt(1)),
+                                     time_of(t), dtype_of(t));
+      if (pt(1).error) {
+        const NumericalError& e = *pt(1).error;
+        line += fmt::format("; its output is off an fp64 reference of the same inputs by {} (relative), at most {} "
+                            "(|C| up to {:.3g}){}",
+                            scientific(e.relative), scientific(e.max_abs), e.reference_max, error_problem_note(r, e));
+        if (t.error) line += fmt::format(", where {}'s own is {}", dtype_of(t), scientific(t.error->relative));
+      }
+      return line;
+    }
     case EffectKind::kUnexplained:
       if (x.in_fixed_kernel)
         return "our fixed kernel loses this too, so it is the shape's, but neither waves nor tiles account for it";
@@ -314,6 +347,9 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
       return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(f.time_us));
     case FixKind::kAlgorithm:
       return fmt::format("use cuBLASLt's algorithm {} ({}): {} -> {}", p.label, p.kernel, us(*t.time_us), us(f.time_us));
+    case FixKind::kPrecision:
+      return fmt::format("run it in {}: {} -> {}, {} faster, {:+.0f} % operand memory{}", p.label, us(*t.time_us),
+                         us(f.time_us), times(f.speedup), f.extra_bytes * 100, error_phrase(p));
     case FixKind::kBatchMore:
       return fmt::format("batch more work per call: {} does {} the work in {} (vs {})", p.label,
                          times(p.candidate.problem.flops() / t.candidate.problem.flops()), us(f.time_us), us(*t.time_us));
@@ -344,7 +380,9 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
   std::vector<std::vector<std::string>> rows = {{"control", "of", "time [us]", "TFLOP/s", "vs target", "kernel"}};
   if (paired) rows.front().insert(rows.front().end() - 1, "time / target (95 %)");
   for (const ExplainPoint& p : r.points) {
-    if (p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kFixedKernel) continue;
+    if (p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kFixedKernel ||
+        p.role == Role::kPrecision)
+      continue;
     const bool gemm = p.role != Role::kCopy && p.role != Role::kLaunchFloor;
     rows.push_back({std::string(role_name(p.role)), p.label, time_cell(p),
                     gemm && p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
@@ -353,6 +391,30 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
     if (paired) rows.back().insert(rows.back().end() - 1, paired_cell(p));
   }
   return rows;
+}
+
+// The target in its own precision and in the others: time, speed against the target, and each
+// output's error against an fp64 reference of the same inputs.
+std::vector<std::vector<std::string>> precision_rows(const ExplainReport& r) {
+  const ExplainPoint& t = r.points.front();
+  const bool paired = any_paired(r);
+  std::vector<std::vector<std::string>> rows = {{"dtype", "time [us]", "TFLOP/s", "vs target", "rel. error",
+                                                 "max abs error", "kernel"}};
+  if (paired) rows.front().insert(rows.front().begin() + 4, "time / target (95 %)");
+  for (const ExplainPoint& p : r.points) {
+    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
+    rows.push_back({dtype_of(p) + (p.role == Role::kTarget ? " (target)" : ""), time_cell(p),
+                    p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
+                    p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
+                    p.error ? scientific(p.error->relative) : "-", p.error ? scientific(p.error->max_abs) : "-",
+                    p.kernel.empty() ? "-" : p.kernel});
+    if (paired) rows.back().insert(rows.back().begin() + 4, paired_cell(p));
+  }
+  return rows;
+}
+
+bool has_precision(const ExplainReport& r) {
+  return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.role == Role::kPrecision; });
 }
 
 // Whether our fixed kernel was measured at any point (its column and its name in the heading).
@@ -457,6 +519,11 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     out << "\ncontrols (the same GEMM with one thing changed)\n";
     write_columns(out, controls, "  ");
   }
+  if (has_precision(report)) {
+    out << "\nprecision (the same GEMM in another dtype; error: its output against an fp64 reference of the same "
+           "random inputs)\n";
+    write_columns(out, precision_rows(report), "  ");
+  }
   const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
   write_columns(out, neighbour_rows(report), "  ");
@@ -498,6 +565,14 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
     points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
                       {"why", p.candidate.why}, {"size", p.candidate.value}, {"of", p.of ? Json(*p.of) : Json(nullptr)},
                       {"supports", supports}, {"point", Json::parse(body)}});
+    if (p.error)
+      points.back()["error"] = {{"dtype", std::string(to_string(p.error->dtype))},
+                                {"relative", p.error->relative},
+                                {"max_abs", p.error->max_abs},
+                                {"reference_max", p.error->reference_max},
+                                {"non_finite", p.error->non_finite},
+                                {"elements", p.error->elements},
+                                {"measured_at", p.error->problem.shape_string()}};
     if (p.paired)
       points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
                                  {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},

@@ -52,6 +52,9 @@ table{border-collapse:collapse;width:100%;font-size:13.5px;margin:8px 0}
 th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600;font-size:12.5px}
 td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+.bar{background:var(--panel);border:1px solid var(--line);height:7px;border-radius:3px;margin-top:3px;min-width:60px}
+.bar span{display:block;height:100%;background:var(--accent);border-radius:3px}
+code.shape{white-space:nowrap}
 tbody tr:hover{background:#fafbfc}
 code{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;overflow-wrap:anywhere}
 .verdict{font-weight:600}
@@ -294,6 +297,15 @@ std::string ours_section(const ReportView& v) {
 
 }  // namespace
 
+std::string html_page_start(const std::string& title) {
+  return std::string("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n") +
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"" + kPolicy + "\">\n" +
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" + "<title>" + esc(title) +
+         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body><main>\n";
+}
+
+std::string html_page_end() { return "</main></body>\n</html>\n"; }
+
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -314,10 +326,7 @@ void write_html_report(std::ostream& out, const ReportView& v, const HtmlReportO
   const std::string figure_html = figures(v, o);
   const std::string what = fmt::format("{}, {} {}, cuBLAS {}", v.context.gpu_name, to_string(v.context.dtype),
                                        to_string(v.context.layout), v.context.cublas);
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      << "<meta http-equiv=\"Content-Security-Policy\" content=\"" << kPolicy << "\">\n"
-      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>shapescope report: " << esc(what) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body><main>\n";
+  out << html_page_start("shapescope report: " + what);
   out << "<header><h1>Matrix multiplications on " << esc(v.context.gpu_name) << "</h1>\n<p class=\"sub\">"
       << esc(fmt::format("{} {}, {} L2, from {} ({}), {} points", to_string(v.context.dtype), to_string(v.context.layout),
                          v.context.hot ? "hot" : "cold", std::filesystem::path(v.db).filename().string(), v.filters,
@@ -328,7 +337,7 @@ void write_html_report(std::ostream& out, const ReportView& v, const HtmlReportO
   out << figure_html << slow_section(v) << regret_section(v) << ours_section(v);
   out << "<footer>Made by " << esc(o.version) << " with <code>" << esc(o.command_line)
       << "</code>, from the store alone (no GPU). Times are medians of the samples; TFLOP/s = 2MNK / time."
-      << "</footer>\n</main></body>\n</html>\n";
+      << "</footer>\n" << html_page_end();
 }
 
 }  // namespace shapescope

@@ -32,4 +32,10 @@ std::string inline_svg(const std::string& svg, const std::string& id_prefix);
 // Text as HTML: & < > " escaped.
 std::string html_escape(const std::string& text);
 
+// Every page's start: the doctype, a Content-Security-Policy that forbids any fetch (styles inline
+// only, images as data: URLs), the shared style sheet and the title (escaped); then <body><main>.
+// html_page_end() closes them.
+std::string html_page_start(const std::string& title);
+std::string html_page_end();
+
 }  // namespace shapescope

@@ -72,15 +72,46 @@ std::string numbers_line(const ProfileResult& r) {
                      s.last != s.first ? " to " + s.last : "", s.points, r.entries.size());
 }
 
+// The GPU the times come from: measured now, or the store's.
+const DeviceContext& measured_on(const ProfileResult& r) { return r.measured ? r.measured->device : r.stored->device; }
+
+std::string gpu_with_sms(const std::string& name, int sms) {
+  return sms > 0 ? fmt::format("{} ({} SMs)", name, sms) : name;
+}
+
+// Said first, when it is so: the trace ran on another GPU than the times shown, so its comparison
+// is of two GPUs.
+std::optional<std::string> other_gpu_line(const ProfileResult& r) {
+  const DeviceContext& d = measured_on(r);
+  if (trace_gpu_match(r.workload, d) != GpuMatch::kOther) return std::nullopt;
+  return fmt::format("another GPU: the trace was recorded on {}, the times here were measured on {}: measured / "
+                     "trace below compares the two GPUs, not the GEMMs alone",
+                     gpu_with_sms(r.workload.device, r.workload.device_sms), gpu_with_sms(d.gpu_name, d.sm_count));
+}
+
+// Said once: what of the trace's GPU time is no GEMM's, and so in no total.
+std::optional<std::string> outside_line(const ProfileResult& r) {
+  const ProfileTotals& t = r.totals;
+  if (!t.other_kernels_us || !t.all_kernels_us || *t.all_kernels_us <= 0) return std::nullopt;
+  if (*t.other_kernels_us <= 0)
+    return std::string("outside every total: ops that are not GEMMs (this trace holds no kernel of theirs)");
+  return fmt::format("outside every total: the trace's kernels of ops that are not GEMMs (attention, normalization, "
+                     "elementwise, copies...), {} of its {} of GPU kernels per step ({})",
+                     us_or_ms(*t.other_kernels_us), us_or_ms(*t.all_kernels_us),
+                     percent(*t.other_kernels_us / *t.all_kernels_us, 0));
+}
+
 std::string total_line(const ProfileResult& r) {
   const ProfileTotals& t = r.totals;
   std::string line = fmt::format("GEMM time per step: {} measured ({} of {} GEMMs)", us_or_ms(t.measured_us),
                                  t.measured_rows, t.measured_rows + t.missing_rows);
   if (!t.trace_us) return line + "; the source has no kernel times to compare with";
   line += fmt::format("; the trace's GEMM kernels {}", us_or_ms(*t.trace_us));
+  const bool other_gpu = trace_gpu_match(r.workload, measured_on(r)) == GpuMatch::kOther;
   if (t.ratio)
-    line += fmt::format(": measured / trace = {:.3f} over the {} GEMMs both have ({} against {})", *t.ratio, t.compared_rows,
-                        us_or_ms(t.compared_measured_us), us_or_ms(t.compared_trace_us));
+    line += fmt::format(": measured{} / trace{} = {:.3f} over the {} GEMMs both have ({} against {})",
+                        other_gpu ? " on " + measured_on(r).gpu_name : "", other_gpu ? " on " + r.workload.device : "",
+                        *t.ratio, t.compared_rows, us_or_ms(t.compared_measured_us), us_or_ms(t.compared_trace_us));
   return line;
 }
 
@@ -108,24 +139,26 @@ void print_table(std::ostream& out, const ProfileResult& r) {
   write_table(out, rows, right);
 }
 
-void print_lists(std::ostream& out, const ProfileResult& r) {
+std::vector<std::string> list_lines(const ProfileResult& r) {
+  std::vector<std::string> lines;
   for (const ProfileEntry& e : r.entries) {
     if (e.grouped_us && e.loop_us)
-      out << fmt::format("grouped {}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs {} us; "
-                         "the table takes the faster\n",
-                         gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1));
-    if (!e.row.time) out << fmt::format("not measured: {} ({})\n", gemm_cell(r, e), e.row.backend);
-    else if (!e.no_verdict.empty()) out << fmt::format("no verdict for {}: {}\n", gemm_cell(r, e), e.no_verdict);
+      lines.push_back(fmt::format("grouped {}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs "
+                                  "{} us; the table takes the faster",
+                                  gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1)));
+    if (!e.row.time) lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), e.row.backend));
+    else if (!e.no_verdict.empty()) lines.push_back(fmt::format("no verdict for {}: {}", gemm_cell(r, e), e.no_verdict));
   }
-  if (r.totals.outside_rows > 0) out << "outside the total: " << kFusedNote << "\n";
+  if (r.totals.outside_rows > 0) lines.push_back("outside the total: " + std::string(kFusedNote));
   for (const UnmappedOp& u : r.workload.unmapped)
-    out << fmt::format("not mapped: {} x {}: {}{}\n", u.count, u.op, u.reason,
-                       u.kernel_us ? fmt::format(" ({} of kernels)", us_or_ms(*u.kernel_us)) : "");
+    lines.push_back(fmt::format("not mapped: {} x {}: {}{}", u.count, u.op, u.reason,
+                                u.kernel_us ? fmt::format(" ({} of kernels)", us_or_ms(*u.kernel_us)) : ""));
   if (r.totals.unmapped_trace_us)
-    out << fmt::format("the unmapped ops' kernels take {} per step, not in the totals above\n",
-                       us_or_ms(*r.totals.unmapped_trace_us));
-  for (const std::string& n : r.workload.notes) out << "note: " << n << "\n";
-  for (const std::string& s : r.skipped) out << "skipped: " << s << "\n";
+    lines.push_back(fmt::format("the unmapped ops' kernels take {} per step, not in the totals above",
+                                us_or_ms(*r.totals.unmapped_trace_us)));
+  for (const std::string& n : r.workload.notes) lines.push_back("note: " + n);
+  for (const std::string& s : r.skipped) lines.push_back("skipped: " + s);
+  return lines;
 }
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
@@ -184,6 +217,8 @@ Json totals_json(const ProfileResult& r) {
   j["ratio"] = optional_json(t.ratio);
   j["unmapped_ops"] = t.unmapped_ops;
   j["unmapped_trace_us"] = optional_json(t.unmapped_trace_us);
+  j["trace_all_kernels_us"] = optional_json(t.all_kernels_us);
+  j["trace_other_kernels_us"] = optional_json(t.other_kernels_us);
   return j;
 }
 
@@ -243,18 +278,33 @@ Json what_ifs_json(const ProfileResult& r) {
 
 }  // namespace
 
+ProfileText profile_text(const ProfileResult& r) {
+  return {source_line(r), numbers_line(r), other_gpu_line(r), outside_line(r), total_line(r), list_lines(r)};
+}
+
+std::string profile_gemm_cell(const ProfileResult& r, const ProfileEntry& e) { return gemm_cell(r, e); }
+
 void write_profile_text(std::ostream& out, const ProfileResult& r) {
-  out << source_line(r) << "\n" << numbers_line(r) << "\n\n";
+  const ProfileText text = profile_text(r);
+  out << text.source << "\n" << text.numbers << "\n";
+  for (const auto& line : {text.other_gpu, text.outside})
+    if (line) out << *line << "\n";
+  out << "\n";
   print_table(out, r);
-  out << "\n" << total_line(r) << "\n";
+  out << "\n" << text.total << "\n";
   print_what_ifs(out, r);
-  print_lists(out, r);
+  for (const std::string& line : text.lists) out << line << "\n";
 }
 
 void write_profile_json(std::ostream& out, const ProfileResult& r) {
   Json j;
   j["source"] = r.workload.source;
   j["recorded_on"] = r.workload.device;
+  j["recorded_on_sms"] = r.workload.device_sms > 0 ? Json(r.workload.device_sms) : Json(nullptr);
+  j["measured_on"] = measured_on(r).gpu_name;
+  j["gpu_match"] = gpu_match_name(trace_gpu_match(r.workload, measured_on(r)));
+  j["other_gpu"] = other_gpu_line(r) ? Json(*other_gpu_line(r)) : Json(nullptr);
+  j["outside"] = outside_line(r) ? Json(*outside_line(r)) : Json(nullptr);
   j["steps"] = r.workload.steps;
   j["mode"] = r.measured ? "measured" : "store";
   j["numbers"] = numbers_line(r);

@@ -48,6 +48,16 @@ void fill(void* data, int64_t count, uint64_t seed, cudaStream_t stream) {
   CHECK_CUDA(cudaGetLastError());
 }
 
+__global__ void fill_for_every_dtype_kernel(uint16_t* words, int64_t count, uint64_t seed) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    uint16_t bits = __bfloat16_as_ushort(__float2bfloat16(normal_at(seed, i)));
+    // e4m3's NaNs are s.1111.111: the low byte's seven mantissa bits all set. Drop the lowest.
+    if ((bits & 0x7f) == 0x7f) bits &= uint16_t(~1u);
+    words[i] = bits;
+  }
+}
+
 __device__ uint64_t global_ns() {
   uint64_t now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -122,6 +132,109 @@ void compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want,
   CHECK_CUDA(cudaGetLastError());
 }
 
+template <typename T>
+__device__ double widen(T x) { return double(as_float(x)); }
+template <> __device__ double widen<__nv_fp8_e4m3>(__nv_fp8_e4m3 x) { return double(float(x)); }
+
+template <typename T>
+__device__ T narrow(double x);
+template <> __device__ float narrow<float>(double x) { return float(x); }
+template <> __device__ __half narrow<__half>(double x) { return __double2half(x); }
+template <> __device__ __nv_bfloat16 narrow<__nv_bfloat16>(double x) { return __double2bfloat16(x); }
+template <> __device__ __nv_fp8_e4m3 narrow<__nv_fp8_e4m3>(double x) { return __nv_fp8_e4m3(x); }
+
+template <typename T>
+__global__ void widen_kernel(const T* from, double* to, int64_t count) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) to[i] = widen(from[i]);
+}
+
+template <typename T>
+__global__ void narrow_kernel(const double* from, T* to, int64_t count) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) to[i] = narrow<T>(from[i]);
+}
+
+unsigned elementwise_blocks(int64_t count) { return unsigned(std::min<int64_t>((count + 255) / 256, 65536)); }
+
+template <typename T>
+void widen_as(const void* from, double* to, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return;
+  widen_kernel<T><<<elementwise_blocks(count), 256, 0, stream>>>(static_cast<const T*>(from), to, count);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+template <typename T>
+void narrow_as(const double* from, void* to, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return;
+  narrow_kernel<T><<<elementwise_blocks(count), 256, 0, stream>>>(from, static_cast<T*>(to), count);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+constexpr int kErrorThreads = 256;
+
+// Grid-stride over every element of every matrix; each block reduces its threads' sums in shared
+// memory and writes them to partials[blockIdx.x] (no atomics on doubles).
+template <typename T>
+__global__ void error_sums_kernel(const T* got, const double* want, int64_t m, int64_t n, int64_t ld, int64_t batch,
+                                  int64_t stride, ErrorSums* partials) {
+  ErrorSums mine;
+  const int64_t count = m * n * batch;
+  const int64_t step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    const int64_t b = i / (m * n), row = (i / n) % m, col = i % n;
+    const int64_t at = b * stride + row * ld + col;
+    const double g = double(as_float(got[at])), w = want[at];
+    mine.max_want = fmax(mine.max_want, fabs(w));
+    mine.sum_sq_want += w * w;
+    if (!isfinite(g)) {
+      ++mine.non_finite;
+      continue;
+    }
+    const double d = g - w;
+    mine.max_abs = fmax(mine.max_abs, fabs(d));
+    mine.sum_sq_diff += d * d;
+  }
+  // Shared memory cannot hold a type with initializers: one array per sum.
+  __shared__ double max_abs[kErrorThreads], sum_sq_diff[kErrorThreads], sum_sq_want[kErrorThreads],
+      max_want[kErrorThreads];
+  __shared__ unsigned long long non_finite[kErrorThreads];
+  const unsigned t = threadIdx.x;
+  max_abs[t] = mine.max_abs;
+  sum_sq_diff[t] = mine.sum_sq_diff;
+  sum_sq_want[t] = mine.sum_sq_want;
+  max_want[t] = mine.max_want;
+  non_finite[t] = mine.non_finite;
+  __syncthreads();
+  for (unsigned half = kErrorThreads / 2; half > 0; half /= 2) {
+    if (t < half) {
+      max_abs[t] = fmax(max_abs[t], max_abs[t + half]);
+      sum_sq_diff[t] += sum_sq_diff[t + half];
+      sum_sq_want[t] += sum_sq_want[t + half];
+      max_want[t] = fmax(max_want[t], max_want[t + half]);
+      non_finite[t] += non_finite[t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    ErrorSums& out = partials[blockIdx.x];
+    out.max_abs = max_abs[0];
+    out.sum_sq_diff = sum_sq_diff[0];
+    out.sum_sq_want = sum_sq_want[0];
+    out.max_want = max_want[0];
+    out.non_finite = non_finite[0];
+  }
+}
+
+template <typename T>
+void error_sums_as(const void* got, const double* want, int64_t m, int64_t n, int64_t ld, int64_t batch, int64_t stride,
+                   ErrorSums* partials, cudaStream_t stream) {
+  // Every partial is written (a block with no element writes zeros), so the host may add all of them.
+  error_sums_kernel<T><<<kErrorBlocks, kErrorThreads, 0, stream>>>(static_cast<const T*>(got), want, m, n, ld, batch,
+                                                                    stride, partials);
+  CHECK_CUDA(cudaGetLastError());
+}
+
 __device__ void spin_for(uint64_t nanoseconds) {
   uint64_t start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -154,6 +267,51 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
       if (as_output) return fill<__nv_bfloat16>(data, count, seed, stream);
       return fill<__nv_fp8_e4m3>(data, count, seed, stream);
   }
+}
+
+void widen_to_f64(const void* from, DType dtype, double* to, int64_t count, cudaStream_t stream) {
+  switch (dtype) {
+    case DType::kBf16: return widen_as<__nv_bfloat16>(from, to, count, stream);
+    case DType::kFp16: return widen_as<__half>(from, to, count, stream);
+    case DType::kFp32:
+    case DType::kTf32: return widen_as<float>(from, to, count, stream);
+    case DType::kFp8: return widen_as<__nv_fp8_e4m3>(from, to, count, stream);
+  }
+  throw Error(ExitCode::kInternal, "widen_to_f64: no conversion for this dtype");
+}
+
+void narrow_from_f64(const double* from, DType dtype, void* to, int64_t count, cudaStream_t stream) {
+  switch (dtype) {
+    case DType::kBf16: return narrow_as<__nv_bfloat16>(from, to, count, stream);
+    case DType::kFp16: return narrow_as<__half>(from, to, count, stream);
+    case DType::kFp32:
+    case DType::kTf32: return narrow_as<float>(from, to, count, stream);
+    case DType::kFp8: return narrow_as<__nv_fp8_e4m3>(from, to, count, stream);
+  }
+  throw Error(ExitCode::kInternal, "narrow_from_f64: no conversion for this dtype");
+}
+
+void launch_error_sums(const void* got, const double* want, int64_t m, int64_t n, int64_t ld, int64_t batch,
+                       int64_t stride, DType dtype, ErrorSums* partials, cudaStream_t stream) {
+  // C's type: fp32 for fp32/tf32, the dtype for fp16/bf16, bf16 for fp8 (backends/cuda_types.hpp).
+  switch (dtype) {
+    case DType::kFp32:
+    case DType::kTf32: return error_sums_as<float>(got, want, m, n, ld, batch, stride, partials, stream);
+    case DType::kFp16: return error_sums_as<__half>(got, want, m, n, ld, batch, stride, partials, stream);
+    case DType::kBf16:
+    case DType::kFp8: return error_sums_as<__nv_bfloat16>(got, want, m, n, ld, batch, stride, partials, stream);
+  }
+  throw Error(ExitCode::kInternal, "launch_error_sums: no comparison for this dtype");
+}
+
+void fill_for_every_dtype(void* data, int64_t bytes, uint64_t seed, cudaStream_t stream) {
+  const int64_t words = bytes / 2;
+  if (words > 0) {
+    fill_for_every_dtype_kernel<<<elementwise_blocks(words), 256, 0, stream>>>(static_cast<uint16_t*>(data), words, seed);
+    CHECK_CUDA(cudaGetLastError());
+  }
+  // An odd last byte (an fp8 buffer): 0x38 is 1.0 in e4m3.
+  if (bytes % 2 == 1) CHECK_CUDA(cudaMemsetAsync(static_cast<char*>(data) + bytes - 1, 0x38, 1, stream));
 }
 
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream) {

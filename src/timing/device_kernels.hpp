@@ -14,6 +14,14 @@ namespace shapescope {
 void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_t seed,
                  cudaStream_t stream);
 
+// Fills `bytes` bytes so that every dtype reads them as finite numbers, none of them NaN or
+// infinite: a request that mixes input types (explain's precision controls, paired against the
+// target) shares one buffer. Each 16-bit word is a bf16 sample of a standard normal (so bf16 reads
+// N(0,1), fp32 and tf32 read its upper words: N(0,1) with random low mantissa bits, fp16 reads
+// magnitudes of 0.5..4) whose low byte is kept off e4m3's NaN patterns (fp8 reads finite values,
+// the upper bytes 1..4 in magnitude). The same seed gives the same bytes.
+void fill_for_every_dtype(void* data, int64_t bytes, uint64_t seed, cudaStream_t stream);
+
 // A kernel that spins for `nanoseconds` of %globaltimer on one thread: a GPU task of known length,
 // used to test the timer.
 void launch_spin(uint64_t nanoseconds, cudaStream_t stream);
@@ -46,5 +54,27 @@ struct CompareResult {
 // numbers ever leave the GPU. *result must hold CompareResult{} before the first kernel runs.
 void launch_compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want, int64_t m, int64_t n,
                     DType output, double relative, double absolute, CompareResult* result, cudaStream_t stream);
+
+// The numerical error of a GEMM (measure/precision_error.hpp), on the GPU.
+// widen_to_f64: `count` elements of `dtype`'s input type (fp32 for tf32, e4m3 for fp8) as doubles,
+// exactly. narrow_from_f64: doubles rounded to nearest in `dtype`'s input type (tf32 keeps fp32: the
+// tensor cores round it).
+void widen_to_f64(const void* from, DType dtype, double* to, int64_t count, cudaStream_t stream);
+void narrow_from_f64(const double* from, DType dtype, void* to, int64_t count, cudaStream_t stream);
+
+// One block's part of an output's distance from its reference.
+struct ErrorSums {
+  double max_abs = 0;      // max |got - want| over the finite elements
+  double sum_sq_diff = 0;  // sum of (got - want)^2
+  double sum_sq_want = 0;  // sum of want^2
+  double max_want = 0;     // max |want|
+  unsigned long long non_finite = 0;  // elements of `got` that are NaN or infinite
+};
+// The partial sums of `got` (C in `dtype`'s output type: fp32, fp16 or bf16) against `want` (doubles),
+// both `batch` matrices of m x n with leading dimension ld, `stride` elements apart: one ErrorSums per
+// block into `partials` (device memory for kErrorBlocks of them), for the host to add up.
+constexpr int kErrorBlocks = 512;
+void launch_error_sums(const void* got, const double* want, int64_t m, int64_t n, int64_t ld, int64_t batch,
+                       int64_t stride, DType dtype, ErrorSums* partials, cudaStream_t stream);
 
 }  // namespace shapescope

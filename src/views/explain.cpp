@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "measure/measure.hpp"
+#include "measure/precision_error.hpp"
 #include "model/kernel_name.hpp"
 #include "shape/plan.hpp"
 #include "views/annotated.hpp"
@@ -53,20 +54,35 @@ std::optional<std::string> fixed_spec(const ExplainRequest& o, const DeviceConte
   return std::nullopt;
 }
 
-// The problems of the same-work controls.
+// The problems of the same-work controls, and of the target in other precisions.
 struct Controls {
   std::optional<Problem> aligned16, aligned32;
   bool copy = false;
   Problem floor;
+  std::vector<Problem> precisions;
 };
 
-Controls plan_controls(const ExplainRequest& o, const Problem& target) {
+// The backend that runs the target in another precision: the library asked for (cuBLAS has no fp8:
+// cuBLASLt runs it), as a store key and as a request names it.
+std::string precision_backend(const ExplainRequest& o, DType dtype) {
+  return dtype == DType::kFp8 ? std::string(to_string(BackendKind::kCublasLt)) : o.backend;
+}
+
+Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device) {
   Controls c;
   if (!o.controls) return c;
   const Problem a16 = aligned_layout(target, 16), a32 = aligned_layout(target, 32);
   if (!(a16 == target)) c.aligned16 = a16;
   if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
   c.copy = unaligned_operands(target, 16).any();
+  // Our kernels are the shape's controls, not a program's choice of precision.
+  if (o.precision && !is_custom_backend(o.backend)) {
+    for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
+      Problem p = target;
+      p.dtype = d;
+      c.precisions.push_back(p);
+    }
+  }
   c.floor.m = c.floor.n = c.floor.k = 1;
   c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
   c.floor.dtype = target.dtype;
@@ -209,6 +225,10 @@ class ReportBuilder {
     if (o_.controls)
       want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor),
            std::string(to_string(BackendKind::kLaunchFloor)), "default");
+    for (const Problem& p : plan_.controls.precisions) {
+      const std::string spec = precision_backend(o_, p.dtype);
+      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), backend_key(spec), algo_of(spec));
+    }
   }
   void alternatives(const Problem& p, Role role, const Candidate& c) {
     const bool library_is_lt = backend_key(o_.backend) == to_string(BackendKind::kCublasLt);
@@ -226,7 +246,8 @@ class ReportBuilder {
       const Wanted& w = wanted_[i];
       const StoredPoint* s = g_.find(w.candidate.problem, w.backend, w.algo);
       if (!s) {
-        if (w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32)
+        if (w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
+            w.role == Role::kPrecision)
           report.missing.push_back(fmt::format("{}{}: not measured", w.label, w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"));
         continue;
       }
@@ -298,6 +319,22 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
   return r;
 }
 
+// The target in each other precision: a request of its own per dtype, so that its operands hold that
+// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
+// what a sweep of that dtype would store.
+std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan) {
+  std::vector<MeasureRequest> out;
+  for (const Problem& p : plan.controls.precisions) {
+    MeasureRequest r = base_request(o);
+    r.measure.warmup_ms = kWarmAgainMs;
+    r.backends = {precision_backend(o, p.dtype)};
+    r.lt_algos = 1;
+    r.problems = {p};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 // Runs one request, annotates and saves what it measured, and adds it to the pool.
 void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
                   const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
@@ -317,6 +354,7 @@ std::string backend_spec(const ExplainRequest& o, const Plan& plan, const Explai
     case Role::kFixedKernel: return plan.fixed.value_or("");
     case Role::kAlternative:
     case Role::kNeighbourAlternative: return std::string(to_string(BackendKind::kCublasLt));
+    case Role::kPrecision: return precision_backend(o, p.candidate.problem.dtype);
     default: return o.backend;
   }
 }
@@ -382,6 +420,29 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   if (report.points.front().paired) report.points.front().paired->low = report.points.front().paired->high = 1;
   report.paired = c.outcome;
   report.explanation = explain(report.points);
+}
+
+// The target's output in its own precision and in each other one measured, against an fp64
+// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
+// points. A precision the GPU or the library cannot run is said in the missing lines.
+void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report) {
+  if (plan.controls.precisions.empty()) return;
+  std::vector<DType> dtypes = {plan.target.dtype};
+  for (const Problem& p : plan.controls.precisions) dtypes.push_back(p.dtype);
+  NumericalErrors got;
+  try {
+    got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kOutOfMemory) throw;
+    report.missing.push_back(e.what());  // the times stand without it
+    return;
+  }
+  for (const std::string& why : got.skipped) report.missing.push_back("numerical error: " + why);
+  for (ExplainPoint& p : report.points) {
+    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
+    for (const NumericalError& e : got.errors)
+      if (e.dtype == p.candidate.problem.dtype) p.error = e;
+  }
 }
 
 std::string sampling_text(const MeasureOptions& m) {
@@ -471,8 +532,8 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
                                   anchor->device.cublas, anchor->result.measured_at, anchor->result.timing.samples,
                                   to_string(anchor->key.clocks));
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
-      Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
-                fixed_spec(o, anchor->device)};
+      Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing),
+                plan_controls(o, target, anchor->device), fixed_spec(o, anchor->device)};
       if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
       const Gatherer g(pool, *anchor);
       ReportBuilder builder(o, shape, plan, g);
@@ -514,7 +575,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                                                                                       : report.missing.front()));
   const StoredPoint anchor_point = *anchor;
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
-  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
+  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),
             fixed_spec(o, device)};
   if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
 
@@ -522,6 +583,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   // neighbour the verdict compares with (known only once the neighbours are measured).
   const MeasureRequest rest = controls_request(o, plan);
   measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
+  for (const MeasureRequest& r : precision_requests(o, plan))
+    measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);
   const Gatherer g(pool, anchor_point);
   ReportBuilder builder(o, shape, plan, g);
   ExplainReport draft = report;
@@ -538,6 +601,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                  interrupted, pool, report, total);
   }
   builder.build(store, neighbour, report);
+  add_numerical_errors(o, plan, device, report);
   if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
   report.wall_s = seconds_since(started);
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "

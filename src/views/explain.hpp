@@ -39,6 +39,9 @@ struct ExplainRequest {
   // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.
   bool controls = true;
   int alternatives = 8;
+  // With the controls: the target in the other precisions precision_dtypes() names (model/explain.hpp),
+  // timed like the other controls, and each one's output against an fp64 reference of the same inputs.
+  bool precision = true;
   // Measuring: every point of the explanation is measured again in paired passes against the target
   // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
   // points' own medians (the stored facts of their moments).

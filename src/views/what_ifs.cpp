@@ -18,6 +18,7 @@ std::optional<WhatIfKind> kind_of(FixKind kind) {
     case FixKind::kAlignSector: return WhatIfKind::kLayout;
     case FixKind::kAlgorithm: return WhatIfKind::kAlgorithm;
     case FixKind::kBatchMore: return WhatIfKind::kBatching;
+    case FixKind::kPrecision: return WhatIfKind::kPrecision;
     case FixKind::kLeave: return std::nullopt;
   }
   return std::nullopt;

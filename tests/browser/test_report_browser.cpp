@@ -1,9 +1,10 @@
-// `shapescope report` in a real browser (label `browser`): the page of the committed H200 sweep is
-// opened in headless Chromium, which must load it without a single network request (its NetLog)
-// and without a console message (a refused resource or a script error would print one), build the
-// DOM we wrote (figures, hover titles, tables) and take a screenshot of it. Skips, saying why, where
-// no Chromium is installed (Debian: apt-get install chromium-headless-shell; .ci/run installs it).
-// SHAPESCOPE_SCREENSHOT=PATH keeps the screenshot there, to look at.
+// `shapescope report` and `profile --html` in a real browser (label `browser`): each page (the
+// committed H200 sweep's, a profiled step's) is opened in headless Chromium, which must load it
+// without a single network request (its NetLog) and without a console message (a refused resource
+// or a script error would print one), build the DOM we wrote (figures, hover titles, tables) and
+// take a screenshot of it. Skips, saying why, where no Chromium is installed (Debian: apt-get install
+// chromium-headless-shell; .ci/run installs it). SHAPESCOPE_SCREENSHOT=PATH (the report's) and
+// SHAPESCOPE_PROFILE_SCREENSHOT=PATH keep the screenshots there, to look at.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -91,6 +92,33 @@ class ReportInBrowser : public ::testing::Test {
     return v;
   }
 
+  // A screenshot of the page, width x height, checked to be a PNG of that size; kept at $keep_env.
+  std::string screenshot(const fs::path& page, uint32_t width, uint32_t height, const char* keep_env) {
+    const fs::path shot = dir_ / (page.stem().string() + ".png");
+    const CliRun s = run_binary("timeout 120 " + browser_command(fmt_size(width, height) + " --screenshot='" +
+                                                                     shot.string() + "'", page),
+                                "");
+    EXPECT_EQ(s.code, 0) << s.err;
+    const std::string png = file_text(shot.string());
+    if (png.size() <= 24) {
+      ADD_FAILURE() << "no screenshot";
+      return png;
+    }
+    EXPECT_EQ(png.substr(1, 3), "PNG");
+    // IHDR: width and height, big-endian, at bytes 16..23.
+    auto be32 = [&](size_t at) {
+      return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+             (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+    };
+    EXPECT_EQ(be32(16), width);
+    EXPECT_EQ(be32(20), height);
+    if (const char* keep = std::getenv(keep_env)) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+    return png;
+  }
+  static std::string fmt_size(uint32_t width, uint32_t height) {
+    return "--window-size=" + std::to_string(width) + "," + std::to_string(height);
+  }
+
   std::string browser_;
   fs::path dir_;
   int runs_ = 0;
@@ -126,22 +154,35 @@ TEST_F(ReportInBrowser, TheSweepsPageLoadsWithNoRequestAndNoConsoleMessage) {
   EXPECT_NE(v.dom.find("2096 does 0.1 % more work in 6.8x less time than 2095"), std::string::npos);
   EXPECT_EQ(v.dom.find("<script"), std::string::npos);
 
-  const fs::path shot = dir_ / "report.png";
-  const CliRun s = run_binary("timeout 120 " + browser_command("--window-size=1280,2400 --screenshot='" + shot.string() + "'", page), "");
-  ASSERT_EQ(s.code, 0) << s.err;
-  const std::string png = file_text(shot.string());
-  ASSERT_GT(png.size(), 24u) << "no screenshot";
-  EXPECT_EQ(png.substr(1, 3), "PNG");
-  // IHDR: width and height, big-endian, at bytes 16..23.
-  auto be32 = [&](size_t at) {
-    return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
-           (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
-  };
-  EXPECT_EQ(be32(16), 1280u);
-  EXPECT_EQ(be32(20), 2400u);
   // A page of text and two figures compresses to hundreds of KB; a blank or error page to a few.
-  EXPECT_GT(png.size(), 100000u);
-  if (const char* keep = std::getenv("SHAPESCOPE_SCREENSHOT")) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+  EXPECT_GT(screenshot(page, 1280, 2400, "SHAPESCOPE_SCREENSHOT").size(), 100000u);
+}
+
+// `profile --html`: an H100 trace's GEMMs against the committed H200 store of the same model, as a
+// page that fetches nothing and says first that the GPUs differ.
+TEST_F(ReportInBrowser, TheProfilePageLoadsWithNoRequestAndNoConsoleMessage) {
+  if (run("info").code == 0) GTEST_SKIP() << "a GPU is present: profile would measure instead of reading the store";
+  const fs::path store = dir_ / "pad.db";
+  fs::copy_file(std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21-final/pad.db", store);
+  const std::string store_before = file_text(store.string());
+  const fs::path page = dir_ / "profile.html";
+  const CliRun made = run("profile --trace '" + std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.json' --db '" +
+                          store.string() + "' --html '" + page.string() + "'");
+  ASSERT_EQ(made.code, 0) << made.err;
+  EXPECT_TRUE(file_text(store.string()) == store_before) << "profile changed the store";
+
+  const Visit v = visit(page);
+  ASSERT_EQ(v.code, 0) << v.console;
+  EXPECT_EQ(v.requests, "") << "the page made network requests";
+  EXPECT_EQ(v.console, "") << "the page logged console messages";
+  EXPECT_NE(v.dom.find("another GPU: the trace was recorded on NVIDIA H100 80GB HBM3 (132 SMs)"), std::string::npos);
+  EXPECT_NE(v.dom.find("GEMMs by time per step"), std::string::npos);
+  EXPECT_EQ(occurrences(v.dom, "<code class=\"shape\">"), 15u);  // one row per distinct GEMM of the step
+  EXPECT_NE(v.dom.find("16-byte alignment"), std::string::npos);  // explain's verdict on the LM head, from the store
+  EXPECT_EQ(v.dom.find("<script"), std::string::npos);
+
+  // A page of tables compresses to a few hundred KB; a blank or error page to a few.
+  EXPECT_GT(screenshot(page, 1280, 1600, "SHAPESCOPE_PROFILE_SCREENSHOT").size(), 50000u);
 }
 
 }  // namespace

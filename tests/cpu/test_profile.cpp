@@ -17,6 +17,7 @@
 #include "model/trace_import.hpp"
 #include "model_util.hpp"
 #include "store/store.hpp"
+#include "stored_points.hpp"
 
 namespace shapescope {
 namespace {
@@ -117,27 +118,6 @@ TEST(ProfileModel, AttentionOfAConfigIsListedOutsideTheTotal) {
   EXPECT_EQ(outside, 2u);  // QK^T and PV of the forward
 }
 
-DeviceContext h100() {
-  DeviceContext d;
-  d.gpu_name = "NVIDIA H100 80GB HBM3";
-  d.gpu_uuid = "GPU-fixture";
-  d.sm_count = 132;
-  d.cc_major = 9;
-  d.driver = "580.0";
-  d.cuda_runtime = "13.0";
-  d.cublas = d.cublaslt = "13.1.0";
-  return d;
-}
-
-void save(Store& store, const Problem& p, const std::string& backend, double median_us) {
-  PointResult r;
-  r.timing.median_us = r.timing.min_us = r.timing.max_us = r.timing.q1_us = r.timing.q3_us = median_us;
-  r.timing.samples = 10;
-  r.measured_at = "2026-11-25T00:00:00Z";
-  r.command = "fixture";
-  store.save_point(h100(), PointKey{backend, default_algo(backend), p, false}, r);
-}
-
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
@@ -167,6 +147,18 @@ class ProfileCli : public ::testing::Test {
     EXPECT_EQ(read_bytes(dir_ / "store.db"), before) << args;
     EXPECT_FALSE(fs::exists(dir_ / "store.db-wal")) << args;
     return r;
+  }
+  // The committed GPT-2 trace (recorded on an H100) with every GEMM stored on an H200 at 1.02x its
+  // trace time per call: the store a user measured elsewhere.
+  std::string gpt2_on_an_h200() {
+    const std::string trace = std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.json";
+    const Workload w = load_torch_trace(trace, "t");
+    DeviceContext h200 = h100();
+    h200.gpu_name = "NVIDIA H200";
+    h200.gpu_uuid = "GPU-h200-fixture";
+    Store store((dir_ / "store.db").string());
+    for (const WorkloadGemm& g : w.gemms) save(store, g.problems[0], "cublas", 1.02 * *g.kernel_us / double(g.count), h200);
+    return trace;
   }
   fs::path dir_;
 };
@@ -228,6 +220,11 @@ TEST_F(ProfileCli, Gpt2TraceAgainstItsOwnKernelTimes) {
   EXPECT_NEAR(j["totals"]["trace_us"].get<double>(), 31760.8, 0.5);
   EXPECT_EQ(j["totals"]["calls_per_step"], 147);
   EXPECT_EQ(j["recorded_on"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j["recorded_on_sms"], 132);
+  EXPECT_EQ(j["gpu_match"], "same");
+  EXPECT_TRUE(j["other_gpu"].is_null());
+  // The committed trace holds its GEMMs' kernels only: nothing of other ops to leave out.
+  EXPECT_NEAR(j["totals"]["trace_other_kernels_us"].get<double>(), 0.0, 1e-6);
   // Ranked: the LM head's unaligned 50257 GEMMs (cutlass_75 align1 in the trace) first.
   EXPECT_NE(j["gemms"][0]["shape"].get<std::string>().find("50257"), std::string::npos);
   // Each call launched its GEMM kernel, and a split-K GEMM its reduction too.
@@ -237,7 +234,82 @@ TEST_F(ProfileCli, Gpt2TraceAgainstItsOwnKernelTimes) {
   }
 }
 
+// The issue a user hit: an H100 trace against a store measured on an H200 read "measured / trace =
+// 1.026" with no word that the GPUs differ. The first lines say so now, and the total names both.
+TEST_F(ProfileCli, ATraceFromAnotherGpuIsNamedFirst) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
+  const std::string trace = gpt2_on_an_h200();
+  const CliRun r = read_only("profile --trace " + trace + " --db " + (dir_ / "store.db").string() + " --no-verdict");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream text(r.out);
+  std::string first, second, third, fourth;
+  std::getline(text, first);
+  std::getline(text, second);
+  std::getline(text, third);
+  std::getline(text, fourth);
+  EXPECT_NE(second.find("NVIDIA H200"), std::string::npos) << r.out;
+  EXPECT_EQ(third.rfind("another GPU: the trace was recorded on NVIDIA H100 80GB HBM3 (132 SMs), the times here were "
+                        "measured on NVIDIA H200 (132 SMs)",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_EQ(fourth.rfind("outside every total: ops that are not GEMMs", 0), 0u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "outside every total"), 1u) << r.out;
+  EXPECT_NE(r.out.find("measured on NVIDIA H200 / trace on NVIDIA H100 80GB HBM3 = 1.020"), std::string::npos) << r.out;
+  const CliRun json = read_only("profile --trace " + trace + " --db " + (dir_ / "store.db").string() + " --json --no-verdict");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const Json j = Json::parse(json.out);
+  EXPECT_EQ(j["gpu_match"], "other");
+  EXPECT_EQ(j["measured_on"], "NVIDIA H200");
+  EXPECT_NE(j["other_gpu"].get<std::string>().find("another GPU"), std::string::npos);
+}
+
 int lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+// `--html FILE`: the same profile as one page that fetches nothing, beside the table; FILE is never
+// one of the inputs and is replaced only when the page is complete (a full disk: exit 6, the old page
+// kept).
+TEST_F(ProfileCli, ThePageOfAProfileFollowsTheOutputRules) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
+  const std::string trace = gpt2_on_an_h200();
+  const std::string base = "profile --trace " + trace + " --db " + (dir_ / "store.db").string() + " --no-verdict";
+  const std::string page = (dir_ / "page.html").string();
+  const CliRun r = read_only(base + " --html " + page);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GEMM time per step"), std::string::npos) << "the table still goes to standard output";
+  EXPECT_NE(r.err.find("the page of 15 GEMMs to '" + page + "'"), std::string::npos) << r.err;
+  const std::string html = file_text(page);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("another GPU: the trace was recorded on NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(html.find("12288x50257x768 nt bf16"), std::string::npos);
+  EXPECT_EQ(occurrences(html, "<tr><td class=\"num\">"), 15u);
+  // The page alone on standard output.
+  const CliRun alone = read_only(base + " --html -");
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  EXPECT_EQ(alone.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(alone.out.find("per call [us]  noise [%]"), std::string::npos) << "the page alone, no table";
+  // Refused before anything runs: an input as the page, an empty name, the page and JSON both on stdout.
+  const std::string store_path = (dir_ / "store.db").string();
+  for (const auto& [args, words] : std::vector<std::pair<std::string, std::string>>{
+           {base + " --html " + store_path, "--html"},
+           {base + " --html " + trace, "--html"},
+           {base + " --html ''", "--html: '' is empty"},
+           {base + " --html - --json", "--html: '-' puts the page on standard output"}}) {
+    const CliRun bad = read_only(args);
+    EXPECT_EQ(bad.code, int(ExitCode::kUsage)) << args << "\n" << bad.err;
+    EXPECT_EQ(lines(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find(words), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.out, "") << args;
+  }
+  // A full disk (no file may pass 8 KiB): exit 6, naming the page; the old page is kept whole.
+  const CliRun full =
+      run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(SHAPESCOPE_BIN), base + " --html " + page, dir_.string());
+  EXPECT_EQ(full.code, int(ExitCode::kWrite)) << full.err;
+  EXPECT_NE(full.err.find("'" + page + "'"), std::string::npos) << full.err;
+  EXPECT_EQ(file_text(page), html);
+}
 
 TEST_F(ProfileCli, BadInputIsOneLineAndNothingIsWritten) {
   const std::string truncated = file("truncated.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"aten::mm\"");

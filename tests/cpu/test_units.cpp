@@ -42,5 +42,15 @@ TEST(Units, ThroughputAndCounts) {
   EXPECT_EQ(signed_si(7), "+7");
 }
 
+TEST(Units, ScientificForErrors) {
+  EXPECT_EQ(scientific(0.00412), "4.1e-3");
+  EXPECT_EQ(scientific(2.34e-7), "2.3e-7");
+  EXPECT_EQ(scientific(0.5), "5.0e-1");
+  EXPECT_EQ(scientific(9.96e-4), "1.0e-3");  // rounds into the next decade
+  EXPECT_EQ(scientific(12.5), "1.2e1");
+  EXPECT_EQ(scientific(0), "0");
+  EXPECT_EQ(scientific(std::nan("")), "-");
+}
+
 }  // namespace
 }  // namespace shapescope

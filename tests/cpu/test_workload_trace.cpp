@@ -16,6 +16,7 @@
 
 #include "common/error.hpp"
 #include "model/pad.hpp"
+#include "model/profile.hpp"
 #include "model/trace_import.hpp"
 #include "model_util.hpp"
 
@@ -256,6 +257,46 @@ TEST(TraceImport, UnmappableOpsAreCountedAndListed) {
   // What the unmapped op cost is kept.
   EXPECT_TRUE(std::any_of(w.unmapped.begin(), w.unmapped.end(),
                           [](const UnmappedOp& u) { return u.kernel_us && *u.kernel_us == 2.5; }));  // what the unmapped op cost is kept
+}
+
+// The GPU the trace ran on, and its kernels of ops that are not GEMMs: outside every total, said once.
+TEST(TraceImport, TheRecordingGpuAndTheKernelsOfOtherOps) {
+  Json ev = Json::array();
+  ev.push_back(op("aten::mm", 0, 10, 1, {{64, 64}, {64, 64}}, {{64, 1}, {64, 1}}, kBf16x2));
+  kernel(ev, 1, 1, 30.0);
+  ev.push_back(op("aten::mm", 100, 10, 2, {{64, 64}, {64, 64}}, {{64, 1}, {64, 1}}, {"double", "double"}));
+  kernel(ev, 2, 2, 5.0);  // an unmapped GEMM op: its kernels are a GEMM's, not another op's
+  ev.push_back(op("aten::softmax", 200, 10, 3, Json::array(), Json::array(), Json::array()));
+  kernel(ev, 3, 3, 50.0, "void at::native::cunn_SoftMaxForward");
+  kernel(ev, 99, 4, 15.0, "void at::native::vectorized_elementwise_kernel");  // linked to no op at all
+  Json trace = {{"traceEvents", ev},
+                {"deviceProperties", {{{"id", 0}, {"name", "NVIDIA H100 80GB HBM3"}, {"numSms", 132}}}}};
+  const Workload w = parse_torch_trace(trace.dump(), "--trace: 't.json'");
+  EXPECT_EQ(w.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(w.device_sms, 132);
+  ASSERT_TRUE(w.all_kernels_us);
+  EXPECT_DOUBLE_EQ(*w.all_kernels_us, 100.0);
+  ProfileRow row;
+  row.gemm = 0;
+  row.trace_step_us = 30.0;
+  const ProfileTotals t = profile_totals(w, {row});
+  ASSERT_TRUE(t.other_kernels_us);
+  EXPECT_DOUBLE_EQ(*t.all_kernels_us, 100.0);
+  EXPECT_DOUBLE_EQ(*t.other_kernels_us, 65.0);  // softmax and the elementwise kernel, not the two GEMM ops'
+  DeviceContext d;
+  d.gpu_name = "NVIDIA H100 80GB HBM3";
+  d.sm_count = 132;
+  EXPECT_EQ(trace_gpu_match(w, d), GpuMatch::kSame);
+  d.sm_count = 114;  // an H100 PCIe would say another name too; a MIG slice says fewer SMs
+  EXPECT_EQ(trace_gpu_match(w, d), GpuMatch::kOther);
+  d.gpu_name = "NVIDIA H200";
+  d.sm_count = 132;
+  EXPECT_EQ(trace_gpu_match(w, d), GpuMatch::kOther);
+  // No deviceProperties, no kernels: nothing to say.
+  const Workload bare = parse(Json::array({op("aten::mm", 0, 10, 1, {{64, 64}, {64, 64}}, {{64, 1}, {64, 1}}, kBf16x2)}));
+  EXPECT_EQ(trace_gpu_match(bare, d), GpuMatch::kUnknown);
+  EXPECT_FALSE(bare.all_kernels_us);
+  EXPECT_FALSE(profile_totals(bare, {}).other_kernels_us);
 }
 
 TEST(TraceImport, MissingStridesAreReadAsContiguousWithANote) {

@@ -1,0 +1,247 @@
+// explain's precision control: which dtypes a GEMM is measured in, how a faster precision enters the
+// verdict (an fp32 GEMM's cause; a bf16 GEMM's fp8 a fix only), its words with the measured error,
+// and the command reading a store that holds an fp32 GEMM and its bf16 twin (no GPU).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_util.hpp"
+#include "core/backend_kind.hpp"
+#include "device/device.hpp"
+#include "measure/precision_error.hpp"
+#include "model/explain.hpp"
+#include "report/explain_report.hpp"
+#include "store/store.hpp"
+#include "stored_points.hpp"
+#include "views/explain.hpp"
+
+namespace shapescope {
+namespace {
+
+Problem square(int64_t n, DType dtype, Layout layout = Layout::kNN) {
+  Problem p;
+  p.m = p.n = p.k = p.lda = p.ldb = p.ldc = n;
+  p.dtype = dtype;
+  p.layout = layout;
+  return p;
+}
+
+const ModelGpu& h200() {
+  static const ModelGpu gpu = model_gpu(*find_profile("h200"));
+  return gpu;
+}
+
+ExplainPoint timed(Role role, const std::string& label, const Problem& p, double time_us, const std::string& why = "") {
+  ExplainPoint x;
+  x.role = role;
+  x.label = label;
+  x.candidate.value = p.n;
+  x.candidate.why = why;
+  x.candidate.problem = p;
+  x.time_us = time_us;
+  x.kernel = "k_" + label;
+  x.annotation.alignment = alignment_of(p);
+  x.annotation.roofline = roofline_of(p, h200(), time_us);
+  x.annotation.waves = waves_of(97, 100);
+  x.annotation.grid = tile_grid(p.m, p.n, 1, 128, 128);
+  return x;
+}
+
+// The target in another dtype, with its measured error.
+ExplainPoint precision(const ExplainPoint& target, DType dtype, double time_us, double relative) {
+  Problem p = target.candidate.problem;
+  p.dtype = dtype;
+  ExplainPoint x = timed(Role::kPrecision, std::string(to_string(dtype)), p, time_us);
+  NumericalError e;
+  e.dtype = dtype;
+  e.problem = p;
+  e.relative = relative;
+  e.max_abs = relative * 40;
+  e.reference_max = 300;
+  x.error = e;
+  return x;
+}
+
+TEST(ExplainPrecision, TheDtypesEachGemmIsMeasuredIn) {
+  using V = std::vector<DType>;
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kFp32), 90), (V{DType::kTf32, DType::kBf16, DType::kFp16}));
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kTf32), 80), (V{DType::kBf16, DType::kFp16}));
+  // A Turing GPU has fp16 tensor cores only.
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kFp32), 75), (V{DType::kFp16}));
+  // fp8 where the GPU has it (8.9+) and for the one layout cuBLASLt's fp8 takes.
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNT), 90), (V{DType::kFp8}));
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kFp16, Layout::kNT), 89), (V{DType::kFp8}));
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNT), 80), V{});
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNN), 90), V{});
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kFp8, Layout::kNT), 90), V{});
+  const Problem grouped = grouped_problem({square(512, DType::kFp32), square(512, DType::kFp32)});
+  EXPECT_EQ(precision_dtypes(grouped, 90), V{});
+  EXPECT_TRUE(precision_is_cause(DType::kFp32));
+  EXPECT_TRUE(precision_is_cause(DType::kTf32));
+  EXPECT_FALSE(precision_is_cause(DType::kBf16));
+}
+
+TEST(ExplainPrecision, AnFp32GemmIsSlowerThanItsBf16Twin) {
+  const Problem p = square(4096, DType::kFp32);
+  std::vector<ExplainPoint> points = {timed(Role::kTarget, "4096", p, 2500.0),
+                                      timed(Role::kNeighbour, "4095", square(4095, DType::kFp32), 2600.0, "n-1")};
+  points.push_back(precision(points[0], DType::kTf32, 330.0, 4.6e-4));
+  points.push_back(precision(points[0], DType::kBf16, 170.0, 4.1e-3));
+  points.push_back(precision(points[0], DType::kFp16, 172.0, 5.1e-4));
+  const Explanation e = explain(points);
+  EXPECT_EQ(e.verdict.kind, VerdictKind::kSlower);
+  ASSERT_EQ(e.verdict.against, 3u);  // bf16, the fastest
+  EXPECT_NEAR(e.verdict.time_ratio, 2500.0 / 170, 1e-9);
+  EXPECT_NEAR(e.verdict.gap_us, 2330.0, 1e-9);
+  ASSERT_EQ(e.effects.size(), 1u);
+  EXPECT_EQ(e.effects[0].kind, EffectKind::kPrecision);
+  EXPECT_TRUE(e.effects[0].measured);
+  EXPECT_NEAR(e.effects[0].cost_us, 2330.0, 1e-9);
+  // A fix per faster precision, the fastest first; each halves (or keeps) the operand memory.
+  ASSERT_EQ(e.fixes.size(), 3u);
+  EXPECT_EQ(e.fixes[0].kind, FixKind::kPrecision);
+  EXPECT_EQ(e.fixes[0].point, 3u);
+  EXPECT_EQ(e.fixes[1].point, 4u);
+  EXPECT_EQ(e.fixes[2].point, 2u);
+  EXPECT_NEAR(e.fixes[0].extra_bytes, -0.5, 1e-9);
+  EXPECT_NEAR(e.fixes[2].extra_bytes, 0.0, 1e-9);  // tf32 keeps fp32 operands
+}
+
+// The same-precision controls take their part first; precision takes what the best of them leaves.
+TEST(ExplainPrecision, PrecisionTakesWhatTheSamePrecisionLeaves) {
+  Problem p = square(1793, DType::kFp32);
+  std::vector<ExplainPoint> points = {timed(Role::kTarget, "1793", p, 600.0)};
+  points.push_back(timed(Role::kAligned16, "lda 1796", aligned_layout(p, 16), 300.0));
+  points.push_back(precision(points[0], DType::kBf16, 100.0, 4e-3));
+  const Explanation e = explain(points);
+  EXPECT_EQ(e.verdict.kind, VerdictKind::kSlower);
+  EXPECT_EQ(e.verdict.against, 2u);
+  ASSERT_EQ(e.effects.size(), 2u);
+  EXPECT_EQ(e.effects[0].kind, EffectKind::kAlignment16);
+  EXPECT_NEAR(e.effects[0].cost_us, 300.0, 1e-9);
+  EXPECT_EQ(e.effects[1].kind, EffectKind::kPrecision);
+  EXPECT_NEAR(e.effects[1].cost_us, 200.0, 1e-9);
+  EXPECT_NEAR(e.effects[0].cost_us + e.effects[1].cost_us, e.verdict.gap_us, 1e-9);  // they add up to the gap
+}
+
+// The error of a GEMM too large for the budget is measured on fewer rows and columns, never a shorter K.
+TEST(ExplainPrecision, ErrorOfALargeGemmOnFewerRowsSameK) {
+  Problem p = square(4096, DType::kFp32, Layout::kTN);
+  p.batch = 8;
+  p.lda = 4100;
+  p.off_a = p.off_b = 3;
+  EXPECT_TRUE(numerical_error_problem(p, int64_t(1) << 40) == p);  // it fits: itself
+  const int64_t budget = 256ll << 20;
+  const Problem q = numerical_error_problem(p, budget);
+  EXPECT_LE(numerical_error_bytes(q), budget);
+  EXPECT_EQ(q.k, 4096);
+  EXPECT_EQ(q.batch, 1);
+  EXPECT_LT(q.m, 4096);
+  EXPECT_EQ(q.lda, q.m);  // packed (A stored K x M)
+  EXPECT_EQ(q.off_a, 0);
+  EXPECT_EQ(q.layout, Layout::kTN);
+  EXPECT_EQ(q.dtype, DType::kFp32);
+  // Halving from 4096 along the larger side keeps M and N within a factor of two.
+  EXPECT_LE(std::max(q.m, q.n), 2 * std::min(q.m, q.n));
+}
+
+// A precision within the noise of the target is no cause and no fix.
+TEST(ExplainPrecision, NoGainNoCause) {
+  const Problem p = square(64, DType::kFp32);
+  std::vector<ExplainPoint> points = {timed(Role::kTarget, "64", p, 5.0),
+                                      timed(Role::kNeighbour, "63", square(63, DType::kFp32), 5.1, "n-1")};
+  points.push_back(precision(points[0], DType::kBf16, 4.9, 4e-3));
+  const Explanation e = explain(points);
+  for (const Effect& x : e.effects) EXPECT_NE(x.kind, EffectKind::kPrecision);
+  for (const Fix& f : e.fixes) EXPECT_NE(f.kind, FixKind::kPrecision);
+}
+
+// A bf16 GEMM is where mixed precision puts it: fp8 is a fix, listed after the ones that keep the
+// numbers, never the verdict's cause.
+TEST(ExplainPrecision, Fp8IsAFixOfABf16GemmNotItsCause) {
+  const Problem p = square(4096, DType::kBf16, Layout::kNT);
+  std::vector<ExplainPoint> points = {timed(Role::kTarget, "4096", p, 174.0),
+                                      timed(Role::kNeighbour, "4095", square(4095, DType::kBf16, Layout::kNT), 900.0, "n-1")};
+  points.push_back(timed(Role::kAlternative, "h3", p, 150.0));
+  points.push_back(precision(points[0], DType::kFp8, 110.0, 6e-2));
+  const Explanation e = explain(points);
+  EXPECT_EQ(e.verdict.kind, VerdictKind::kSlower);
+  EXPECT_EQ(e.verdict.against, 2u);  // the alternative: the same numbers
+  for (const Effect& x : e.effects) EXPECT_NE(x.kind, EffectKind::kPrecision);
+  ASSERT_EQ(e.fixes.size(), 2u);
+  EXPECT_EQ(e.fixes[0].kind, FixKind::kAlgorithm);
+  EXPECT_EQ(e.fixes[1].kind, FixKind::kPrecision);
+  EXPECT_NEAR(e.fixes[1].speedup, 174.0 / 110, 1e-9);
+}
+
+// The report words the verdict with the error, and lists every precision with its error.
+TEST(ExplainPrecision, TheVerdictNamesPrecisionWithItsError) {
+  const Problem p = square(4096, DType::kFp32);
+  ExplainReport r;
+  r.shape = "4096";
+  r.mode = "measured";
+  r.points = {timed(Role::kTarget, "4096", p, 2500.0)};
+  NumericalError own;
+  own.dtype = DType::kFp32;
+  own.problem = p;
+  own.relative = 2.3e-7;
+  r.points[0].error = own;
+  r.points.push_back(precision(r.points[0], DType::kBf16, 156.0, 4.1e-3));
+  r.points.push_back(precision(r.points[0], DType::kTf32, 310.0, 4.6e-4));
+  r.points.back().error.reset();  // not measured
+  r.stored.resize(r.points.size());
+  r.explanation = explain(r.points);
+  EXPECT_EQ(explain_verdict_line(r).rfind("4096 runs in fp32: the same GEMM in bf16 takes 0.062x the time, relative "
+                                          "error 4.1e-3: precision (100 % of the gap)",
+                                          0),
+            0u)
+      << explain_verdict_line(r);
+  EXPECT_EQ(explain_fix_line(r), "run it in bf16: 2500.0 us -> 156.0 us, 16x faster, -50 % operand memory, relative "
+                                 "error 4.1e-3");
+  std::ostringstream text;
+  write_explain_text(text, r);
+  EXPECT_NE(text.str().find("fp32 (target)"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("2.3e-7"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("or:  run it in tf32: 2500.0 us -> 310.0 us, 8.1x faster, +0 % operand memory, its error "
+                            "not measured"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("where fp32's own is 2.3e-7"), std::string::npos) << text.str();
+  std::ostringstream json;
+  write_explain_json(json, r);
+  EXPECT_NE(json.str().find("\"relative\": 0.0041"), std::string::npos) << json.str();
+}
+
+// --- the command without a GPU, on a store holding an fp32 GEMM, a neighbour and its bf16 twin ---
+
+TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: explain would measure instead of reading the store";
+  const std::string db = ::testing::TempDir() + "shapescope_precision_" + std::to_string(getpid()) + ".db";
+  std::filesystem::remove(db);
+  {
+    Store store(db);
+    save(store, square(2048, DType::kFp32), "cublas", 330.0);
+    save(store, square(2047, DType::kFp32), "cublas", 340.0);
+    save(store, square(2048, DType::kBf16), "cublas", 25.0);
+  }
+  const CliRun r = run("explain 2048 --dtype fp32 --db " + db);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("2048 runs in fp32: the same GEMM in bf16 takes 0.076x the time, its error not measured (no "
+                        "GPU here): precision",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("tf32: not measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fix: run it in bf16"), std::string::npos) << r.out;
+  // --no-precision: the same store, no precision control.
+  const CliRun without = run("explain 2048 --dtype fp32 --no-precision --db " + db);
+  EXPECT_EQ(without.code, 0) << without.err;
+  EXPECT_EQ(without.out.find("bf16"), std::string::npos) << without.out;
+  std::filesystem::remove(db);
+}
+
+}  // namespace
+}  // namespace shapescope
