@@ -18,13 +18,7 @@ W="$OUT/work"
 mkdir -p "$W"
 here=$(dirname "$0")
 
-timed() {  # timed NAME CMD...: stdout to NAME.out, stderr to NAME.err, "rc=N seconds" to NAME.time
-  local name=$1; shift
-  local t0=$EPOCHREALTIME
-  "$@" > "$W/$name.out" 2> "$W/$name.err"
-  local rc=$?
-  echo "rc=$rc $(python3 -c "print(round($EPOCHREALTIME - $t0, 2))")" > "$W/$name.time"
-}
+. "$(dirname "$0")/../timed.sh"
 
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit,temperature.gpu --format=csv

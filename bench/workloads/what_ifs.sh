@@ -9,13 +9,7 @@ BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
 W="$OUT/what_ifs"
 mkdir -p "$W"
-timed() {  # timed NAME CMD...: stdout to NAME.out, stderr to NAME.err, "rc=N seconds" to NAME.time
-  local name=$1; shift
-  local t0=$EPOCHREALTIME
-  "$@" > "$W/$name.out" 2> "$W/$name.err"
-  local rc=$?
-  echo "rc=$rc $(python3 -c "print(round($EPOCHREALTIME - $t0, 2))")" > "$W/$name.time"
-}
+. "$(dirname "$0")/../timed.sh"
 python3 scripts/record_trace.py --model gpt2 --batch 12 --seq 1024 --out "$W/gpt2.json" > "$W/record-gpt2.txt" 2>&1
 python3 scripts/record_trace.py --model gpt2 --vocab 50264 --batch 12 --seq 1024 --out "$W/gpt2-50264.json" \
   > "$W/record-gpt2-50264.txt" 2>&1

@@ -28,27 +28,42 @@ std::vector<size_t> pass_sequence(const std::vector<size_t>& order) {
   return sequence;
 }
 
+namespace {
+
+// Per call of a pass: the values added up and counted; a call with an unusable value has no mean.
+struct PerCall {
+  std::vector<double> sum;
+  std::vector<int> count;
+  std::vector<bool> broken;
+  explicit PerCall(size_t calls) : sum(calls, 0), count(calls, 0), broken(calls, false) {}
+  void add(size_t c, double value, bool usable) {
+    if (!usable) broken[c] = true;
+    sum[c] += value;
+    ++count[c];
+  }
+  std::vector<std::optional<double>> means() const {
+    std::vector<std::optional<double>> out(sum.size());
+    for (size_t c = 0; c < sum.size(); ++c)
+      if (count[c] > 0 && !broken[c]) out[c] = sum[c] / count[c];
+    return out;
+  }
+};
+
+}  // namespace
+
 std::vector<std::optional<double>> pass_ratios(const std::vector<size_t>& sequence, const std::vector<double>& us,
                                                size_t calls) {
-  std::vector<std::optional<double>> out(calls);
-  if (sequence.size() != us.size()) return out;
-  std::vector<double> sum(calls, 0);
-  std::vector<int> count(calls, 0);
-  std::vector<bool> broken(calls, false);
+  if (sequence.size() != us.size()) return std::vector<std::optional<double>>(calls);
+  PerCall ratios(calls);
   for (size_t s = 1; s + 1 < sequence.size(); ++s) {
     const size_t c = sequence[s];
     if (c == 0 || c >= calls) continue;
     const double reference = (us[s - 1] + us[s + 1]) / 2;
-    if (sequence[s - 1] != 0 || sequence[s + 1] != 0 || reference <= 0 || us[s] <= 0) {
-      broken[c] = true;
-      continue;
-    }
-    sum[c] += us[s] / reference;
-    ++count[c];
+    const bool usable = sequence[s - 1] == 0 && sequence[s + 1] == 0 && reference > 0 && us[s] > 0;
+    ratios.add(c, usable ? us[s] / reference : 0, usable);
   }
+  std::vector<std::optional<double>> out = ratios.means();
   if (calls > 0) out[0] = 1.0;
-  for (size_t c = 1; c < calls; ++c)
-    if (count[c] > 0 && !broken[c]) out[c] = sum[c] / count[c];
   return out;
 }
 
@@ -89,21 +104,11 @@ bool sums_done(const std::vector<std::vector<double>>& sums, const PairedRule& r
 
 std::vector<std::optional<double>> pass_means(const std::vector<size_t>& sequence, const std::vector<double>& us,
                                               size_t calls) {
-  std::vector<std::optional<double>> out(calls);
-  if (sequence.size() != us.size()) return out;
-  std::vector<double> sum(calls, 0);
-  std::vector<int> count(calls, 0);
-  std::vector<bool> broken(calls, false);
-  for (size_t s = 0; s < sequence.size(); ++s) {
-    const size_t c = sequence[s];
-    if (c >= calls) continue;
-    if (us[s] <= 0) broken[c] = true;
-    sum[c] += us[s];
-    ++count[c];
-  }
-  for (size_t c = 0; c < calls; ++c)
-    if (count[c] > 0 && !broken[c]) out[c] = sum[c] / count[c];
-  return out;
+  if (sequence.size() != us.size()) return std::vector<std::optional<double>>(calls);
+  PerCall times(calls);
+  for (size_t s = 0; s < sequence.size(); ++s)
+    if (sequence[s] < calls) times.add(sequence[s], us[s], us[s] > 0);
+  return times.means();
 }
 
 std::optional<double> sum_ratio(const SumRatio& sum, const std::vector<std::optional<double>>& means) {
