@@ -399,11 +399,10 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
 
 ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile, const Problem& target,
                             const std::string& why_not_store) {
-  const auto tile = parse_tile(o.tile);
-  if (o.tile.empty())
+  const auto& tile = o.tile;
+  if (!tile)
     throw usage_error(fmt::format("--tile: needed for a model prediction on {} ({}); e.g. --tile 256x128",
                                   profile.key, why_not_store));
-  if (!tile) throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.tile));
   const ModelGpu gpu = model_gpu(profile);
   ExplainReport report;
   report.shape = o.shape;
@@ -439,7 +438,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
   std::string why_not;
   if (!std::filesystem::exists(o.db)) {
     why_not = fmt::format("no store '{}'", o.db);
-  } else if (!o.tile.empty()) {
+  } else if (o.tile) {
     why_not = "--tile given";
   } else {
     Store store(o.db, Store::Access::kReadOnly);

@@ -161,7 +161,7 @@ TEST(ReportView, RegretRowsAreTheHeuristicsFirstChoiceAgainstTheFastestAlgorithm
 TEST(ReportView, OurKernelsAgainstCublasOnTheSameShapes) {
   ReportRequest request;
   request.db = kLadder;
-  request.filter.layout = "nn";
+  request.filter.layout = Layout::kNN;
   const ReportView v = report_view(request);
   ASSERT_FALSE(v.ours.empty());
   EXPECT_FALSE(v.axis.has_value());  // squares and other shapes: no one swept size
