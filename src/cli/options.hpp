@@ -13,7 +13,7 @@
 
 #include "core/problem.hpp"
 #include "core/states.hpp"
-#include "model/pad.hpp"
+#include "model/model_config.hpp"
 #include "model/workload.hpp"
 #include "timing/measure_options.hpp"
 
