@@ -32,9 +32,12 @@ void expect_refused(const std::string& args, ExitCode code, const std::vector<st
 }
 
 TEST(Cli, HelpAndUsage) {
-  EXPECT_EQ(run("--help").code, 0);
+  const CliRun help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("\nUsage: shapescope [OPTIONS] SUBCOMMAND\n"), std::string::npos) << help.out;
   const CliRun sweep_help = run("sweep --help");
   EXPECT_EQ(sweep_help.code, 0);
+  EXPECT_NE(sweep_help.out.find("\nUsage: shapescope sweep [OPTIONS]\n"), std::string::npos) << sweep_help.out;
   EXPECT_NE(sweep_help.out.find("Examples:"), std::string::npos);
   expect_refused("", ExitCode::kUsage, {"subcommand"});
   expect_refused("sweep --n 64 --bogus", ExitCode::kUsage, {"--bogus"});
