@@ -40,7 +40,7 @@ void run_export(const ExportOptions& o) {
   OutputFile out(o.out, "--out");
   write_points(out.stream(), *format, s.points, s.annotations, names);
   out.commit();
-  fmt::print(stderr, "export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
+  fmt::print("export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
 }
 
 }  // namespace

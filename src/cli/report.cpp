@@ -57,7 +57,8 @@ void run_report(ReportOptions o) {
   OutputFile out(o.out, "--out");
   write_html_report(out.stream(), view, html);
   out.commit();
-  fmt::print(stderr, "report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
+  // What was written goes to stdout, as plot and merge say it (with --out - the page is stdout).
+  fmt::print("report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
 }
 
 }  // namespace
