@@ -85,7 +85,18 @@ std::vector<std::vector<std::string>> evidence_rows(const ExplainReport& report)
                                             t.tflops().value_or(0), peak_phrase(a))});
   }
   if (!t.kernel.empty()) {
-    evidence.push_back({"kernel", fmt::format("{}: {}", t.kernel, describe(a.parsed))});
+    // The name spells the tile in the kernel's own frame (a library kernel's is column-major: its M is
+    // the user's N); where the tile grid line (the user's frame) reads it the other way round, this
+    // line says which frame it is in.
+    const KernelTile& named = a.parsed;
+    const bool transposed = named.known && a.grid.tiles > 0 && named.tile_m != named.tile_n &&
+                            named.tile_m == a.grid.tile_n && named.tile_n == a.grid.tile_m;
+    std::string text = describe(named);
+    const std::string tile = fmt::format("tile {}x{}", named.tile_m, named.tile_n);
+    if (transposed && text.rfind(tile, 0) == 0)
+      text.insert(tile.size(), fmt::format(" as named, in the kernel's own frame ({}x{} along M x N)", a.grid.tile_m,
+                                           a.grid.tile_n));
+    evidence.push_back({"kernel", fmt::format("{}: {}", t.kernel, text)});
   } else if (report.mode != "model") {
     evidence.push_back({"kernel", "not recorded"});
   }
@@ -367,6 +378,22 @@ std::string fixed_cell(const ExplainReport& r, size_t library) {
   return "-";
 }
 
+// The points not measured, one line per reason (a layout our fixed kernel does not run skips every
+// one of its points for the same reason): the reasons in the order they first come, each with its
+// points.
+std::vector<std::pair<std::string, std::string>> not_measured_by_reason(const ExplainReport& r) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const NotMeasured& m : r.missing) {
+    auto line = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == m.why; });
+    if (line == lines.end()) {
+      lines.emplace_back(m.why, m.what);
+    } else {
+      line->second += ", " + m.what;
+    }
+  }
+  return lines;
+}
+
 std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
   const ExplainPoint& t = r.points.front();
   const bool fixed = has_fixed_kernel(r);
@@ -455,7 +482,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
   write_columns(out, neighbour_rows(report), "  ");
-  for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";
+  for (const auto& [why, what] : not_measured_by_reason(report)) out << "  not measured (" << why << "): " << what << "\n";
   for (const std::string& line : cannot_tell_lines(report)) out << line << "\n";
   out << "\nfix: " << explain_fix_line(report) << "\n";
   for (size_t i = 1; i < e.fixes.size(); ++i) out << "or:  " << fix_line(report, e.fixes[i]) << "\n";
@@ -508,7 +535,9 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
                      {"time_us", f.time_us}, {"speedup", f.speedup}, {"extra_flops", f.extra_flops},
                      {"extra_bytes", f.extra_bytes}});
   doc["fixes"] = fixes;
-  doc["not_measured"] = report.missing;
+  Json not_measured = Json::array();
+  for (const NotMeasured& m : report.missing) not_measured.push_back(m.what + ": " + m.why);
+  doc["not_measured"] = not_measured;
   if (report.paired)
     doc["paired"] = {{"text", paired_line(*report.paired)}, {"passes", report.paired->passes - report.paired->warmup_passes},
                      {"seconds", report.paired->seconds}, {"clock_low_mhz", report.paired->clock_low_mhz},

@@ -77,14 +77,14 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target) {
 // Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
 // size) are listed as not measured, with the planner's reason.
 std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                                       const Annotation& target_annotation, std::vector<std::string>& missing) {
+                                       const Annotation& target_annotation, std::vector<NotMeasured>& missing) {
   std::vector<Candidate> planned;
   for (Candidate c : neighbours(target, shape.square, target_annotation)) {
     try {
       c.problem = plan_one(o, c.problem.m, c.problem.n, c.problem.k);
       planned.push_back(std::move(c));
     } catch (const Error& e) {
-      missing.push_back(fmt::format("{} ({}): {}", c.value, c.why, e.what()));
+      missing.push_back({fmt::format("{} ({})", c.value, c.why), e.what()});
     }
   }
   return planned;
@@ -226,8 +226,11 @@ class ReportBuilder {
       const Wanted& w = wanted_[i];
       const StoredPoint* s = g_.find(w.candidate.problem, w.backend, w.algo);
       if (!s) {
-        if (w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32)
-          report.missing.push_back(fmt::format("{}{}: not measured", w.label, w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"));
+        // Measuring, a point missing here was skipped by measure(), which said why (measure_into).
+        const bool listed = w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32;
+        if (listed && report.mode == "store")
+          report.missing.push_back({w.label + (w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"),
+                                    "the store has no point of it"});
         continue;
       }
       index_of[i] = found.size();
@@ -305,7 +308,12 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   const MeasureOutcome got = measure(r, device, store, progress, interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& why : got.skipped) report.missing.push_back(why);
+  // measure()'s skip lines read "BACKEND ALGO SHAPE DTYPE: why".
+  for (const std::string& line : got.skipped) {
+    const size_t colon = line.find(": ");
+    report.missing.push_back(colon == std::string::npos ? NotMeasured{line, "skipped"}
+                                                        : NotMeasured{line.substr(0, colon), line.substr(colon + 2)});
+  }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   total.measured += got.measured;
   total.reused += got.reused;
@@ -502,8 +510,10 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
            p.key.algo == algo_of(o.backend) && p.key.problem == target;
   });
   if (anchor == pool.end())
-    throw Error(ExitCode::kNoGpu, "explain: cannot measure " + (report.missing.empty() ? describe_problem(target, o.backend)
-                                                                                      : report.missing.front()));
+    throw Error(ExitCode::kNoGpu, "explain: cannot measure " +
+                                      (report.missing.empty() ? describe_problem(target, o.backend)
+                                                              : report.missing.front().what + ": " +
+                                                                    report.missing.front().why));
   const StoredPoint anchor_point = *anchor;
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
   Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),

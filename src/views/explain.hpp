@@ -37,13 +37,19 @@ struct ExplainRequest {
   double pair_seconds = PairedRule{}.max_seconds;
 };
 
+// A point the explanation wanted and has no measurement of, and why.
+struct NotMeasured {
+  std::string what;  // "1793 (n+1)", "custom 05_wgmma_tma:128x256:dp 2047x2048x2048 bf16"
+  std::string why;   // "the store has no point of it", the planner's or the measurement's reason
+};
+
 struct ExplainReport {
   std::string shape;                 // as the user gave it
   std::string mode;                  // "measured", "store", "model"
   std::string source;                // one line: where the numbers come from
   std::vector<ExplainPoint> points;  // [0] is the target
   std::vector<std::optional<StoredPoint>> stored;  // the measured point behind each (none for predictions)
-  std::vector<std::string> missing;  // neighbours and controls without a measurement, with why
+  std::vector<NotMeasured> missing;  // neighbours and controls without a measurement, with why
   std::string fixed_kernel;          // the variant of the fixed-kernel control ("" when none runs here)
   double wall_s = 0;                 // measured mode: the whole explain, measurement included
   std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from
