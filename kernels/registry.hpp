@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/problem.hpp"
 #include "kernels/tilings.hpp"
-#include "shape/problem.hpp"
 
 namespace shapescope::kernels {
 

@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
                "  shapescope merge all.db a.db b.db    several stores (shards, GPUs) into one\n"
                "Exit codes: 0 ok, 1 internal error, 2 bad option, 3 no usable GPU, 4 not enough GPU memory, 5 result\n"
                "store unusable, 6 an output could not be written (stdout, --out), 7 no gnuplot (plot, report),\n"
-               "130 interrupted (measured points are kept)."};
+               "130 interrupted (measured points are kept).",
+               "shapescope"};  // the name --help's usage lines start with
   app.set_version_flag("--version", version_text());
   // --help shows each option's default (subcommands inherit this).
   app.option_defaults()->always_capture_default();

@@ -7,8 +7,9 @@ could print other numbers than the result holds. The tables follow the CLI's wri
 the CLI's own output for the committed stores. What each result shows:
 
 - sweep, export: the whole points table;
-- profile: the whole output (source, numbers, ranked table, totals, the lists below it);
-- explain: the verdict, source, effects, heuristic regret, controls, neighbours, the not-measured
+- profile: the whole output (source, numbers, another GPU, what is outside every total, ranked
+  table, totals, what would make the step faster, the lists below it);
+- explain: the verdict, source, effects, heuristic regret, controls, precision, neighbours, the not-measured
   and cannot-tell lines and the fixes (not the target's evidence block);
 - a GPU comparison: the whole output;
 - pad: per step, its GEMM table and the recommendations (not the model block or the candidates,
@@ -68,6 +69,21 @@ def us_or_ms(us):
 
 def percent(fraction, decimals):
     return f"{fraction * 100:.{decimals}f} %"
+
+
+def signed_percent(fraction):
+    p = fraction * 100
+    return f"{p:+.3f} %" if abs(p) < 0.1 and p != 0 else f"{p:+.2f} %"
+
+
+def scientific(value):
+    """"4.1e-3": an error that spans decades, the exponent without its padding."""
+    if not finite(value):
+        return "-"
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def us_text(value):
@@ -232,7 +248,9 @@ def profile_blocks(r):
         rows.append(cells)
     right = [True] * len(header)
     right[1] = right[2] = right[-2] = right[-1] = False
-    blocks = [head, r.numbers, "", Table(rows, right), "", r.total_text]
+    blocks = [head, r.numbers] + [line for line in (r.other_gpu, r.outside) if line is not None]
+    blocks += ["", Table(rows, right), "", r.total_text]
+    blocks += what_if_blocks(r)
     for g in r.gemms:
         if g.grouped_call_us is not None and g.per_group_loop_us is not None:
             blocks.append(f"grouped {gemm_cell(g)}: one cublasGemmGroupedBatchedEx call {fixed(g.grouped_call_us, 1)} "
@@ -252,6 +270,38 @@ def profile_blocks(r):
                       "not in the totals above")
     blocks += [f"note: {n}" for n in r.notes or []]
     blocks += [f"skipped: {s}" for s in r.skipped or []]
+    return blocks
+
+
+def what_if_saving_cell(w, step_us):
+    text = f"{us_or_ms(w.saving_us)} ({percent(w.saving_us / step_us, 1)})"
+    if w.paired:
+        text += f" [{us_or_ms(w.saving_low_us)}..{us_or_ms(w.saving_high_us)}]"
+    return text
+
+
+def what_if_blocks(r):
+    """print_what_ifs: measured on a GPU only, the what-ifs ranked by their saving per step."""
+    w = r.what_ifs
+    if r.mode != "measured" or w is None:
+        return []
+    ranked = w.ranked or []
+    if not ranked or not w.step_us or w.step_us <= 0:
+        return ["", "what would make this step faster: no change measured here saves more than 2 % of a GEMM "
+                "(explain's fixes, paired)"]
+    rows = [["rank", "kind", "calls/step", "now", "after", "saving/step [95 %]", "change"]]
+    for i, x in enumerate(ranked, 1):
+        rows.append([str(i), x.kind, fixed(x.calls_per_step, 0), us_or_ms(x.now_us), us_or_ms(x.after_us),
+                     what_if_saving_cell(x, w.step_us), x.change])
+    blocks = ["", "what would make this step faster (measured: explain's fixes in its paired passes, the saving per "
+              "step = calls x time x (1 - the paired ratio) [95 % interval]):",
+              Table(rows, [True, False, True, True, True, False, False]),
+              f"the step's GEMM time: {us_or_ms(w.step_us)} now, {us_or_ms(w.with_all_us)} with each GEMM's best "
+              f"change ({signed_percent(w.with_all_us / w.step_us - 1)}; added over distinct GEMMs, each measured "
+              "against its own GEMM)"]
+    not_paired = sum(1 for x in ranked if not x.paired)
+    if not_paired:
+        blocks.append(f"{not_paired} of them not paired (the points' own medians)")
     return blocks
 
 
@@ -303,7 +353,7 @@ def explain_blocks(r):
     if paired:
         controls[0].insert(-1, "time / target (95 %)")
     for p in points:
-        if p.role in ("target", "neighbour", "fixed kernel"):
+        if p.role in ("target", "neighbour", "fixed kernel", "precision"):
             continue
         gemm = p.role not in ("copy", "launch floor")
         tf = point_tflops(p)
@@ -314,6 +364,25 @@ def explain_blocks(r):
         controls.append(row)
     if len(controls) > 1:
         blocks += ["", "controls (the same GEMM with one thing changed)", Table(controls, indent="  ")]
+    if any(p.role == "precision" for p in points):
+        rows = [["dtype", "time [us]", "TFLOP/s", "vs target", "rel. error", "max abs error", "kernel"]]
+        if paired:
+            rows[0].insert(4, "time / target (95 %)")
+        for p in points:
+            if p.role not in ("target", "precision"):
+                continue
+            tf = point_tflops(p)
+            dtype = p.point.dtype if p.point is not None and p.point.dtype else ""
+            row = [dtype + (" (target)" if p.role == "target" else ""), time_cell(p), f"{tf:.1f}" if tf else "-",
+                   f"{t.time_us / p.time_us:.2f}x" if p.time_us and t.time_us else "-",
+                   scientific(p.error.relative) if p.error is not None else "-",
+                   scientific(p.error.max_abs) if p.error is not None else "-",
+                   (p.point.kernel if p.point is not None else None) or "-"]
+            if paired:
+                row.insert(4, paired_cell(p))
+            rows.append(row)
+        blocks += ["", "precision (the same GEMM in another dtype; error: its output against an fp64 reference of "
+                   "the same random inputs)", Table(rows, indent="  ")]
     fixed_measured = any(p.role == "fixed kernel" for p in points)
     header = ["size", "why", "time [us]", "TFLOP/s", "per FLOP", "16B", "tile", "tiles", "waves (eff)",
               "fixed [us]" if fixed_measured else "", "kernel"]
@@ -340,7 +409,10 @@ def explain_blocks(r):
         rows.append(row)
     blocks += ["", "neighbours" + (f" (fixed: our {r.fixed_kernel})" if fixed_measured else ""),
                Table(rows, indent="  ")]
-    blocks += [f"  not measured: {why}" for why in r.not_measured or []]
+    reasons = {}  # one line per reason, in the order they come, as the CLI writes them
+    for m in r.not_measured or []:
+        reasons[m.why] = reasons[m.why] + ", " + m.what if m.why in reasons else m.what
+    blocks += [f"  not measured ({why}): {what}" for why, what in reasons.items()]
     for p in points:
         q = p.paired
         if q is None or p.role in ("target", "launch floor", "copy") or q.verdict != "cannot tell" or q.ratio >= 1:

@@ -279,6 +279,18 @@ class PairedRatio(Record):
 
 
 @dataclasses.dataclass
+class NumericalError(Record):
+    """A precision control's output against an fp64 reference of the same random inputs."""
+    dtype: Optional[str] = None
+    relative: Optional[float] = None        # normwise relative error
+    max_abs: Optional[float] = None
+    reference_max: Optional[float] = None   # the reference output's largest magnitude
+    non_finite: Optional[int] = None        # elements that overflowed (inf or NaN)
+    elements: Optional[int] = None
+    measured_at: Optional[str] = None       # the shape the error was measured at
+
+
+@dataclasses.dataclass
 class ExplainPoint(Record):
     index: Optional[int] = None
     role: Optional[str] = None
@@ -288,6 +300,7 @@ class ExplainPoint(Record):
     of: Optional[int] = None
     supports: Optional[List[str]] = None
     point: Optional[Point] = None
+    error: Optional[NumericalError] = None  # a precision control's (or the target's) error against fp64
     paired: Optional[PairedRatio] = None
 
     @property
@@ -322,6 +335,13 @@ class PairedRun(Record):
     min_effect: Optional[float] = None
 
 
+@dataclasses.dataclass
+class NotMeasured(Record):
+    """A point of an explanation with no measurement: what, and why."""
+    what: Optional[str] = None
+    why: Optional[str] = None
+
+
 @dataclasses.dataclass(repr=False)
 class ExplainResult(_Result, Record):
     """`explain SHAPE --json`: the verdict, the effects that add up to the gap, every point (target,
@@ -336,7 +356,7 @@ class ExplainResult(_Result, Record):
     fixed_kernel: Optional[str] = None
     fixed_kernel_loss: Optional[float] = None
     fixes: Optional[List[Fix]] = None
-    not_measured: Optional[List[str]] = None
+    not_measured: Optional[List[NotMeasured]] = None
     paired: Optional[PairedRun] = None
     wall_s: Optional[float] = None
 
@@ -457,6 +477,8 @@ class ProfileTotals(Record):
     ratio: Optional[float] = None
     unmapped_ops: Optional[int] = None
     unmapped_trace_us: Optional[float] = None
+    trace_all_kernels_us: Optional[float] = None    # the trace's GPU kernels per step, of every op
+    trace_other_kernels_us: Optional[float] = None  # of them, the kernels of ops that are not GEMMs
 
 
 @dataclasses.dataclass
@@ -467,12 +489,41 @@ class UnmappedOp(Record):
     kernel_us: Optional[float] = None
 
 
+@dataclasses.dataclass
+class WhatIf(Record):
+    """One measured change to a GEMM of the step (explain's fix, or a grouped call as a loop) and
+    what it saves per step; saving_low_us/saving_high_us: the paired 95 % interval (None unpaired)."""
+    kind: Optional[str] = None
+    change: Optional[str] = None
+    calls_per_step: Optional[float] = None
+    now_us: Optional[float] = None
+    after_us: Optional[float] = None
+    saving_us: Optional[float] = None
+    saving_low_us: Optional[float] = None
+    saving_high_us: Optional[float] = None
+    paired: Optional[bool] = None
+
+
+@dataclasses.dataclass
+class WhatIfs(Record):
+    """What would make the step faster: the what-ifs ranked by their saving, the step's GEMM time now
+    and with each GEMM's best change."""
+    ranked: Optional[List[WhatIf]] = None
+    step_us: Optional[float] = None
+    with_all_us: Optional[float] = None
+
+
 @dataclasses.dataclass(repr=False)
 class ProfileResult(_Result, Record):
     """`profile --json`: every distinct GEMM of one step, ranked by its time per step, with the
     totals against the trace's own kernel time."""
     source: Optional[str] = None
     recorded_on: Optional[str] = None
+    recorded_on_sms: Optional[int] = None
+    measured_on: Optional[str] = None       # the GPU of the times: measured now, or the store's
+    gpu_match: Optional[str] = None         # the trace's GPU against measured_on
+    other_gpu: Optional[str] = None         # the line saying the trace ran on another GPU, if it did
+    outside: Optional[str] = None           # the line saying what of the trace is in no total
     steps: Optional[int] = None
     mode: Optional[str] = None
     numbers: Optional[str] = None
@@ -486,6 +537,7 @@ class ProfileResult(_Result, Record):
     notes: Optional[List[str]] = None
     skipped: Optional[List[str]] = None
     fused_note: Optional[str] = None
+    what_ifs: Optional[WhatIfs] = None      # measured on a GPU only
 
     def to_pandas(self):
         """One row per GEMM, ranked; a grouped call's problems as `groups` and the first problem's

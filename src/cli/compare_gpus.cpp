@@ -16,8 +16,6 @@ namespace shapescope {
 
 void explain_across_stores(const ExplainRequest& request, const std::vector<std::string>& dbs, const Problem& target,
                            const std::string& gpu, bool json) {
-  for (const std::string& db : dbs) check_db_option(db);
-  check_given_once(dbs, "--db");  // one store twice is one GPU, not two
   if (!gpu.empty())
     throw usage_error(fmt::format("--gpu: '{}' with several --db: the stores name their GPUs (one --db to predict for "
                                   "a GPU profile)", gpu));

@@ -39,7 +39,6 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
 
 void run_explain(const ExplainOptions& o) {
   const ShapeArg shape = parse_shape_option(o.request.shape);
-  check_db_option(o.request.db);
   const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
   if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt && kind != BackendKind::kCustom)
     throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
@@ -50,23 +49,20 @@ void run_explain(const ExplainOptions& o) {
       throw usage_error(fmt::format("--backend: '{}' selects {} variants; explain needs one (e.g. custom:{})", o.request.backend,
                                     variants.size(), variants.front()->key()));
   }
-  if (o.request.lt_algos < 1 || o.request.lt_algos > 64) throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.request.lt_algos));
-  if (o.request.lt_algos > 1 && kind != BackendKind::kCublasLt)
-    throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.request.lt_algos));
+  check_lt_algos_backend(o.request.lt_algos, kind == BackendKind::kCublasLt);
   ExplainRequest request = o.request;
   request.measure = measure_options(o.timing);
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
     throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
-  check_pair_seconds(o.request.pair_seconds);
   const GpuProfile* profile = nullptr;
   if (!o.gpu.empty()) {
     profile = find_profile(o.gpu);
     if (!profile) throw usage_error(fmt::format("--gpu: '{}' is not a known GPU profile ({})", o.gpu, profile_keys()));
   }
-  if (!o.request.tile.empty() && o.gpu.empty()) throw usage_error(fmt::format("--tile: '{}' needs --gpu NAME (a model prediction)", o.request.tile));
-  if (!o.request.tile.empty() && !parse_tile(o.request.tile))
-    throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.request.tile));
+  if (o.request.tile && o.gpu.empty())
+    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu NAME (a model prediction)", o.request.tile->first,
+                                  o.request.tile->second));
   const Problem target = plan_one(o.request, shape.m, shape.n, shape.k);
   check_fp8_backend(target.dtype, o.request.backend);
   if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
@@ -124,7 +120,7 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
   add_problem_options(cmd, o->request.plan);
   cmd->add_option("--backend", o->request.backend, "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
-  cmd->add_option("--lt-algos", o->request.lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
+  add_lt_algos_option(cmd, o->request.lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   add_timing_options(cmd, o->timing);
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },
                 "measure the size neighbours only: no fixed kernel, layout controls, copy, floor or alternatives");
@@ -132,16 +128,12 @@ void register_explain(CLI::App& app) {
                 "no precision controls (the same GEMM in tf32, bf16, fp16 or fp8, and their errors)");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (6x for a target of 1 ms or more)");
-  cmd->add_option("--db", o->dbs, "result store (SQLite file); several: the shape on each one's GPUs side by side")
-      ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->request.db);
+  add_db_option(cmd, o->dbs, o->request.db, "result store (SQLite file); several: the shape on each one's GPUs side by side");
   add_device_option(cmd, o->device);
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
-  cmd->add_option("--tile", o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
+  add_tile_option(cmd, o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
   cmd->add_flag("--json", o->json, "the same content as JSON fields");
-  cmd->callback([o] {
-    if (o->dbs.size() == 1) o->request.db = o->dbs.front();
-    run_explain(*o);
-  });
+  cmd->callback([o] { run_explain(*o); });
 }
 
 }  // namespace shapescope

@@ -25,11 +25,8 @@ struct ExportOptions {
 };
 
 void run_export(const ExportOptions& o) {
-  check_db_option(o.db);
+  check_wide(o.wide, o.format);
   const std::optional<Format> format = parse_format(o.format);
-  if (!format) throw usage_error(fmt::format("--format: '{}' is not a format (csv, json, table)", o.format));
-  if (o.wide && *format != Format::kTable)
-    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
   const bool to_stdout = o.out == "-";
   if (!to_stdout) check_output_path(o.out, "--out", {o.db});
   const Store store(o.db, Store::Access::kReadOnly);
@@ -43,7 +40,7 @@ void run_export(const ExportOptions& o) {
   OutputFile out(o.out, "--out");
   write_points(out.stream(), *format, s.points, s.annotations, names);
   out.commit();
-  fmt::print(stderr, "export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
+  fmt::print("export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
 }
 
 }  // namespace
@@ -60,11 +57,10 @@ void register_export(CLI::App& app) {
       "  shapescope export --db h200.db --n 1791..1793 --format table [--wide]\n"
       "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable, 6 the output could\n"
       "not be written (disk full, standard output closed).");
-  cmd->add_option("--db", o->db, "result store (SQLite file), opened read-only")->capture_default_str();
-  cmd->add_option("--format", o->format, "csv | json | table")->capture_default_str();
+  add_db_option(cmd, o->db, "result store (SQLite file), opened read-only");
+  add_format_options(cmd, o->format, o->wide, "csv | json | table");
   cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); - for standard output")
       ->capture_default_str();
-  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise; CSV/JSON: always whole)");
   cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->filter);
   cmd->callback([o] { run_export(*o); });

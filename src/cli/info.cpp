@@ -22,7 +22,6 @@ struct InfoOptions {
 };
 
 void run_info(const InfoOptions& o) {
-  check_db_option(o.db);
   // Only --calibrate writes: the store is opened read-only otherwise, and not made when missing.
   std::optional<Store> store;
   if (o.calibrate || std::filesystem::exists(o.db))
@@ -85,7 +84,7 @@ void register_info(CLI::App& app) {
   add_device_option(cmd, options->device);
   cmd->add_flag("--calibrate", options->calibrate,
                 "measure peak dense TFLOP/s per dtype and copy bandwidth, and store them");
-  cmd->add_option("--db", options->db, "result store (SQLite file)");
+  add_db_option(cmd, options->db, "result store (SQLite file)");
   cmd->callback([options] { run_info(*options); });
 }
 

@@ -31,7 +31,7 @@ struct PadOptions {
   StepArgs step;
   std::string backend = "cublas";
   int samples = 10;
-  std::string clocks = "sustained";
+  ClockState clocks = ClockState::kSustained;
   std::string db = "shapescope.db";
   int device = 0;
   bool json = false;
@@ -58,7 +58,7 @@ struct Measuring {
   std::vector<std::unique_ptr<Progress>> bars;  // drawn on stderr
   ProgressFor progress_for;
 
-  Measuring(const PadOptions& o) : store((check_db_option(o.db), o.db)), device(query_device(o.device)) {
+  Measuring(const PadOptions& o) : store(o.db), device(query_device(o.device)) {
     fmt::print(stderr, "{}\n", device_header(device));
     progress_for = [this](size_t points) {
       bars.push_back(std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1));
@@ -96,10 +96,7 @@ void run_pad(const PadOptions& o) {
   const std::optional<BackendKind> backend = parse_backend_kind(o.backend);
   if (backend != BackendKind::kCublas && backend != BackendKind::kCublasLt)
     throw usage_error(fmt::format("--backend: '{}' is not a backend pad can use (cublas, cublaslt)", o.backend));
-  check_samples(o.samples);
-  check_pair_seconds(o.pair_seconds);
-  check_db_option(o.db);
-  const ClockState clocks = clock_state_option(o.clocks);
+  const ClockState clocks = o.clocks;
   if (kind != SourceKind::kModel) {
     refuse_step_options(o.step, kind == SourceKind::kTrace ? "--trace" : "--gemms");
     PadRequest request;
@@ -173,10 +170,10 @@ void register_pad(CLI::App& app) {
   add_workload_source_options(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence); a range for decode-like sizes");
   cmd->add_option("--backend", o->backend, "cublas | cublaslt");
-  cmd->add_option("--samples", o->samples, "samples per GEMM");
-  cmd->add_option("--clocks", o->clocks, "sustained | burst: the clock state the GEMMs are measured (and compared) in");
+  add_samples_option(cmd, o->samples, "samples per GEMM");
+  add_clocks_option(cmd, o->clocks);
   add_pair_seconds_option(cmd, o->pair_seconds, "measure the step and every candidate again together");
-  cmd->add_option("--db", o->db, "result store (SQLite file)");
+  add_db_option(cmd, o->db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "JSON instead of the tables");
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");

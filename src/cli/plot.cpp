@@ -36,19 +36,19 @@ std::string kinds_text() {
 // The model's tile grid for a GPU profile and a tile: nothing stored is read.
 void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
   const GpuProfile* profile = find_profile(o.filter.gpu);
+  const auto& tile = o.tile;
   if (o.filter.gpu.empty())
-    throw usage_error(fmt::format("--tile: '{}' needs --gpu PROFILE ({}) for a model prediction", o.tile, profile_keys()));
+    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu PROFILE ({}) for a model prediction", tile->first,
+                                  tile->second, profile_keys()));
   if (!profile)
     throw usage_error(fmt::format("--gpu: '{}' is not a GPU profile ({}); --tile draws the model", o.filter.gpu,
                                   profile_keys()));
-  const auto tile = parse_tile(o.tile);
-  if (!tile) throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.tile));
   ShapeOptions s;
   s.m = std::to_string(shape.m);
   s.n = std::to_string(shape.n);
   s.k = std::to_string(shape.k);
-  if (!o.filter.dtype.empty()) s.dtype = o.filter.dtype;
-  if (!o.filter.layout.empty()) s.layout = o.filter.layout;
+  if (o.filter.dtype) s.dtype = to_string(*o.filter.dtype);
+  if (o.filter.layout) s.layout = to_string(*o.filter.layout);
   s.batch = o.filter.batch;
   s.ld_pad = o.filter.ld_pad;
   s.offset = o.filter.offset;
@@ -67,9 +67,6 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   if (std::find(kKinds.begin(), kKinds.end(), o.kind) == kKinds.end())
     throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
   const bool tilegrid = o.kind == "tilegrid";
-  check_db_option(o.db);
-  for (const std::string& db : o.dbs) check_db_option(db);
-  check_given_once(o.dbs, "--db");
   // --out is a directory or a path prefix: a device or other special file is neither.
   if (o.out == "-")
     throw usage_error("--out: '-' (standard output) is not for plot, which writes four files: give a folder "
@@ -82,11 +79,7 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
       throw usage_error(fmt::format("--out: '{}' is a device or other special file, not a directory or a path prefix",
                                     o.out));
   }
-  const std::filesystem::path template_path = std::filesystem::path(o.templates) / (o.kind + ".gp");
-  if (!std::filesystem::is_regular_file(template_path))
-    throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: shapescope's "
-                                  "plots/, or $SHAPESCOPE_DATA/plots)",
-                                  o.templates, o.kind));
+  check_templates(o.templates, {o.kind});
   // Before tilegrid turns SHAPE into --m/--n/--k filters, which its command line does not take.
   o.command_line = command_line(o);
   std::optional<ShapeArg> shape;
@@ -101,7 +94,8 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   } else if (!o.shape.empty()) {
     throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape, o.kind));
   }
-  if (!o.tile.empty() && !tilegrid) throw usage_error(fmt::format("--tile: '{}' is only for plot tilegrid", o.tile));
+  if (o.tile && !tilegrid)
+    throw usage_error(fmt::format("--tile: '{}x{}' is only for plot tilegrid", o.tile->first, o.tile->second));
   return shape;
 }
 
@@ -109,7 +103,7 @@ void run_plot(PlotOptions o) {
   const bool tilegrid = o.kind == "tilegrid";
   const std::string command = "plot " + o.kind;
   const std::optional<ShapeArg> shape = checked_options(o);
-  if (tilegrid && !o.tile.empty()) {
+  if (tilegrid && o.tile) {
     run_tilegrid_model(o, *shape);
     return;
   }
@@ -196,8 +190,7 @@ void register_plot(CLI::App& app) {
       "unusable, 6 a figure could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
   cmd->add_option("KIND", o->kind, kinds_text())->required();
   cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
-  cmd->add_option("--db", o->dbs, "result store (SQLite file), opened read-only; compare: several, a line per GPU")
-      ->expected(1)->allow_extra_args(false)->take_all()->default_str(o->db);
+  add_db_option(cmd, o->dbs, o->db, "result store (SQLite file), opened read-only; compare: several, a line per GPU");
   cmd->add_option("--out", o->out,
                   "a directory (existing, or ending in /: OUT/KIND.svg ...) or a path prefix (OUT.svg ...); "
                   "default: the current directory");
@@ -205,13 +198,10 @@ void register_plot(CLI::App& app) {
                                               profile_keys() + ")");
   add_selection_options(cmd, o->filter);
   cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
-  cmd->add_option("--tile", o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
-  cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
-  cmd->add_option("--templates", o->templates, "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
-  cmd->callback([o] {
-    if (!o->dbs.empty()) o->db = o->dbs.front();
-    run_plot(*o);
-  });
+  add_tile_option(cmd, o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
+  add_gnuplot_options(cmd, o->gnuplot, o->templates,
+                      "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
+  cmd->callback([o] { run_plot(*o); });
 }
 
 }  // namespace shapescope

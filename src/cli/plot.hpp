@@ -1,7 +1,9 @@
 // `shapescope plot`'s options and the drawing of a figure, shared by plot.cpp and the figure of
 // several stores' GPUs side by side (compare_gpus.cpp).
 #pragma once
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -18,7 +20,7 @@ struct PlotOptions {
   std::vector<std::string> dbs;  // --db as given: several draw their GPUs side by side (plot compare)
   std::string out = ".";
   std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
-  std::string tile;          // tilegrid from the model: BMxBN, with --gpu PROFILE
+  std::optional<std::pair<int, int>> tile;  // tilegrid from the model: BM x BN, with --gpu PROFILE
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
   std::string command_line;  // as the user gave it, for the script's header (set by run_plot)

@@ -17,7 +17,7 @@ std::string command_line(const PlotOptions& o) {
   const std::string filters = o.filter.given();
   if (filters != "no filter") line += " " + filters;
   if (!o.calibration.empty()) line += " --calibration " + o.calibration;
-  if (!o.tile.empty()) line += " --tile " + o.tile;
+  if (o.tile) line += fmt::format(" --tile {}x{}", o.tile->first, o.tile->second);
   return line;
 }
 

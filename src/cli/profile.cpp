@@ -32,7 +32,6 @@ struct ProfileOptions {
   bool fused_gate_up = false;
   bool attention = false, attention_in_total = false;
   int64_t sequence = 0;
-  std::string clocks = "sustained";
   ProfileRequest request;
   int device = 0;
   bool json = false;
@@ -108,10 +107,6 @@ void check_options(const ProfileOptions& o) {
     throw usage_error(fmt::format("--backend: '{}' is not a backend profile can use (cublas, cublaslt; grouped calls "
                                   "always run on cublas_grouped)",
                                   o.request.backend));
-  check_samples(o.request.samples);
-  check_pair_seconds(o.request.pair_seconds);
-  clock_state_option(o.clocks);
-  check_db_option(o.request.db);
   if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
   if (o.sequence < 0)
     throw usage_error(fmt::format("--sequence: {} is not a sequence length (a positive number of tokens)", o.sequence));
@@ -148,7 +143,6 @@ void run_profile(ProfileOptions o) {
     throw usage_error(fmt::format("{}: nothing to profile: {}", w.source, why));
   }
   o.request.fused_in_total = o.attention_in_total;
-  o.request.clocks = clock_state_option(o.clocks);
   o.request.verdicts = !o.no_verdict;
   const auto write = [&](const ProfileResult& result) {
     if (o.html_given) write_html(o, result);
@@ -211,9 +205,9 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--attention-in-total", o->attention_in_total, "count them in the total (attention run as GEMMs)");
   cmd->add_option("--sequence", o->sequence, "sequence length, with --attention (divides --tokens)");
   cmd->add_option("--backend", o->request.backend, "cublas | cublaslt (grouped calls: cublas_grouped)");
-  cmd->add_option("--samples", o->request.samples, "samples per GEMM");
-  cmd->add_option("--clocks", o->clocks, "sustained | burst: the clock state the GEMMs are measured (and compared) in");
-  cmd->add_option("--db", o->request.db, "result store (SQLite file)");
+  add_samples_option(cmd, o->request.samples, "samples per GEMM");
+  add_clocks_option(cmd, o->request.clocks);
+  add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");

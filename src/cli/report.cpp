@@ -33,7 +33,6 @@ std::string command_line(const ReportOptions& o) {
 }
 
 void run_report(ReportOptions o) {
-  check_db_option(o.request.db);
   if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html, or - for standard output)");
   const std::string db = o.request.db;
   const std::filesystem::path templates(o.templates);
@@ -41,12 +40,7 @@ void run_report(ReportOptions o) {
     check_output_path(o.out, "--out", {db, (templates / "flops.gp").string(), (templates / "waves.gp").string()});
   if (o.slowest < 1 || o.slowest > 100) throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.slowest));
   o.request.slowest = size_t(o.slowest);
-  for (const char* kind : {"flops", "waves"}) {
-    if (!std::filesystem::is_regular_file(std::filesystem::path(o.templates) / (std::string(kind) + ".gp")))
-      throw usage_error(fmt::format("--templates: '{}' has no {}.gp (the folder of plot templates: shapescope's "
-                                    "plots/, or $SHAPESCOPE_DATA/plots)",
-                                    o.templates, kind));
-  }
+  check_templates(o.templates, {"flops", "waves"});
   const ReportView view = report_view(o.request);
   HtmlReportOptions html;
   html.templates = o.templates;
@@ -57,7 +51,8 @@ void run_report(ReportOptions o) {
   html.version = version_line();
   write_whole_output(o.out, "--out", [&](std::ostream& out) { write_html_report(out, view, html); });
   if (o.out == "-") return;
-  fmt::print(stderr, "report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
+  // What was written goes to stdout, as plot and merge say it (with --out - the page is stdout).
+  fmt::print("report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
 }
 
 }  // namespace
@@ -77,13 +72,13 @@ void register_report(CLI::App& app) {
       "  shapescope report --db sweeps.db --m 4096 --k 4096 --n 1..8192:8 --gpu h100 --out h100.html\n"
       "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 5 result store\n"
       "unusable, 6 --out could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
-  cmd->add_option("--db", o->request.db, "result store (SQLite file), opened read-only");
+  add_db_option(cmd, o->request.db, "result store (SQLite file), opened read-only");
   cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete); - for standard output");
   cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->request.filter);
   cmd->add_option("--slowest", o->slowest, "rows of the slow-shapes table (1..100)");
-  cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot program (default: gnuplot on PATH)");
-  cmd->add_option("--templates", o->templates, "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
+  add_gnuplot_options(cmd, o->gnuplot, o->templates,
+                      "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
   cmd->callback([o] { run_report(*o); });
 }
 

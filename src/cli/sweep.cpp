@@ -31,13 +31,7 @@ MeasureOptions validate(const SweepOptions& o) {
   MeasureOptions timing = measure_options(o.timing);
   timing.hot = o.hot;
   timing.seed = o.seed;
-  if (o.lt_algos < 1 || o.lt_algos > 64)
-    throw usage_error(fmt::format("--lt-algos: {} must be between 1 and 64", o.lt_algos));
-  if (!parse_format(o.format))
-    throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", o.format));
-  check_db_option(o.db);
-  if (o.wide && *parse_format(o.format) != Format::kTable)
-    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", o.format));
+  check_wide(o.wide, o.format);
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
                                   o.format));
@@ -72,8 +66,7 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
 
 // The checks that need the backends and the plan; the shard's problems.
 std::vector<Problem> checked_problems(const SweepOptions& o, const std::vector<std::string>& backends) {
-  if (o.lt_algos > 1 && std::find(backends.begin(), backends.end(), "cublaslt") == backends.end())
-    throw usage_error(fmt::format("--lt-algos: {} needs --backend cublaslt", o.lt_algos));
+  check_lt_algos_backend(o.lt_algos, std::find(backends.begin(), backends.end(), "cublaslt") != backends.end());
   auto problems = take_shard(plan_problems(o.shape), o.shard);
   if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
   if (problems.front().dtype == DType::kFp8 &&
@@ -194,16 +187,14 @@ void register_sweep(CLI::App& app) {
   add_problem_options(cmd, o->shape);
   cmd->add_option("--backend", o->backends,
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");
-  cmd->add_option("--lt-algos", o->lt_algos,
-                  "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
+  add_lt_algos_option(cmd, o->lt_algos, "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
   add_timing_options(cmd, o->timing);
   cmd->add_flag("--hot", o->hot, "no L2 flush between samples (labelled hot in the store)");
   cmd->add_flag("--verbose", o->verbose, "also print where the wall time went, the samples histogram, the sentinel");
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
-  cmd->add_flag("--wide", o->wide, "table: kernel names whole (shortened to 48 characters otherwise)");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
-  cmd->add_option("--db", o->db, "result store (SQLite file)");
-  auto* format = cmd->add_option("--format", o->format, "table | csv | json");
+  add_db_option(cmd, o->db, "result store (SQLite file)");
+  auto* format = add_format_options(cmd, o->format, o->wide, "table | csv | json");
   auto* out = cmd->add_option("--out", o->out, "write the results to this file instead of stdout (-: stdout)");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
   CLI::Option* device = add_device_option(cmd, o->device);

@@ -55,6 +55,18 @@ std::optional<Layout> parse_layout(std::string_view text) {
   return std::nullopt;
 }
 
+DType dtype_option(std::string_view text) {
+  const std::optional<DType> dtype = parse_dtype(text);
+  if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", text));
+  return *dtype;
+}
+
+Layout layout_option(std::string_view text) {
+  const std::optional<Layout> layout = parse_layout(text);
+  if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", text));
+  return *layout;
+}
+
 int input_bytes(DType dtype) {
   switch (dtype) {
     case DType::kFp8: return 1;

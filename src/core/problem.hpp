@@ -19,6 +19,10 @@ std::string_view to_string(DType dtype);
 std::string_view to_string(Layout layout);
 std::optional<DType> parse_dtype(std::string_view text);
 std::optional<Layout> parse_layout(std::string_view text);
+// An option's value as a dtype or layout: Error(kUsage) naming the option (--dtype, --layout) and the
+// value otherwise. Every command's --dtype and --layout are read through these.
+DType dtype_option(std::string_view text);
+Layout layout_option(std::string_view text);
 
 // Bytes of one element of A and B (fp8: 1, bf16/fp16: 2, fp32/tf32: 4).
 int input_bytes(DType dtype);

@@ -1,4 +1,4 @@
-// A model config (model/pad.hpp's ModelConfig) as a workload: the Linear GEMMs of one step, with
+// A model config (model/model_config.hpp's ModelConfig) as a workload: the Linear GEMMs of one step, with
 // an MoE layer's experts as one grouped GEMM per pass. Pure C++.
 //
 // MoE: a layer's experts run as one grouped call (cublasGemmGroupedBatchedEx, torch._grouped_mm),

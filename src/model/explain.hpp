@@ -17,6 +17,7 @@ namespace shapescope {
 // moves each dimension that is not a multiple of 256 on its own (all of them when every one is).
 enum class Dim { kAll, kM, kN, kK };
 std::string_view dim_name(Dim dim);  // "n", "M", "N", "K"
+int64_t dim_value(const Problem& problem, Dim dim);  // its M, N or K (kAll: N)
 
 struct Candidate {
   Dim dim = Dim::kAll;

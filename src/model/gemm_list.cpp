@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "model/csv.hpp"
 #include "model/input_file.hpp"
 
 namespace shapescope {
@@ -40,45 +41,6 @@ struct Row {
   std::map<std::string, std::string> cells;  // absent: not given
 };
 
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-// Splits a CSV line; a field may be double-quoted ("" inside is one quote). nullopt: an open quote.
-std::optional<std::vector<std::string>> split_csv(std::string_view line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false, was_quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"' && trim(field).empty()) {
-      quoted = was_quoted = true;
-      field.clear();
-    } else if (c == ',') {
-      out.push_back(was_quoted ? field : trim(field));
-      field.clear();
-      was_quoted = false;
-    } else {
-      field += c;
-    }
-  }
-  if (quoted) return std::nullopt;
-  out.push_back(was_quoted ? field : trim(field));
-  return out;
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -100,18 +62,20 @@ void check_header(const std::string& origin, const std::string& where, const std
 std::vector<Row> csv_rows(std::string_view text, const std::string& origin) {
   std::vector<Row> rows;
   std::vector<std::string> header;
-  size_t line_no = 0, pos = 0;
-  while (pos <= text.size()) {
+  size_t line_no = 1, pos = 0;
+  while (pos < text.size()) {
+    const size_t start = pos, first_line = line_no;
     const size_t eol = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const std::string trimmed = trim(line);
-    if (trimmed.empty() || trimmed[0] == '#') continue;
-    const std::string where = fmt::format("line {}", line_no);
-    const std::optional<std::vector<std::string>> fields = split_csv(line);
+    const size_t first = std::min(text.find_first_not_of(" \t\r\f\v", pos), text.size());
+    if (first >= eol || text[first] == '#') {  // a blank line or a comment
+      pos = eol + 1;
+      ++line_no;
+      continue;
+    }
+    const std::string where = fmt::format("line {}", first_line);
+    const std::optional<std::vector<std::string>> fields = next_csv_record(text, pos);
     if (!fields) throw usage_error(fmt::format("{}: {}: a quote is not closed", origin, where));
+    line_no += size_t(std::count(text.begin() + ptrdiff_t(start), text.begin() + ptrdiff_t(pos), '\n'));
     if (header.empty()) {
       for (const std::string& f : *fields) header.push_back(lower(f));
       check_header(origin, where, header);

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "core/problem.hpp"
 #include "model/explain.hpp"
 #include "model/pad.hpp"
-#include "shape/problem.hpp"
 
 namespace shapescope {
 

@@ -85,7 +85,18 @@ std::vector<std::vector<std::string>> evidence_rows(const ExplainReport& report)
                                             t.tflops().value_or(0), peak_phrase(a))});
   }
   if (!t.kernel.empty()) {
-    evidence.push_back({"kernel", fmt::format("{}: {}", t.kernel, describe(a.parsed))});
+    // The name spells the tile in the kernel's own frame (a library kernel's is column-major: its M is
+    // the user's N); where the tile grid line (the user's frame) reads it the other way round, this
+    // line says which frame it is in.
+    const KernelTile& named = a.parsed;
+    const bool transposed = named.known && a.grid.tiles > 0 && named.tile_m != named.tile_n &&
+                            named.tile_m == a.grid.tile_n && named.tile_n == a.grid.tile_m;
+    std::string text = describe(named);
+    const std::string tile = fmt::format("tile {}x{}", named.tile_m, named.tile_n);
+    if (transposed && text.rfind(tile, 0) == 0)
+      text.insert(tile.size(), fmt::format(" as named, in the kernel's own frame ({}x{} along M x N)", a.grid.tile_m,
+                                           a.grid.tile_n));
+    evidence.push_back({"kernel", fmt::format("{}: {}", t.kernel, text)});
   } else if (report.mode != "model") {
     evidence.push_back({"kernel", "not recorded"});
   }
@@ -429,6 +440,22 @@ std::string fixed_cell(const ExplainReport& r, size_t library) {
   return "-";
 }
 
+// The points not measured, one line per reason (a layout our fixed kernel does not run skips every
+// one of its points for the same reason): the reasons in the order they first come, each with its
+// points.
+std::vector<std::pair<std::string, std::string>> not_measured_by_reason(const ExplainReport& r) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const NotMeasured& m : r.missing) {
+    auto line = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == m.why; });
+    if (line == lines.end()) {
+      lines.emplace_back(m.why, m.what);
+    } else {
+      line->second += ", " + m.what;
+    }
+  }
+  return lines;
+}
+
 std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
   const ExplainPoint& t = r.points.front();
   const bool fixed = has_fixed_kernel(r);
@@ -482,6 +509,8 @@ std::vector<std::string> cannot_tell_lines(const ExplainReport& r) {
 }  // namespace
 
 std::string explain_verdict_line(const ExplainReport& report) { return verdict_line(report); }
+std::string explain_effect_detail(const ExplainReport& report, const Effect& effect) { return effect_detail(report, effect); }
+std::string explain_paired_line(const PairedOutcome& outcome) { return paired_line(outcome); }
 
 std::string explain_fix_text(const ExplainReport& report, size_t fix) {
   return fix_line(report, report.explanation.fixes.at(fix));
@@ -527,76 +556,11 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
   write_columns(out, neighbour_rows(report), "  ");
-  for (const std::string& why : report.missing) out << "  not measured: " << why << "\n";
+  for (const auto& [why, what] : not_measured_by_reason(report)) out << "  not measured (" << why << "): " << what << "\n";
   for (const std::string& line : cannot_tell_lines(report)) out << line << "\n";
   out << "\nfix: " << explain_fix_line(report) << "\n";
   for (size_t i = 1; i < e.fixes.size(); ++i) out << "or:  " << fix_line(report, e.fixes[i]) << "\n";
   if (report.wall_s > 0) out << fmt::format("explained in {:.2f} s\n", report.wall_s);
-}
-
-void write_explain_json(std::ostream& out, const ExplainReport& report) {
-  const Explanation& e = report.explanation;
-  const Verdict& v = e.verdict;
-  const auto label = [&](std::optional<size_t> i) { return i ? Json(report.points[*i].label) : Json(nullptr); };
-  Json doc;
-  doc["shape"] = report.shape;
-  doc["mode"] = report.mode;
-  doc["source"] = report.source;
-  doc["verdict"] = {{"text", verdict_line(report)}, {"against", label(v.against)}, {"time_ratio", v.time_ratio},
-                    {"work_ratio", v.work_ratio}, {"throughput_ratio", v.throughput_ratio}, {"gap_us", v.gap_us},
-                    {"unexplained_us", v.unexplained_us}, {"threshold", v.threshold},
-                    {"bound", std::string(bound_name(v.bound))}, {"roof_us", v.roof_us}};
-  Json effects = Json::array();
-  for (const Effect& x : e.effects) {
-    Json evidence = Json::array();
-    for (size_t i : x.evidence) evidence.push_back(i);
-    effects.push_back({{"effect", std::string(effect_name(x.kind))}, {"cost_us", x.cost_us}, {"measured", x.measured},
-                       {"evidence", evidence}, {"detail", effect_detail(report, x)}});
-  }
-  doc["effects"] = effects;
-  Json points = Json::array();
-  for (size_t i = 0; i < report.points.size(); ++i) {
-    const ExplainPoint& p = report.points[i];
-    Json supports = Json::array();
-    for (const Effect& x : e.effects)
-      if (std::find(x.evidence.begin(), x.evidence.end(), i) != x.evidence.end())
-        supports.push_back(std::string(effect_name(x.kind)));
-    const std::string body = report.stored[i] ? point_json(*report.stored[i], p.annotation) : annotation_json(p.annotation);
-    points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
-                      {"why", p.candidate.why}, {"size", p.candidate.value}, {"of", p.of ? Json(*p.of) : Json(nullptr)},
-                      {"supports", supports}, {"point", Json::parse(body)}});
-    if (p.error)
-      points.back()["error"] = {{"dtype", std::string(to_string(p.error->dtype))},
-                                {"relative", p.error->relative},
-                                {"max_abs", p.error->max_abs},
-                                {"reference_max", p.error->reference_max},
-                                {"non_finite", p.error->non_finite},
-                                {"elements", p.error->elements},
-                                {"measured_at", p.error->problem.shape_string()}};
-    if (p.paired)
-      points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
-                                 {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},
-                                 {"verdict", std::string(paired_verdict_name(judge(*p.paired)))}};
-  }
-  doc["points"] = points;
-  doc["regret"] = e.reference.regret ? Json(*e.reference.regret) : Json(nullptr);
-  doc["fixed_kernel"] = report.fixed_kernel;
-  doc["fixed_kernel_loss"] = e.reference.fixed_loss ? Json(*e.reference.fixed_loss) : Json(nullptr);
-  Json fixes = Json::array();
-  for (const Fix& f : e.fixes)
-    fixes.push_back({{"text", fix_line(report, f)}, {"point", label(f.point)}, {"copy", label(f.copy)},
-                     {"time_us", f.time_us}, {"speedup", f.speedup}, {"extra_flops", f.extra_flops},
-                     {"extra_bytes", f.extra_bytes}});
-  doc["fixes"] = fixes;
-  doc["not_measured"] = report.missing;
-  if (report.paired)
-    doc["paired"] = {{"text", paired_line(*report.paired)}, {"passes", report.paired->passes - report.paired->warmup_passes},
-                     {"seconds", report.paired->seconds}, {"clock_low_mhz", report.paired->clock_low_mhz},
-                     {"clock_median_mhz", report.paired->clock_median_mhz}, {"clock_high_mhz", report.paired->clock_high_mhz},
-                     {"power_w", report.paired->power_w ? Json(*report.paired->power_w) : Json(nullptr)},
-                     {"min_effect", kMinPairedEffect}};
-  doc["wall_s"] = report.wall_s;
-  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace shapescope

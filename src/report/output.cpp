@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -371,12 +372,14 @@ void write_points(std::ostream& out, Format format, const std::vector<StoredPoin
 
 void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
                    const std::string& where, const StopRule& rule) {
-  fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {}\n", "M", "N", "K", "batch", "lda",
-             "ldb", "ldc", "offset", "est. [us]");
+  std::vector<std::vector<std::string>> rows = {{"M", "N", "K", "batch", "lda", "ldb", "ldc", "offset", "est. [us]"}};
   for (const auto& p : problems) {
-    fmt::print("{:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>6}  {:.1f}\n", p.m, p.n, p.k, p.batch,
-               p.lda, p.ldb, p.ldc, p.off_a, estimate_us(p));
+    std::vector<std::string> row;
+    for (int64_t value : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a}) row.push_back(std::to_string(value));
+    row.push_back(fmt::format("{:.1f}", estimate_us(p)));
+    rows.push_back(std::move(row));
   }
+  write_table(std::cout, rows, std::vector<bool>(rows.front().size(), true));
   const MemoryPlan& mem = cost.memory;
   fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(), backends, cost.points,
              where);

@@ -80,18 +80,10 @@ std::string size_culprits(const ShapeOptions& options, const Problem& problem) {
 
 // The options besides the sizes, each against its own rule; returns the dtype and layout.
 std::pair<DType, Layout> checked_options(const ShapeOptions& options) {
-  std::optional<DType> dtype = parse_dtype(options.dtype);
-  if (!dtype) {
-    throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)",
-                                  options.dtype));
-  }
-  std::optional<Layout> layout = parse_layout(options.layout);
-  if (!layout) {
-    throw usage_error(
-        fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", options.layout));
-  }
+  const DType dtype = dtype_option(options.dtype);
+  const Layout layout = layout_option(options.layout);
   // cuBLASLt's FP8 kernels only take the column-major "TN" form, which row-major nt is.
-  if (*dtype == DType::kFp8 && *layout != Layout::kNT) {
+  if (dtype == DType::kFp8 && layout != Layout::kNT) {
     throw usage_error(fmt::format(
         "--layout: fp8 needs layout nt (A row-major M x K, B stored N x K), got '{}'",
         options.layout));
@@ -117,7 +109,7 @@ std::pair<DType, Layout> checked_options(const ShapeOptions& options) {
     throw usage_error(fmt::format("--offset: {} must be >= 0", options.offset));
   }
 
-  return {*dtype, *layout};
+  return {dtype, layout};
 }
 
 // Refuses a plan of more than kMaxPoints points, naming the options that multiply up to it.

@@ -1,4 +1,5 @@
 #include "views/explain.hpp"
+#include "views/explain_names.hpp"
 
 #include <fmt/format.h>
 
@@ -23,37 +24,6 @@ namespace {
 // The GPU is warm after the target's measurement: the later batches need no long warm-up.
 constexpr double kWarmAgainMs = 30;
 
-// The store's backend for a --backend value: our kernels are all "custom".
-std::string backend_key(const std::string& spec) {
-  return is_custom_backend(spec) ? std::string(to_string(BackendKind::kCustom)) : spec;
-}
-// The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
-std::string algo_of(const std::string& spec) {
-  if (is_custom_backend(spec)) return select_variants(spec).front()->key();
-  return default_algo(spec);
-}
-
-std::string size_label(const ShapeArg& shape, const Problem& p) {
-  return shape.square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
-}
-
-std::string describe_problem(const Problem& p, const std::string& backend) {
-  return fmt::format("{} {} {} ({})", p.shape_string(), to_string(p.dtype), to_string(p.layout), backend);
-}
-
-std::string ld_label(const Problem& p) { return fmt::format("lda {} ldb {} ldc {}", p.lda, p.ldb, p.ldc); }
-
-// The fixed-kernel control on this GPU: our Hopper kernel 05 (one 128x256 tile, data-parallel, so
-// that its waves are exactly the model's) on compute capability 9.0, else the mma.sync kernel 04
-// with the same tile on 8.x and newer. None for our own kernels as the backend (they are fixed).
-std::optional<std::string> fixed_spec(const ExplainRequest& o, const DeviceContext& d) {
-  if (!o.controls || is_custom_backend(o.backend)) return std::nullopt;
-  const int cc = d.cc_major * 10 + d.cc_minor;
-  if (cc == 90) return std::string("custom:05_wgmma_tma:128x256:dp");
-  if (cc >= 80) return std::string("custom:04_mma_pipelined:128x256:dp");
-  return std::nullopt;
-}
-
 // The problems of the same-work controls, and of the target in other precisions.
 struct Controls {
   std::optional<Problem> aligned16, aligned32;
@@ -61,12 +31,6 @@ struct Controls {
   Problem floor;
   std::vector<Problem> precisions;
 };
-
-// The backend that runs the target in another precision: the library asked for (cuBLAS has no fp8:
-// cuBLASLt runs it), as a store key and as a request names it.
-std::string precision_backend(const ExplainRequest& o, DType dtype) {
-  return dtype == DType::kFp8 ? std::string(to_string(BackendKind::kCublasLt)) : o.backend;
-}
 
 Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device) {
   Controls c;
@@ -93,14 +57,14 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
 // Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
 // size) are listed as not measured, with the planner's reason.
 std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                                       const Annotation& target_annotation, std::vector<std::string>& missing) {
+                                       const Annotation& target_annotation, std::vector<NotMeasured>& missing) {
   std::vector<Candidate> planned;
   for (Candidate c : neighbours(target, shape.square, target_annotation)) {
     try {
       c.problem = plan_one(o, c.problem.m, c.problem.n, c.problem.k);
       planned.push_back(std::move(c));
     } catch (const Error& e) {
-      missing.push_back(fmt::format("{} ({}): {}", c.value, c.why, e.what()));
+      missing.push_back({fmt::format("{} ({})", c.value, c.why), e.what()});
     }
   }
   return planned;
@@ -246,9 +210,12 @@ class ReportBuilder {
       const Wanted& w = wanted_[i];
       const StoredPoint* s = g_.find(w.candidate.problem, w.backend, w.algo);
       if (!s) {
-        if (w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
-            w.role == Role::kPrecision)
-          report.missing.push_back(fmt::format("{}{}: not measured", w.label, w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"));
+        // Measuring, a point missing here was skipped by measure(), which said why (measure_into).
+        const bool listed = w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
+                            w.role == Role::kPrecision;
+        if (listed && report.mode == "store")
+          report.missing.push_back({w.label + (w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"),
+                                    "the store has no point of it"});
         continue;
       }
       index_of[i] = found.size();
@@ -342,7 +309,12 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   const MeasureOutcome got = measure(r, device, store, progress, interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& why : got.skipped) report.missing.push_back(why);
+  // measure()'s skip lines read "BACKEND ALGO SHAPE DTYPE: why".
+  for (const std::string& line : got.skipped) {
+    const size_t colon = line.find(": ");
+    report.missing.push_back(colon == std::string::npos ? NotMeasured{line, "skipped"}
+                                                        : NotMeasured{line.substr(0, colon), line.substr(colon + 2)});
+  }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   total.measured += got.measured;
   total.reused += got.reused;
@@ -434,10 +406,10 @@ void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const Devic
     got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
   } catch (const Error& e) {
     if (e.code() != ExitCode::kOutOfMemory) throw;
-    report.missing.push_back(e.what());  // the times stand without it
+    report.missing.push_back({"numerical error", e.what()});  // the times stand without it
     return;
   }
-  for (const std::string& why : got.skipped) report.missing.push_back("numerical error: " + why);
+  for (const std::string& why : got.skipped) report.missing.push_back({"numerical error", why});
   for (ExplainPoint& p : report.points) {
     if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
     for (const NumericalError& e : got.errors)
@@ -467,11 +439,10 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
 
 ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile, const Problem& target,
                             const std::string& why_not_store) {
-  const auto tile = parse_tile(o.tile);
-  if (o.tile.empty())
+  const auto& tile = o.tile;
+  if (!tile)
     throw usage_error(fmt::format("--tile: needed for a model prediction on {} ({}); e.g. --tile 256x128",
                                   profile.key, why_not_store));
-  if (!tile) throw usage_error(fmt::format("--tile: '{}' is not BMxBN (e.g. 256x128, each 1..1024)", o.tile));
   const ModelGpu gpu = model_gpu(profile);
   ExplainReport report;
   report.shape = o.shape;
@@ -507,7 +478,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
   std::string why_not;
   if (!std::filesystem::exists(o.db)) {
     why_not = fmt::format("no store '{}'", o.db);
-  } else if (!o.tile.empty()) {
+  } else if (o.tile) {
     why_not = "--tile given";
   } else {
     Store store(o.db, Store::Access::kReadOnly);
@@ -571,8 +542,10 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
            p.key.algo == algo_of(o.backend) && p.key.problem == target;
   });
   if (anchor == pool.end())
-    throw Error(ExitCode::kNoGpu, "explain: cannot measure " + (report.missing.empty() ? describe_problem(target, o.backend)
-                                                                                      : report.missing.front()));
+    throw Error(ExitCode::kNoGpu, "explain: cannot measure " +
+                                      (report.missing.empty() ? describe_problem(target, o.backend)
+                                                              : report.missing.front().what + ": " +
+                                                                    report.missing.front().why));
   const StoredPoint anchor_point = *anchor;
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
   Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),

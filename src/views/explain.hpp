@@ -34,7 +34,7 @@ struct ExplainRequest {
   MeasureOptions measure;   // samples or the stopping rule, clock state, warm-up (as sweep's options)
   bool clocks_given = false;  // --clocks given: the store's points of that state only (else the newest's)
   std::string db = "shapescope.db";
-  std::string tile;         // BMxBN for a model prediction
+  std::optional<std::pair<int, int>> tile;  // BM x BN for a model prediction
   // The controls (DESIGN.md): our fixed kernel over the neighbours, the layout controls, the copy,
   // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.
   bool controls = true;
@@ -48,13 +48,19 @@ struct ExplainRequest {
   double pair_seconds = kExplainPairSeconds;  // x kLongPairedBudget for a target of kLongPairedUs or more
 };
 
+// A point the explanation wanted and has no measurement of, and why.
+struct NotMeasured {
+  std::string what;  // "1793 (n+1)", "custom 05_wgmma_tma:128x256:dp 2047x2048x2048 bf16"
+  std::string why;   // "the store has no point of it", the planner's or the measurement's reason
+};
+
 struct ExplainReport {
   std::string shape;                 // as the user gave it
   std::string mode;                  // "measured", "store", "model"
   std::string source;                // one line: where the numbers come from
   std::vector<ExplainPoint> points;  // [0] is the target
   std::vector<std::optional<StoredPoint>> stored;  // the measured point behind each (none for predictions)
-  std::vector<std::string> missing;  // neighbours and controls without a measurement, with why
+  std::vector<NotMeasured> missing;  // neighbours and controls without a measurement, with why
   std::string fixed_kernel;          // the variant of the fixed-kernel control ("" when none runs here)
   double wall_s = 0;                 // measured mode: the whole explain, measurement included
   std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from

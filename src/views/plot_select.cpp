@@ -205,8 +205,8 @@ std::string PlotFilter::given() const {
   };
   add("--gpu", gpu);
   add("--cublas", cublas);
-  add("--dtype", dtype);
-  add("--layout", layout);
+  if (dtype) add("--dtype", std::string(to_string(*dtype)));
+  if (layout) add("--layout", std::string(to_string(*layout)));
   add("--backend", backend);
   add("--algo", algo);
   add("--kernel", kernel);
@@ -217,7 +217,7 @@ std::string PlotFilter::given() const {
   if (ld_pad != 0) add("--ld-pad", std::to_string(ld_pad));
   if (offset != 0) add("--offset", std::to_string(offset));
   if (hot) parts.emplace_back("--hot");
-  add("--clocks", clocks);
+  if (clocks) add("--clocks", std::string(to_string(*clocks)));
   if (parts.empty()) return "no filter";
   return fmt::format("{}", fmt::join(parts, " "));
 }
@@ -297,25 +297,6 @@ void refuse_mixes(const std::vector<StoredPoint>& points) {
 
 Selection select_points(const std::vector<StoredPoint>& stored, const std::string& db_path, const PlotFilter& f,
                         Algos algos, const std::string& command, const Store& calibrations, Mixes mixes) {
-  // Values first, each against its own grammar, so that a typo is named rather than "no point".
-  std::optional<DType> dtype;
-  if (!f.dtype.empty()) {
-    dtype = parse_dtype(f.dtype);
-    if (!dtype) throw usage_error(fmt::format("--dtype: '{}' is not a dtype (bf16, fp16, fp32, tf32, fp8)", f.dtype));
-  }
-  std::optional<Layout> layout;
-  if (!f.layout.empty()) {
-    layout = parse_layout(f.layout);
-    if (!layout) throw usage_error(fmt::format("--layout: '{}' is not a layout (nn, nt, tn, tt)", f.layout));
-  }
-  if (f.ld_pad < 0) throw usage_error(fmt::format("--ld-pad: {} must be >= 0", f.ld_pad));
-  if (f.offset < 0) throw usage_error(fmt::format("--offset: {} must be >= 0", f.offset));
-  std::optional<ClockState> clocks;
-  if (!f.clocks.empty()) {
-    clocks = parse_clock_state(f.clocks);
-    if (!clocks)
-      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (sustained, burst, unrecorded)", f.clocks));
-  }
   const ShapeFilter shapes(f);
 
   std::set<std::string> backends, algo_names;
@@ -325,11 +306,11 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
   for (const StoredPoint& p : stored) {
     const Problem& problem = p.key.problem;
     if (p.key.hot != f.hot) continue;
-    if (clocks && p.key.clocks != *clocks) continue;
+    if (f.clocks && p.key.clocks != *f.clocks) continue;
     if (!f.gpu.empty() && !contains_nocase(p.device.gpu_name, f.gpu)) continue;
     if (!f.cublas.empty() && p.device.cublas.rfind(f.cublas, 0) != 0) continue;
-    if (dtype && problem.dtype != *dtype) continue;
-    if (layout && problem.layout != *layout) continue;
+    if (f.dtype && problem.dtype != *f.dtype) continue;
+    if (f.layout && problem.layout != *f.layout) continue;
     if (!backends.empty() && !backends.count(p.key.backend)) continue;
     if (!algo_names.empty() && !algo_names.count(p.key.algo)) continue;
     if (!strides_match(problem, f.ld_pad, f.offset)) continue;

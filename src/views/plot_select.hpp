@@ -17,7 +17,8 @@ class Store;
 struct PlotFilter {
   std::string gpu;              // a substring of the GPU's name, case-insensitive ("h200")
   std::string cublas;           // a prefix of the cuBLAS version ("13.1")
-  std::string dtype, layout;    // empty: any, but a selection that mixes them is refused
+  std::optional<DType> dtype;   // not given: any, but a selection that mixes them is refused
+  std::optional<Layout> layout;
   std::string backend, algo;    // comma lists; empty: any (see select_points for several)
   std::string kernel;           // a substring of the main kernel's short name
   // Ranges as `sweep` takes them; a dimension not given equals the first one given (square), so
@@ -27,9 +28,9 @@ struct PlotFilter {
   int64_t ld_pad = 0;           // leading dimensions are the row length plus this (sweep --ld-pad)
   int64_t offset = 0;           // base-pointer offset of A and B (sweep --offset)
   bool hot = false;             // points measured with --hot instead of cold ones
-  std::string clocks;           // "sustained", "burst", "unrecorded" (older stores); empty: any
+  std::optional<ClockState> clocks;  // sustained, burst, unrecorded (older stores); not given: any
 
-  // The filters the user gave, as they wrote them, for messages: "--dtype fp16 --n 1..64".
+  // The filters the user gave, as options, for messages: "--dtype fp16 --n 1..64".
   std::string given() const;
 };
 

@@ -32,9 +32,12 @@ void expect_refused(const std::string& args, ExitCode code, const std::vector<st
 }
 
 TEST(Cli, HelpAndUsage) {
-  EXPECT_EQ(run("--help").code, 0);
+  const CliRun help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("\nUsage: shapescope [OPTIONS] SUBCOMMAND\n"), std::string::npos) << help.out;
   const CliRun sweep_help = run("sweep --help");
   EXPECT_EQ(sweep_help.code, 0);
+  EXPECT_NE(sweep_help.out.find("\nUsage: shapescope sweep [OPTIONS]\n"), std::string::npos) << sweep_help.out;
   EXPECT_NE(sweep_help.out.find("Examples:"), std::string::npos);
   expect_refused("", ExitCode::kUsage, {"subcommand"});
   expect_refused("sweep --n 64 --bogus", ExitCode::kUsage, {"--bogus"});
@@ -97,9 +100,44 @@ TEST(Cli, NoGpuIsOneLineAndExitThree) {
 }
 
 TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
-  expect_refused("pad --model gpt2 --tokens 64 --clocks warm --dry-run", ExitCode::kUsage, {"--clocks", "warm"});
+  // Measuring commands take sustained or burst; selections also the states of older stores.
+  for (const std::string measuring : {"sweep --n 64 --dry-run", "explain 1793", "pad --model gpt2 --tokens 64 --dry-run",
+                                      "profile --model gpt2 --tokens 64"}) {
+    expect_refused(measuring + " --clocks warm", ExitCode::kUsage, {"--clocks: 'warm' is not a clock state (sustained, burst)"});
+    expect_refused(measuring + " --clocks unrecorded", ExitCode::kUsage, {"--clocks: 'unrecorded'"});
+  }
   const std::string store = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
-  expect_refused("export --db " + store + " --clocks hot", ExitCode::kUsage, {"--clocks", "hot"});
+  for (const std::string& selecting : {"export --db " + store, "plot flops --db " + store, "report --db " + store})
+    expect_refused(selecting + " --clocks hot", ExitCode::kUsage,
+                   {"--clocks: 'hot' is not a clock state (sustained, burst, unrecorded)"});
+}
+
+// The options several commands share are registered once: each command refuses the same bad value in
+// the same words, before it opens a store or looks for a GPU.
+TEST(Cli, SharedOptionsAreRefusedAlikeByEveryCommand) {
+  for (const std::string command : {"info", "sweep --n 64", "explain 1793", "pad --model gpt2 --tokens 64", "profile --gemms x.csv",
+                                    "plot flops", "export", "report"})
+    expect_refused(command + " --db ''", ExitCode::kUsage, {"--db: '' is empty"});
+  for (const std::string command : {"sweep --n 64 --dry-run", "explain 1793", "pad --model gpt2 --tokens 64 --dry-run",
+                                    "profile --model gpt2 --tokens 64"})
+    expect_refused(command + " --samples 0", ExitCode::kUsage, {"--samples: 0 must be between 1 and 100000"});
+  for (const std::string command : {"sweep --n 64 --dry-run", "explain 1793"})
+    expect_refused(command + " --lt-algos 65", ExitCode::kUsage, {"--lt-algos: 65 must be between 1 and 64"});
+  for (const std::string command : {"explain 1793 --gpu a100", "plot tilegrid 1793 --gpu a100"})
+    expect_refused(command + " --tile 256", ExitCode::kUsage, {"--tile: '256' is not BMxBN"});
+  for (const std::string command : {"sweep --n 64", "export"})
+    expect_refused(command + " --format xml", ExitCode::kUsage, {"--format: 'xml' is not a format (table, csv, json)"});
+  // A selection's values are checked before the store is opened (this one does not exist: exit 5 otherwise).
+  const std::string missing = " --db /nonexistent-dir/s.db";
+  for (const std::string command : {"plot flops", "export", "report"}) {
+    expect_refused(command + missing + " --dtype bf8", ExitCode::kUsage, {"--dtype: 'bf8' is not a dtype"});
+    expect_refused(command + missing + " --layout xy", ExitCode::kUsage, {"--layout: 'xy' is not a layout"});
+    expect_refused(command + missing + " --ld-pad -1", ExitCode::kUsage, {"--ld-pad: -1 must be >= 0"});
+    expect_refused(command + missing + " --offset -2", ExitCode::kUsage, {"--offset: -2 must be >= 0"});
+  }
+  const std::string store = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
+  for (const std::string command : {"explain 1793", "plot compare"})
+    expect_refused(command + " --db " + store + " --db " + store, ExitCode::kUsage, {"--db", "given twice"});
 }
 
 TEST(Cli, DryRunSaysWhatTheStoppingRuleAssumes) {

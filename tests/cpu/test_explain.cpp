@@ -340,6 +340,27 @@ TEST_F(ExplainCommand, FromAStoreMeasuredOnAnH200) {
     EXPECT_NE(json.out.find(key), std::string::npos) << key;
 }
 
+// The kernel line and the tile grid line name their frames, and what is not measured is one line per
+// reason that says it once.
+TEST_F(ExplainCommand, SaysEachTilesFrameAndListsWhatIsNotMeasuredOncePerReason) {
+  const CliRun r = run("explain 1793 --db " + db_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("_256x128_nn_align1: tile 256x128 as named, in the kernel's own frame (128x256 along M x N),"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tile 128x256 along M x N (from the kernel name) in the user's row-major frame"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  not measured (the store has no point of it): lda 1800 ldb 1800 ldc 1800, lda 1808 ldb 1808 "
+                       "ldc 1808\n"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(occurrences(r.out, "not measured"), 1u) << r.out;
+  // An --lda too small for the larger neighbours: the planner's reason on its own line.
+  const CliRun lda = run("explain 4095 --lda 4095 --db " + db_);
+  ASSERT_EQ(lda.code, 0) << lda.err;
+  EXPECT_NE(lda.out.find("\n  not measured (--lda: 4095 is smaller than A's row length 4096 at 4096x4096x4096): 4096 "),
+            std::string::npos) << lda.out;
+  EXPECT_EQ(occurrences(lda.out, "not measured"), 2u) << lda.out;
+}
+
 // The store holds squares only: 1793x1793x1793's neighbours (one dimension moved) are not in it.
 TEST_F(ExplainCommand, NoMeasuredNeighbourSaysItCannotJudge) {
   const CliRun r = run("explain 1793x1793x1793 --db " + db_);

@@ -1,5 +1,6 @@
 // `shapescope export` on the committed H200 store: the selected points with their annotations, the
 // store only read, --out replaced only on success, bad input one line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -66,7 +67,8 @@ TEST_F(ExportCommand, JsonAndOutFile) {
   const fs::path out = dir_ / "squares.json";
   const CliRun r = run("export --db '" + kStore + "' --n 1792,4096 --format json --out '" + out.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.out, fmt::format("export: 2 points from '{}' to '{}'\n", kStore, out.string()));  // as plot says what it wrote
+  EXPECT_EQ(r.err, "");
   const std::string json = read_file(out);
   EXPECT_EQ(json.front(), '[');
   EXPECT_NE(json.find("\"n\": 4096"), std::string::npos) << json.substr(0, 300);

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "model/csv.hpp"
+
 namespace shapescope {
 namespace {
 
@@ -111,39 +113,17 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
+// The records of a CSV text, read by the GEMM lists' reader (quoted fields may hold commas, doubled
+// quotes and newlines); every record ends with a newline.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  EXPECT_TRUE(!text.empty() && text.back() == '\n') << "no newline after the last record";
   std::vector<std::vector<std::string>> records;
-  std::vector<std::string> record;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      record.push_back(field);
-      field.clear();
-    } else if (c == '\n') {
-      record.push_back(field);
-      field.clear();
-      records.push_back(record);
-      record.clear();
-    } else {
-      field += c;
-    }
+  for (size_t pos = 0; pos < text.size();) {
+    const std::optional<std::vector<std::string>> record = next_csv_record(text, pos);
+    EXPECT_TRUE(record) << "unterminated quote";
+    if (!record) break;
+    records.push_back(*record);
   }
-  EXPECT_FALSE(quoted) << "unterminated quote";
-  EXPECT_TRUE(record.empty() && field.empty()) << "no newline after the last record";
   return records;
 }
 

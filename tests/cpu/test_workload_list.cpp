@@ -54,6 +54,11 @@ TEST(GemmList, JaxJson) {
   ASSERT_EQ(csv.gemms.size(), 1u);
   EXPECT_EQ(gemm_string(csv.gemms[0].problems[0]), "8x16x32 nt");
   EXPECT_EQ(csv.gemms[0].count, 5);
+  // A quoted name may hold a comma, a doubled quote and a line break (RFC 4180).
+  const Workload quoted =
+      parse_gemm_list("m,n,k,layout,dtype,batch,count,name\n8,8,8,nn,bf16,1,1,\"a, \"\"b\"\"\nc\"\n", "x");
+  ASSERT_EQ(quoted.gemms.size(), 1u);
+  EXPECT_EQ(quoted.gemms[0].origin, "a, \"b\"\nc");
 }
 
 void expect_error(const std::string& text, const std::string& words) {
@@ -80,6 +85,9 @@ TEST(GemmList, BadListsAreOneLineNamingTheRowAndColumn) {
   expect_error(header + "64,64,64,nn,int8,1,1\n", "column 'dtype': 'int8' is not bf16, fp16, fp32, tf32 or fp8");
   expect_error(header + "64,64,64,nn,bf16,1,0\n", "column 'count': 0 is out of range");
   expect_error(header + "64,64,64,nn,bf16,1,\"1\n", "line 2: a quote is not closed");
+  // A row that spans two lines (a quoted line break): the next row is counted on the line it starts.
+  expect_error("m,n,k,layout,dtype,batch,count,name\n8,8,8,nn,bf16,1,1,\"a\nb\"\n8,8,0,nn,bf16,1,1,c\n",
+               "line 4, column 'k': 0 is out of range");
   expect_error("m,n,k,layout,dtype,batch,count,lda\n64,64,32,tn,bf16,1,1,32\n",
                "column 'lda': 32 is less than A's stored row length 64 (tn layout: A is stored K x M)");
   expect_error("m,n,k,layout,dtype,batch,count,ldc\n64,64,32,nn,bf16,1,1,63\n", "column 'ldc': 63 is less than N = 64");

@@ -2,7 +2,7 @@
 // the GEMMs of one training step the way pad (step_gemms) and profile (config_workload) list them.
 #include "fuzz_input.hpp"
 #include "model/config_workload.hpp"
-#include "model/pad.hpp"
+#include "model/model_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return shapescope::fuzz::refuse_cleanly([&] {

@@ -1,0 +1,109 @@
+// The options of the commands that plan and measure problems (sweep, explain; pad and profile take
+// the timing's --samples and --clocks alone): the problem's layout, the backends, the timing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "backends/variants.hpp"
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "core/backend_kind.hpp"
+#include "model/explain.hpp"
+#include "shape/plan.hpp"
+#include "store/store.hpp"
+
+namespace shapescope {
+
+void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
+  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
+  cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
+  cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
+  cmd->add_option("--ldb", shape.ldb, "explicit leading dimension of B (elements)");
+  cmd->add_option("--ldc", shape.ldc, "explicit leading dimension of C (elements)");
+  cmd->add_option("--offset", shape.offset, "base-pointer offset of A and B in elements (the x[..., 1:] case)");
+}
+
+void add_timing_options(CLI::App* cmd, TimingOptions& t) {
+  t.samples_option =
+      add_samples_option(cmd, t.samples, "exactly N samples per point (shuffled passes), instead of the stopping rule");
+  t.rule_options = {
+      cmd->add_option("--min-samples", t.min_samples, "stopping rule: samples every point gets first"),
+      cmd->add_option("--max-samples", t.max_samples, "stopping rule: samples no point goes beyond"),
+      cmd->add_option("--target-noise", t.target_noise_pct,
+                      "stopping rule: stop when the median's 95 % confidence interval is within this "
+                      "percentage of it on either side")};
+  cmd->add_option("--max-noise", t.max_noise_pct, "flag points whose relative IQR is above this percentage");
+  t.clocks_option = add_clocks_option(cmd, t.clocks);
+  cmd->add_option("--warmup-ms", t.warmup_ms, "GEMM load before the first sample (sustained clocks)");
+}
+
+MeasureOptions measure_options(const TimingOptions& t) {
+  MeasureOptions m;
+  if (t.samples_option && t.samples_option->count() > 0) {
+    for (const CLI::Option* rule : t.rule_options)
+      if (rule->count() > 0)
+        throw usage_error(fmt::format("{}: --samples {} fixes the count of every point; leave out {} (the "
+                                      "stopping rule's option) or --samples",
+                                      rule->get_name(), t.samples, rule->get_name()));
+    m.samples = t.samples;
+  }
+  if (t.min_samples < kMinAdaptiveSamples || t.min_samples > 100000)
+    throw usage_error(fmt::format("--min-samples: {} must be between {} and 100000 (the median's interval needs "
+                                  "{}; --samples N for a fixed count)",
+                                  t.min_samples, kMinAdaptiveSamples, kMinAdaptiveSamples));
+  if (t.max_samples < t.min_samples || t.max_samples > 100000)
+    throw usage_error(fmt::format("--max-samples: {} must be between --min-samples ({}) and 100000", t.max_samples,
+                                  t.min_samples));
+  if (!(t.target_noise_pct > 0 && t.target_noise_pct <= 100))
+    throw usage_error(fmt::format("--target-noise: {} must be a percentage in (0, 100]", t.target_noise_pct));
+  if (!(t.max_noise_pct > 0 && t.max_noise_pct <= 100))
+    throw usage_error(fmt::format("--max-noise: {} must be a percentage in (0, 100]", t.max_noise_pct));
+  if (!(t.warmup_ms >= 0 && t.warmup_ms <= 60000))
+    throw usage_error(fmt::format("--warmup-ms: {} must be between 0 and 60000", t.warmup_ms));
+  m.rule = StopRule{t.min_samples, t.max_samples, t.target_noise_pct / 100.0};
+  m.max_noise = t.max_noise_pct / 100.0;
+  m.clocks = t.clocks;
+  m.warmup_ms = t.warmup_ms;
+  return m;
+}
+
+std::vector<std::string> parse_backends(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+  if (!text.empty() && text.back() == ',') items.push_back("");  // "cublas," names an empty backend too
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    if (auto why = backend_name_error(item)) throw usage_error(*why);
+    if (std::find(out.begin(), out.end(), item) != out.end())
+      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
+    out.push_back(item);
+  }
+  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
+  return out;
+}
+
+void check_fp8_backend(DType dtype, const std::string& backend) {
+  if (dtype == DType::kFp8 && backend == to_string(BackendKind::kCublas))
+    throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");
+}
+
+ShapeArg parse_shape_option(const std::string& text) {
+  const std::optional<ShapeArg> shape = parse_shape(text);
+  if (!shape) throw usage_error(fmt::format("SHAPE: '{}' is not N or MxNxK with positive sizes (e.g. 1793, 4096x1x4096)", text));
+  constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();  // cuBLAS takes 32-bit sizes
+  if (shape->m > kMaxSize || shape->n > kMaxSize || shape->k > kMaxSize)
+    throw usage_error(fmt::format("SHAPE: '{}' has a size above {} (cuBLAS takes 32-bit sizes)", text, kMaxSize));
+  return *shape;
+}
+
+void check_store_for_dry_run(const std::string& db) {
+  std::error_code ec;
+  if (std::filesystem::exists(db, ec)) Store(db, Store::Access::kReadOnly);
+}
+
+}  // namespace shapescope
