@@ -158,7 +158,8 @@ void Engine::plan_chunks(const std::vector<TimedJob>& jobs) {
 }
 
 // GEMM load until warmup_ms have passed since options_.warm_since (the verification before the
-// engine counts): replays of a graph of the sentinel's call (cheap to capture; else the first
+// engine counts): replays of a graph of the sentinel's call (cheap to capture; else, and where the
+// clock is watched until it settles (timing/settle.hpp), the first
 // chunk's calls) with their flushes, all queued at once, so that the host captures the first
 // chunks' graphs while the GPU warms up.
 void Engine::warm_up(const std::vector<TimedJob>& jobs) {
@@ -169,7 +170,9 @@ void Engine::warm_up(const std::vector<TimedJob>& jobs) {
                      std::any_of(jobs.begin(), jobs.end(), [](const TimedJob& j) { return j.estimate_us >= SettleRule{}.from_us; });
   if ((started >= until && !watch) || chunks_.empty()) return;
   std::vector<GemmCall*> calls;
-  if (sentinel_)
+  // Watching the clock settle, the load must be the GEMMs that reach the power limit: the first
+  // chunk's own (the sentinel is a mid-sized GEMM that stays below it).
+  if (sentinel_ && !watch)
     calls.assign(kWarmUpSentinels, sentinel_->call);
   else
     for (size_t job : chunks_.front().jobs) calls.push_back(jobs[job].call);
