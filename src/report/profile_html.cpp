@@ -9,6 +9,7 @@
 #include "report/explain_report.hpp"
 #include "report/html_report.hpp"
 #include "report/profile_report.hpp"
+#include "views/what_ifs.hpp"
 
 namespace shapescope {
 namespace {
@@ -109,6 +110,31 @@ std::string gemm_table(const ProfileResult& r) {
   return s + "</tbody></table>\n";
 }
 
+// Measured what-ifs first (with a GPU): each change, its saving per step with its interval.
+std::string what_ifs_section(const ProfileResult& r) {
+  if (!r.measured) return "";
+  const WhatIfs w = what_ifs(r);
+  std::string s = "<h2 id=\"what-ifs\">What would make this step faster</h2>\n";
+  if (w.ranked.empty() || w.step_us <= 0)
+    return s + "<p class=\"note\">No change measured here saves more than 2 % of a GEMM (explain's fixes, paired).</p>\n";
+  s += fmt::format("<p>Each change measured in explain's paired passes against its GEMM; the saving per step is calls x "
+                   "time x (1 - the paired ratio), with its 95 % interval. The step's GEMM time: {} now, {} with each "
+                   "GEMM's best change.</p>\n",
+                   esc(us_or_ms(w.step_us)), esc(us_or_ms(w.with_all_us)));
+  s += "<table><thead><tr><th class=\"num\">#</th><th>kind</th><th class=\"num\">calls/step</th>"
+       "<th class=\"num\">saving/step</th><th class=\"num\">95 % interval</th><th>change</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < w.ranked.size(); ++i) {
+    const WhatIf& x = w.ranked[i];
+    const std::string interval =
+        x.paired() ? us_or_ms(*x.saving_low_us) + " .. " + us_or_ms(*x.saving_high_us) : std::string("not paired");
+    s += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td>"
+                     "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                     i + 1, esc(std::string(what_if_name(x.kind))), fixed(x.calls_per_step, 0), esc(us_or_ms(x.saving_us)),
+                     esc(percent(x.saving_us / w.step_us, 1)), esc(interval), esc(profile_what_if_change(r, x)));
+  }
+  return s + "</tbody></table>\n";
+}
+
 std::string lists_section(const ProfileText& text) {
   std::string s = "<h2 id=\"left-out\">Not in the table's totals</h2>\n";
   if (text.lists.empty()) return s + "<p class=\"note\">Nothing: every GEMM was measured and is in the total.</p>\n";
@@ -124,8 +150,9 @@ void write_profile_html(std::ostream& out, const ProfileResult& r, const Profile
   out << html_page_start("shapescope profile: " + r.workload.source);
   out << "<header><h1>GEMMs of " << esc(r.workload.source) << "</h1>\n<p class=\"sub\">" << esc(text.source)
       << "</p>\n<p class=\"sub\">" << esc(text.numbers) << "</p>\n"
-      << "<nav><a href=\"#gemms\">GEMMs</a><a href=\"#left-out\">left out</a></nav></header>\n";
-  out << glance(r, text) << source_cards(r) << gemm_table(r) << lists_section(text);
+      << "<nav>" << (r.measured ? "<a href=\"#what-ifs\">what-ifs</a>" : "")
+      << "<a href=\"#gemms\">GEMMs</a><a href=\"#left-out\">left out</a></nav></header>\n";
+  out << glance(r, text) << what_ifs_section(r) << source_cards(r) << gemm_table(r) << lists_section(text);
   out << "<footer>Made by " << esc(o.version) << " with <code>" << esc(o.command_line)
       << "</code>. Times are medians of the samples, one call with a cold L2.</footer>\n"
       << html_page_end();

@@ -284,6 +284,8 @@ ProfileText profile_text(const ProfileResult& r) {
 
 std::string profile_gemm_cell(const ProfileResult& r, const ProfileEntry& e) { return gemm_cell(r, e); }
 
+std::string profile_what_if_change(const ProfileResult& r, const WhatIf& w) { return what_if_change(r, w); }
+
 void write_profile_text(std::ostream& out, const ProfileResult& r) {
   const ProfileText text = profile_text(r);
   out << text.source << "\n" << text.numbers << "\n";

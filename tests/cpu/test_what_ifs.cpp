@@ -2,6 +2,10 @@
 // interval, the ranking, the step with each GEMM's best change, and what is left out.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "report/profile_html.hpp"
+#include "report/profile_report.hpp"
 #include "views/profile.hpp"
 #include "views/what_ifs.hpp"
 
@@ -107,6 +111,34 @@ TEST(WhatIfs, OneChangeOfEachKindPerGemmTheOneThatSavesMost) {
   EXPECT_NEAR(w.ranked[0].saving_us, 10 * 500 * 0.4, 1e-9);
   EXPECT_EQ(w.ranked[1].kind, WhatIfKind::kAlgorithm);
   EXPECT_NEAR(w.with_all_us, 10000 - 2000, 1e-9) << "the GEMM's best change only";
+}
+
+// The page (profile --html) and the text put the ranked what-ifs first and after the total.
+TEST(WhatIfs, ThePageAndTheTextShowThem) {
+  ProfileResult r;
+  r.measured = MeasurementSummary{};
+  r.totals.measured_us = 10000;
+  r.entries.push_back(padded_entry(10, 500, 480, 384, ratio(0.78, 0.8, 0.82)));
+  r.entries.back().row.problem.m = 1793, r.entries.back().row.problem.n = 1793, r.entries.back().row.problem.k = 1793;
+  r.entries.back().explanation->points[1].label = "1800";
+  r.workload.gemms.resize(1);  // the row's GEMM (its origin)
+  std::ostringstream page, text;
+  write_profile_html(page, r, ProfileHtmlOptions{});
+  const std::string html = page.str();
+  const size_t what_ifs = html.find("<h2 id=\"what-ifs\">"), gemms = html.find("<h2 id=\"gemms\">");
+  ASSERT_NE(what_ifs, std::string::npos);
+  EXPECT_LT(what_ifs, gemms) << "the what-ifs come first";
+  EXPECT_NE(html.find("1793x1793x1793"), std::string::npos);
+  EXPECT_NE(html.find("padding"), std::string::npos);
+  write_profile_text(text, r);
+  EXPECT_NE(text.str().find("what would make this step faster"), std::string::npos);
+  EXPECT_NE(text.str().find("with each GEMM's best change"), std::string::npos);
+  ProfileResult stored = r;
+  stored.measured.reset();  // from a store: nothing was paired, no what-ifs
+  stored.stored = StoredSource{};
+  std::ostringstream none;
+  write_profile_html(none, stored, ProfileHtmlOptions{});
+  EXPECT_EQ(none.str().find("what-ifs"), std::string::npos);
 }
 
 }  // namespace
