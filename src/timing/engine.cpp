@@ -208,13 +208,7 @@ void Engine::settle(double since, double replay_s) {
   const SettleRule rule;
   for (;;) {
     CHECK_CUDA(cudaStreamSynchronize(stream_));
-    const double t = now();
-    std::vector<double> mhz, watts;
-    for (const ClockSample& c : clocks_->between(std::max(since, t - rule.window_s), t)) {
-      mhz.push_back(c.sm_clock_mhz);
-      watts.push_back(c.power_w);
-    }
-    times_.settle = look_at_clock(mhz, watts, t - since, rule);
+    times_.settle = look_at_clock(*clocks_, since, now(), rule);
     if (warm_up_ends(times_.settle, rule) || (interrupted_ && interrupted_->load())) return;
     const int replays = std::max(1, int(std::ceil(kSettleStepS / replay_s)));
     for (int i = 0; i < replays; ++i) CHECK_CUDA(cudaGraphLaunch(warm_exec_, stream_));

@@ -71,12 +71,7 @@ bool warmed(SettleFacts& facts, const MeasureOptions& options, const ClockSample
   const SettleRule rule;
   if (options.clocks != ClockState::kSustained || !clocks || !clocks->available() || longest_us < rule.from_us)
     return true;
-  std::vector<double> mhz, watts;
-  for (const ClockSample& c : clocks->between(std::max(since, now - rule.window_s), now)) {
-    mhz.push_back(c.sm_clock_mhz);
-    watts.push_back(c.power_w);
-  }
-  facts = look_at_clock(mhz, watts, now - since, rule);
+  facts = look_at_clock(*clocks, since, now, rule);
   return warm_up_ends(facts, rule);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "device/nvml.hpp"
 #include "timing/stats.hpp"
 
 namespace shapescope {
@@ -33,6 +34,15 @@ SettleFacts look_at_clock(const std::vector<double>& window_mhz, const std::vect
   if (!mhz.empty()) f.clock_mhz = median(mhz);
   if (!watts.empty()) f.power_w = median(watts);
   return f;
+}
+
+SettleFacts look_at_clock(const ClockSampler& clocks, double since, double now, const SettleRule& rule) {
+  std::vector<double> mhz, watts;
+  for (const ClockSample& c : clocks.between(std::max(since, now - rule.window_s), now)) {
+    mhz.push_back(c.sm_clock_mhz);
+    watts.push_back(c.power_w);
+  }
+  return look_at_clock(mhz, watts, now - since, rule);
 }
 
 }  // namespace shapescope

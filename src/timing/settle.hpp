@@ -12,6 +12,8 @@
 
 namespace shapescope {
 
+class ClockSampler;
+
 struct SettleRule {
   double window_s = 0.4;     // two halves of 0.2 s (10 readings each)
   double tolerance = 0.015;  // |median(second half) - median(first half)| / median(first half)
@@ -38,6 +40,9 @@ struct SettleFacts {
 // the warm-up. `settled` as clock_settled says.
 SettleFacts look_at_clock(const std::vector<double>& window_mhz, const std::vector<double>& window_w, double seconds,
                           const SettleRule& rule);
+// The same from the sampler: its readings of the last rule.window_s before `now` (none before
+// `since`, the warm-up's start).
+SettleFacts look_at_clock(const ClockSampler& clocks, double since, double now, const SettleRule& rule);
 // Whether the warm-up ends with these facts: settled, or watched for rule.max_s.
 inline bool warm_up_ends(const SettleFacts& f, const SettleRule& rule) { return f.settled || f.seconds >= rule.max_s; }
 
