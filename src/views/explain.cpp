@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <map>
 
-#include "backends/variants.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -22,22 +21,12 @@ namespace {
 // The GPU is warm after the target's measurement: the later batches need no long warm-up.
 constexpr double kWarmAgainMs = 30;
 
-// The store's backend for a --backend value: our kernels are all "custom".
-std::string backend_key(const std::string& spec) {
-  return is_custom_backend(spec) ? std::string(to_string(BackendKind::kCustom)) : spec;
-}
-// The algo explain reads: cuBLAS's only one, cuBLASLt's first choice, or the one selected variant.
-std::string algo_of(const std::string& spec) {
-  if (is_custom_backend(spec)) return select_variants(spec).front()->key();
-  return default_algo(spec);
-}
-
 std::string size_label(const ShapeArg& shape, const Problem& p) {
   return shape.square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
 }
 
-std::string describe_problem(const Problem& p, const std::string& backend) {
-  return fmt::format("{} {} {} ({})", p.shape_string(), to_string(p.dtype), to_string(p.layout), backend);
+std::string describe_problem(const Problem& p, const BackendSpec& backend) {
+  return fmt::format("{} {} {} ({})", p.shape_string(), to_string(p.dtype), to_string(p.layout), backend.text());
 }
 
 std::string ld_label(const Problem& p) { return fmt::format("lda {} ldb {} ldc {}", p.lda, p.ldb, p.ldc); }
@@ -45,11 +34,11 @@ std::string ld_label(const Problem& p) { return fmt::format("lda {} ldb {} ldc {
 // The fixed-kernel control on this GPU: our Hopper kernel 05 (one 128x256 tile, data-parallel, so
 // that its waves are exactly the model's) on compute capability 9.0, else the mma.sync kernel 04
 // with the same tile on 8.x and newer. None for our own kernels as the backend (they are fixed).
-std::optional<std::string> fixed_spec(const ExplainRequest& o, const DeviceContext& d) {
-  if (!o.controls || is_custom_backend(o.backend)) return std::nullopt;
+std::optional<BackendSpec> fixed_spec(const ExplainRequest& o, const DeviceContext& d) {
+  if (!o.controls || o.backend.kind == BackendKind::kCustom) return std::nullopt;
   const int cc = d.cc_major * 10 + d.cc_minor;
-  if (cc == 90) return std::string("custom:05_wgmma_tma:128x256:dp");
-  if (cc >= 80) return std::string("custom:04_mma_pipelined:128x256:dp");
+  if (cc == 90) return BackendSpec(BackendKind::kCustom, "05_wgmma_tma:128x256:dp");
+  if (cc >= 80) return BackendSpec(BackendKind::kCustom, "04_mma_pipelined:128x256:dp");
   return std::nullopt;
 }
 
@@ -95,7 +84,8 @@ struct Wanted {
   Role role;
   std::string label;
   Candidate candidate;
-  std::string backend, algo;  // the store key's
+  BackendKind backend = BackendKind::kCublas;  // the store key's
+  std::string algo;
   std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
 };
 
@@ -103,7 +93,7 @@ class Gatherer {
  public:
   Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
   // The stored point of this key on the anchor's device (cold), if any.
-  const StoredPoint* find(const Problem& p, const std::string& backend, const std::string& algo) const {
+  const StoredPoint* find(const Problem& p, BackendKind backend, const std::string& algo) const {
     for (const StoredPoint& s : pool_)
       if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
           s.key.algo == algo && s.key.problem == p)
@@ -115,7 +105,7 @@ class Gatherer {
     std::vector<const StoredPoint*> out;
     for (const StoredPoint& s : pool_)
       if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
-          s.key.backend == to_string(BackendKind::kCublasLt) && s.key.problem == p)
+          s.key.backend == BackendKind::kCublasLt && s.key.problem == p)
         out.push_back(&s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
     return out;
@@ -149,7 +139,7 @@ struct Plan {
   Problem target;
   std::vector<Candidate> candidates;
   Controls controls;
-  std::optional<std::string> fixed;  // "custom:<kernel>:<BMxBN>:<schedule>"
+  std::optional<BackendSpec> fixed;  // custom:<kernel>:<BMxBN>:<schedule>
 };
 
 class ReportBuilder {
@@ -184,12 +174,13 @@ class ReportBuilder {
     c.problem = p;
     return c;
   }
-  void want(Role role, std::string label, Candidate c, std::string backend, std::string algo,
+  void want(Role role, std::string label, Candidate c, BackendKind backend, std::string algo,
             std::optional<size_t> of = std::nullopt) {
-    wanted_.push_back({role, std::move(label), std::move(c), std::move(backend), std::move(algo), of});
+    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of});
   }
   void library_points() {
-    const std::string backend = backend_key(o_.backend), algo = algo_of(o_.backend);
+    const BackendKind backend = o_.backend.kind;
+    const std::string algo = o_.backend.algo();
     want(Role::kTarget, size_label(shape_, plan_.target), self(), backend, algo);
     for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(shape_, c.problem), c, backend, algo);
     if (plan_.controls.aligned16)
@@ -199,21 +190,22 @@ class ReportBuilder {
   }
   void control_points() {
     if (plan_.fixed) {
-      const std::string key = select_variants(*plan_.fixed).front()->key();
+      const std::string key = plan_.fixed->algo();
       const size_t library = wanted_.size();
       for (size_t i = 0; i < library; ++i)
-        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, std::string(to_string(BackendKind::kCustom)), key, i);
+        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, BackendKind::kCustom, key, i);
     }
     if (plan_.controls.copy)
-      want(Role::kCopy, "copy to 16-byte rows", self(), std::string(to_string(BackendKind::kCopy)), "default");
+      want(Role::kCopy, "copy to 16-byte rows", self(), BackendKind::kCopy,
+           std::string(default_algo(BackendKind::kCopy)));
     if (o_.controls)
-      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor),
-           std::string(to_string(BackendKind::kLaunchFloor)), "default");
+      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor), BackendKind::kLaunchFloor,
+           std::string(default_algo(BackendKind::kLaunchFloor)));
   }
   void alternatives(const Problem& p, Role role, const Candidate& c) {
-    const bool library_is_lt = backend_key(o_.backend) == to_string(BackendKind::kCublasLt);
+    const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
     for (const StoredPoint* s : g_.alternatives(p)) {
-      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == algo_of(o_.backend)) continue;
+      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == o_.backend.algo()) continue;
       want(role, role == Role::kAlternative ? s->key.algo : size_label(shape_, p) + " " + s->key.algo, c,
            s->key.backend, s->key.algo);
     }
@@ -291,11 +283,11 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
     r.pairs.emplace_back(target, r.backends.size() - 1);
   }
   if (plan.controls.copy) {
-    r.backends.emplace_back(to_string(BackendKind::kCopy));
+    r.backends.emplace_back(BackendKind::kCopy);
     r.pairs.emplace_back(target, r.backends.size() - 1);
   }
   if (o.controls) {
-    r.backends.emplace_back(to_string(BackendKind::kLaunchFloor));
+    r.backends.emplace_back(BackendKind::kLaunchFloor);
     r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
   }
   return r;
@@ -320,11 +312,13 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
 }
 
 // The backend that runs a point of the explanation, as a request names it.
-std::string backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
+BackendSpec backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
   switch (p.role) {
-    case Role::kFixedKernel: return plan.fixed.value_or("");
+    case Role::kFixedKernel:
+      if (!plan.fixed) throw Error(ExitCode::kInternal, "explain: a fixed-kernel point without a fixed kernel");
+      return *plan.fixed;
     case Role::kAlternative:
-    case Role::kNeighbourAlternative: return std::string(to_string(BackendKind::kCublasLt));
+    case Role::kNeighbourAlternative: return BackendSpec(BackendKind::kCublasLt);
     default: return o.backend;
   }
 }
@@ -353,7 +347,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
     // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
     const Role role = report.points[i].role;
     if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy) continue;
-    const std::string spec = backend_spec(o, plan, report.points[i]);
+    const BackendSpec spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
     // One (problem, backend) once: cuBLASLt's alternatives at a problem are one request's algos.
@@ -454,7 +448,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
     // The newest measurement of the target, on the named GPU when one is named.
     const StoredPoint* anchor = nullptr;
     for (const StoredPoint& p : pool) {
-      if (p.key.hot || p.key.backend != backend_key(o.backend) || p.key.algo != algo_of(o.backend) ||
+      if (p.key.hot || p.key.backend != o.backend.kind || p.key.algo != o.backend.algo() ||
           !(p.key.problem == target))
         continue;
       if (profile && profile_for_device_name(p.device.gpu_name) != profile) continue;
@@ -473,7 +467,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
       Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
                 fixed_spec(o, anchor->device)};
-      if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+      if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
       const Gatherer g(pool, *anchor);
       ReportBuilder builder(o, shape, plan, g);
       ExplainReport first = report;
@@ -506,8 +500,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   first.problems = {target};
   measure_into(first, device, store, ProgressCallback(), interrupted, pool, report, total);
   const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == backend_key(o.backend) &&
-           p.key.algo == algo_of(o.backend) && p.key.problem == target;
+    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == o.backend.kind &&
+           p.key.algo == o.backend.algo() && p.key.problem == target;
   });
   if (anchor == pool.end())
     throw Error(ExitCode::kNoGpu, "explain: cannot measure " +
@@ -518,7 +512,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
   Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target),
             fixed_spec(o, device)};
-  if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+  if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
 
   // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
   // neighbour the verdict compares with (known only once the neighbours are measured).
@@ -532,7 +526,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   if (o.controls) {
     MeasureRequest alternatives = base_request(o);
     alternatives.measure.warmup_ms = kWarmAgainMs;
-    alternatives.backends = {std::string(to_string(BackendKind::kCublasLt))};
+    alternatives.backends = {BackendSpec(BackendKind::kCublasLt)};
     alternatives.lt_algos = o.alternatives;
     alternatives.problems = {target};
     if (neighbour) alternatives.problems.push_back(*neighbour);
