@@ -12,19 +12,16 @@
 
 namespace shapescope {
 
-std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
-                                      int lt_algos) {
-  switch (parse_backend_kind(name).value_or(BackendKind::kCustom)) {
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const DeviceBuffers& buffers, int lt_algos) {
+  switch (spec.kind) {
     case BackendKind::kCublas: return std::make_unique<CublasBackend>(buffers);
     case BackendKind::kCublasLt: return std::make_unique<CublasLtBackend>(buffers, lt_algos);
     case BackendKind::kCublasGrouped: return std::make_unique<CublasGroupedBackend>(buffers);
-    case BackendKind::kCustom:
-      if (is_custom_backend(name)) return std::make_unique<CustomBackend>(name, buffers);
-      break;
+    case BackendKind::kCustom: return std::make_unique<CustomBackend>(spec, buffers);
     case BackendKind::kCopy: return std::make_unique<CopyBackend>(buffers);
     case BackendKind::kLaunchFloor: return std::make_unique<LaunchFloorBackend>();
   }
-  throw usage_error(*backend_name_error(name));
+  throw Error(ExitCode::kInternal, fmt::format("make_backend: backend kind {} is not known", int(spec.kind)));
 }
 
 std::optional<std::string> grouped_unsupported(const Problem& problem) {

@@ -51,7 +51,8 @@ struct PreparedCall {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;
+  // The store's backend of its points.
+  virtual BackendKind kind() const = 0;
   // The algo keys this backend will measure for a problem (known before any GPU work, so that a
   // resumed sweep can skip what the store has).
   virtual std::vector<std::string> algo_keys() const = 0;
@@ -67,12 +68,10 @@ class Backend {
   virtual bool needs_verification() const { return false; }
 };
 
-// "cublas", "cublaslt", or "custom[:<kernel>[:<BMxBN>[:<schedule>]]]" (our kernels); lt_algos is
-// how many of cuBLASLt's heuristic choices to time (>= 1).
-// The backend keeps a reference to `buffers`, read when calls are prepared (after allocation).
-// Throws Error(kUsage) for an unknown name.
-std::unique_ptr<Backend> make_backend(const std::string& name, const DeviceBuffers& buffers,
-                                      int lt_algos);
+// The backend of a spec (our kernels: the variants it selects); lt_algos is how many of cuBLASLt's
+// heuristic choices to time (>= 1). The backend keeps a reference to `buffers`, read when calls are
+// prepared (after allocation).
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const DeviceBuffers& buffers, int lt_algos);
 
 // Why a backend of single GEMMs (cuBLAS, cuBLASLt, our kernels) cannot run a problem: a grouped call.
 std::optional<std::string> grouped_unsupported(const Problem& problem);

@@ -17,7 +17,7 @@ namespace shapescope {
 class CopyBackend : public Backend {
  public:
   explicit CopyBackend(const DeviceBuffers& buffers) : buffers_(buffers) {}
-  std::string name() const override { return "copy"; }
+  BackendKind kind() const override { return BackendKind::kCopy; }
   std::vector<std::string> algo_keys() const override { return {"default"}; }
   // Only a problem with something to copy: every operand aligned leaves nothing to time.
   std::optional<std::string> unsupported(const Problem& problem, const DeviceContext& device) const override;
@@ -30,7 +30,7 @@ class CopyBackend : public Backend {
 
 class LaunchFloorBackend : public Backend {
  public:
-  std::string name() const override { return "empty"; }
+  BackendKind kind() const override { return BackendKind::kLaunchFloor; }
   std::vector<std::string> algo_keys() const override { return {"default"}; }
   std::optional<std::string> unsupported(const Problem&, const DeviceContext&) const override { return std::nullopt; }
   std::vector<PreparedCall> prepare(const Problem& problem, const std::vector<std::string>& wanted,

@@ -15,7 +15,7 @@ class CublasBackend : public Backend {
  public:
   explicit CublasBackend(const DeviceBuffers& buffers);
   ~CublasBackend() override;
-  std::string name() const override { return "cublas"; }
+  BackendKind kind() const override { return BackendKind::kCublas; }
   std::vector<std::string> algo_keys() const override { return {std::string(default_algo(BackendKind::kCublas))}; }
   std::optional<std::string> unsupported(const Problem& problem,
                                          const DeviceContext& device) const override;

@@ -21,7 +21,7 @@ class CublasGroupedBackend : public Backend {
  public:
   explicit CublasGroupedBackend(const DeviceBuffers& buffers);
   ~CublasGroupedBackend() override;
-  std::string name() const override { return std::string(to_string(BackendKind::kCublasGrouped)); }
+  BackendKind kind() const override { return BackendKind::kCublasGrouped; }
   std::vector<std::string> algo_keys() const override {
     return {std::string(default_algo(BackendKind::kCublasGrouped))};
   }

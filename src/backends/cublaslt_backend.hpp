@@ -13,7 +13,7 @@ class CublasLtBackend : public Backend {
  public:
   CublasLtBackend(const DeviceBuffers& buffers, int algo_count);
   ~CublasLtBackend() override;
-  std::string name() const override { return "cublaslt"; }
+  BackendKind kind() const override { return BackendKind::kCublasLt; }
   std::vector<std::string> algo_keys() const override;
   std::optional<std::string> unsupported(const Problem& problem,
                                          const DeviceContext& device) const override;

@@ -33,7 +33,7 @@ class CustomCall : public GemmCall {
 
 }  // namespace
 
-CustomBackend::CustomBackend(const std::string& spec, const DeviceBuffers& buffers)
+CustomBackend::CustomBackend(const BackendSpec& spec, const DeviceBuffers& buffers)
     : variants_(select_variants(spec)), buffers_(buffers) {}
 
 std::vector<std::string> CustomBackend::algo_keys() const {

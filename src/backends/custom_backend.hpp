@@ -14,8 +14,8 @@ namespace shapescope {
 
 class CustomBackend : public Backend {
  public:
-  CustomBackend(const std::string& spec, const DeviceBuffers& buffers);
-  std::string name() const override { return "custom"; }
+  CustomBackend(const BackendSpec& spec, const DeviceBuffers& buffers);
+  BackendKind kind() const override { return BackendKind::kCustom; }
   std::vector<std::string> algo_keys() const override;
   std::optional<std::string> unsupported(const Problem& problem, const DeviceContext& device) const override;
   std::vector<PreparedCall> prepare(const Problem& problem, const std::vector<std::string>& wanted,

@@ -27,11 +27,10 @@ std::string joined(const std::set<std::string>& items) {
   return out;
 }
 
-}  // namespace
-
-std::vector<const kernels::Variant*> select_variants(const std::string& spec) {
+// The variants "custom[:<kernel>[:<BMxBN>[:<schedule>]]]" selects, as the user wrote it.
+std::vector<const kernels::Variant*> select(const std::string& spec) {
   const std::vector<std::string> parts = split(spec, ':');
-  if (parts.empty() || parts.front() != "custom" || parts.size() > 4)
+  if (parts.empty() || parts.front() != to_string(BackendKind::kCustom) || parts.size() > 4)
     throw usage_error(fmt::format("--backend: '{}' is not custom[:<kernel>[:<BMxBN>[:<schedule>]]]", spec));
   std::set<std::string> kernel_names, tiles, schedules;
   std::vector<const kernels::Variant*> chosen;
@@ -55,27 +54,23 @@ std::vector<const kernels::Variant*> select_variants(const std::string& spec) {
   return chosen;
 }
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom, BackendKind::kCublasGrouped})
-    names.emplace_back(to_string(kind));
-  return names;
-}
+}  // namespace
 
-bool is_custom_backend(const std::string& name) { return parse_backend_kind(name) == BackendKind::kCustom; }
+std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec) { return select(spec.text()); }
 
-std::optional<std::string> backend_name_error(const std::string& name) {
-  if (name == "cublas" || name == "cublaslt" || name == "cublas_grouped") return std::nullopt;
-  if (!is_custom_backend(name))
-    return fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, cublas_grouped, "
-                       "custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
-                       name);
-  try {
-    select_variants(name);
-  } catch (const Error& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
+BackendSpec parse_backend_spec(const std::string& text) {
+  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCublasGrouped})
+    if (text == to_string(kind)) return BackendSpec(kind);
+  const std::string custom(to_string(BackendKind::kCustom));
+  if (text != custom && text.rfind(custom + ":", 0) != 0)
+    throw usage_error(fmt::format("--backend: '{}' is not a backend (cublas, cublaslt, cublas_grouped, "
+                                  "custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
+                                  text));
+  // Refuses an unknown kernel, tile or schedule; a selection of one variant is kept as its whole key,
+  // which is the algo its points are stored under.
+  const std::vector<const kernels::Variant*> chosen = select(text);
+  if (chosen.size() == 1) return BackendSpec(BackendKind::kCustom, chosen.front()->key());
+  return BackendSpec(BackendKind::kCustom, text.size() > custom.size() ? text.substr(custom.size() + 1) : "");
 }
 
 }  // namespace shapescope

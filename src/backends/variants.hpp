@@ -5,17 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "kernels/registry.hpp"
 
 namespace shapescope {
 
-// Throws Error(kUsage) naming the value for an unknown kernel, tile or schedule (listing what exists).
-std::vector<const kernels::Variant*> select_variants(const std::string& spec);
+// The variants of our kernels a custom spec selects. Throws Error(kUsage) naming the value for an
+// unknown kernel, tile or schedule (listing what exists).
+std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec);
 
-std::vector<std::string> backend_names();
-// "custom" or "custom:..." (our kernels; the store's backend is then "custom").
-bool is_custom_backend(const std::string& name);
-// Whether `name` is a valid --backend item (custom selections included); the message says why not.
-std::optional<std::string> backend_name_error(const std::string& name);
+// A --backend item: cublas, cublaslt, cublas_grouped or custom[:<kernel>[:<BMxBN>[:<schedule>]]], its
+// selection of our kernels checked (one variant selected is kept as its whole key: "custom:01_naive"
+// is "custom:01_naive:16x16:dp" where 01 has one variant); Error(kUsage) naming the value otherwise
+// (explain's controls, copy and empty, are no --backend items).
+BackendSpec parse_backend_spec(const std::string& text);
 
 }  // namespace shapescope

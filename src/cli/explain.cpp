@@ -7,7 +7,6 @@
 #include <memory>
 #include <vector>
 
-#include "backends/variants.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -39,17 +38,7 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
 
 void run_explain(const ExplainOptions& o) {
   const ShapeArg shape = parse_shape_option(o.request.shape);
-  const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
-  if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt && kind != BackendKind::kCustom)
-    throw usage_error(fmt::format("--backend: '{}' is not a backend explain can use (cublas, cublaslt, custom:...)",
-                                  o.request.backend));
-  if (kind == BackendKind::kCustom) {
-    const auto variants = select_variants(o.request.backend);
-    if (variants.size() != 1)
-      throw usage_error(fmt::format("--backend: '{}' selects {} variants; explain needs one (e.g. custom:{})", o.request.backend,
-                                    variants.size(), variants.front()->key()));
-  }
-  check_lt_algos_backend(o.request.lt_algos, kind == BackendKind::kCublasLt);
+  check_lt_algos_backend(o.request.lt_algos, o.request.backend.kind == BackendKind::kCublasLt);
   ExplainRequest request = o.request;
   request.measure = measure_options(o.timing);
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
@@ -64,7 +53,7 @@ void run_explain(const ExplainOptions& o) {
     throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu NAME (a model prediction)", o.request.tile->first,
                                   o.request.tile->second));
   const Problem target = plan_one(o.request, shape.m, shape.n, shape.k);
-  check_fp8_backend(target.dtype, o.request.backend);
+  check_fp8_backend(target.dtype, o.request.backend.kind);
   if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
@@ -119,7 +108,9 @@ void register_explain(CLI::App& app) {
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
   cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
   add_problem_options(cmd, o->request.plan);
-  cmd->add_option("--backend", o->request.backend, "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
+  add_backend_option(cmd, o->request.backend, "explain",
+                     {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom},
+                     "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");
   add_lt_algos_option(cmd, o->request.lt_algos, "time cuBLASLt's top K algorithms too (heuristic regret)");
   add_timing_options(cmd, o->timing);
   cmd->add_flag("--no-controls", [o](int64_t) { o->request.controls = false; },

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "backends/variants.hpp"
@@ -71,24 +72,70 @@ MeasureOptions measure_options(const TimingOptions& t) {
   return m;
 }
 
-std::vector<std::string> parse_backends(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
-  if (!text.empty() && text.back() == ',') items.push_back("");  // "cublas," names an empty backend too
-  std::vector<std::string> out;
-  for (const std::string& item : items) {
-    if (auto why = backend_name_error(item)) throw usage_error(*why);
-    if (std::find(out.begin(), out.end(), item) != out.end())
-      throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
-    out.push_back(item);
-  }
-  if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
-  return out;
+CLI::Option* add_backends_option(CLI::App* cmd, std::vector<BackendSpec>& backends, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--backend",
+          [&backends](const std::string& text) {
+            std::vector<std::string> items;
+            std::stringstream in(text);
+            for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+            if (!text.empty() && text.back() == ',') items.push_back("");  // "cublas," names an empty backend too
+            std::vector<BackendSpec> out;
+            for (const std::string& item : items) {
+              const BackendSpec spec = parse_backend_spec(item);
+              if (std::find(out.begin(), out.end(), spec) != out.end())
+                throw usage_error(fmt::format("--backend: '{}' is given twice in '{}'", item, text));
+              out.push_back(spec);
+            }
+            if (out.empty()) throw usage_error("--backend: '' is empty (cublas, cublaslt, custom)");
+            backends = out;
+          },
+          help)
+      ->default_str(backends.empty() ? "" : backends.front().text());
 }
 
-void check_fp8_backend(DType dtype, const std::string& backend) {
-  if (dtype == DType::kFp8 && backend == to_string(BackendKind::kCublas))
+namespace {
+
+// A --backend item for a command that runs one of `kinds` (our kernels as one variant).
+BackendSpec one_backend(const std::string& text, const std::string& command, const std::vector<BackendKind>& kinds) {
+  const bool ours = std::find(kinds.begin(), kinds.end(), BackendKind::kCustom) != kinds.end();
+  std::optional<BackendSpec> spec;
+  try {
+    spec = parse_backend_spec(text);
+  } catch (const Error&) {
+    // A selection of our kernels that names no variant says which part is wrong.
+    if (ours && text.rfind(to_string(BackendKind::kCustom), 0) == 0) throw;
+  }
+  if (!spec || std::find(kinds.begin(), kinds.end(), spec->kind) == kinds.end()) {
+    std::string names;
+    for (BackendKind kind : kinds)
+      names += (names.empty() ? "" : ", ") + std::string(to_string(kind)) +
+               (kind == BackendKind::kCustom ? ":<kernel>:<BMxBN>:<schedule>" : "");
+    throw usage_error(fmt::format("--backend: '{}' is not a backend {} can use ({})", text, command, names));
+  }
+  if (spec->kind == BackendKind::kCustom) {
+    const auto variants = select_variants(*spec);
+    if (variants.size() != 1)
+      throw usage_error(fmt::format("--backend: '{}' selects {} variants; {} needs one (e.g. custom:{})", text,
+                                    variants.size(), command, variants.front()->key()));
+  }
+  return *spec;
+}
+
+}  // namespace
+
+CLI::Option* add_backend_option(CLI::App* cmd, BackendSpec& backend, const std::string& command,
+                                const std::vector<BackendKind>& kinds, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--backend", [&backend, command, kinds](const std::string& text) { backend = one_backend(text, command, kinds); },
+          help)
+      ->default_str(backend.text());
+}
+
+void check_fp8_backend(DType dtype, BackendKind backend) {
+  if (dtype == DType::kFp8 && backend == BackendKind::kCublas)
     throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");
 }
 

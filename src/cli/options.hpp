@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "core/problem.hpp"
 #include "core/states.hpp"
 #include "model/model_config.hpp"
@@ -54,8 +55,13 @@ CLI::Option* add_device_option(CLI::App* cmd, int& device);
 // problems: --dtype, --layout, --ld-pad, --lda/--ldb/--ldc, --offset.
 struct ShapeOptions;
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape);
-// "--backend cublas,cublaslt,custom:..." as a list; Error(kUsage) for an unknown or repeated item.
-std::vector<std::string> parse_backends(const std::string& text);
+// --backend of sweep: "cublas,cublaslt,custom:..." as a list, typed; Error(kUsage) for an unknown
+// or repeated item.
+CLI::Option* add_backends_option(CLI::App* cmd, std::vector<BackendSpec>& backends, const std::string& help);
+// --backend of a command that runs one backend: one of `kinds` (our kernels as one variant), typed;
+// Error(kUsage) naming the value, `command` and what it can use otherwise.
+CLI::Option* add_backend_option(CLI::App* cmd, BackendSpec& backend, const std::string& command,
+                                const std::vector<BackendKind>& kinds, const std::string& help);
 // How a measuring sweep times its points: --samples N (exactly N each) or the stopping rule
 // (--min-samples, --max-samples, --target-noise), --max-noise (the noisy flag), --clocks, --warmup-ms.
 struct TimingOptions {
@@ -75,7 +81,7 @@ void add_timing_options(CLI::App* cmd, TimingOptions& timing);
 // and the options they make.
 MeasureOptions measure_options(const TimingOptions& timing);
 // cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
-void check_fp8_backend(DType dtype, const std::string& backend);
+void check_fp8_backend(DType dtype, BackendKind backend);
 
 // The options that select stored points (plot, export, report): --cublas, --dtype, --layout, --backend,
 // --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot, --clocks. (--gpu is each command's own.)

@@ -29,7 +29,7 @@ constexpr size_t kMaxTokenCounts = 256;
 struct PadOptions {
   WorkloadSource source;
   StepArgs step;
-  std::string backend = "cublas";
+  BackendSpec backend{BackendKind::kCublas};
   int samples = 10;
   ClockState clocks = ClockState::kSustained;
   std::string db = "shapescope.db";
@@ -93,14 +93,11 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
 
 void run_pad(const PadOptions& o) {
   const SourceKind kind = source_kind(o.source);
-  const std::optional<BackendKind> backend = parse_backend_kind(o.backend);
-  if (backend != BackendKind::kCublas && backend != BackendKind::kCublasLt)
-    throw usage_error(fmt::format("--backend: '{}' is not a backend pad can use (cublas, cublaslt)", o.backend));
   const ClockState clocks = o.clocks;
   if (kind != SourceKind::kModel) {
     refuse_step_options(o.step, kind == SourceKind::kTrace ? "--trace" : "--gemms");
     PadRequest request;
-    request.backend = o.backend;
+    request.backend = o.backend.kind;
     request.samples = o.samples;
     request.clocks = clocks;
     request.db = o.db;
@@ -109,8 +106,8 @@ void run_pad(const PadOptions& o) {
   }
   const ModelConfig config = resolve_model(o.source);
   PadRequest request = model_request(o, config);
-  check_fp8_backend(request.dtype, o.backend);
-  request.backend = o.backend;
+  check_fp8_backend(request.dtype, o.backend.kind);
+  request.backend = o.backend.kind;
   request.samples = o.samples;
   request.clocks = clocks;
   request.db = o.db;
@@ -169,7 +166,7 @@ void register_pad(CLI::App& app) {
       preset_list()));
   add_workload_source_options(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence); a range for decode-like sizes");
-  cmd->add_option("--backend", o->backend, "cublas | cublaslt");
+  add_backend_option(cmd, o->backend, "pad", {BackendKind::kCublas, BackendKind::kCublasLt}, "cublas | cublaslt");
   add_samples_option(cmd, o->samples, "samples per GEMM");
   add_clocks_option(cmd, o->clocks);
   add_pair_seconds_option(cmd, o->pair_seconds, "measure the step and every candidate again together");

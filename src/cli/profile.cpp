@@ -29,6 +29,7 @@ struct ProfileOptions {
   WorkloadSource source;
   StepArgs step;
   std::string expert_tokens;  // "900,100,..." rows per expert (uneven routing)
+  BackendSpec backend{BackendKind::kCublas};
   bool fused_gate_up = false;
   bool attention = false, attention_in_total = false;
   int64_t sequence = 0;
@@ -102,11 +103,6 @@ Workload profile_workload(const ProfileOptions& o) {
 }
 
 void check_options(const ProfileOptions& o) {
-  const std::optional<BackendKind> kind = parse_backend_kind(o.request.backend);
-  if (kind != BackendKind::kCublas && kind != BackendKind::kCublasLt)
-    throw usage_error(fmt::format("--backend: '{}' is not a backend profile can use (cublas, cublaslt; grouped calls "
-                                  "always run on cublas_grouped)",
-                                  o.request.backend));
   if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
   if (o.sequence < 0)
     throw usage_error(fmt::format("--sequence: {} is not a sequence length (a positive number of tokens)", o.sequence));
@@ -142,6 +138,7 @@ void run_profile(ProfileOptions o) {
                                                 : (w.notes.empty() ? std::string("it holds no GEMM") : w.notes.front());
     throw usage_error(fmt::format("{}: nothing to profile: {}", w.source, why));
   }
+  o.request.backend = o.backend.kind;
   o.request.fused_in_total = o.attention_in_total;
   o.request.verdicts = !o.no_verdict;
   const auto write = [&](const ProfileResult& result) {
@@ -204,7 +201,8 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--attention", o->attention, "list attention's QK^T and PV (usually fused by FlashAttention)");
   cmd->add_flag("--attention-in-total", o->attention_in_total, "count them in the total (attention run as GEMMs)");
   cmd->add_option("--sequence", o->sequence, "sequence length, with --attention (divides --tokens)");
-  cmd->add_option("--backend", o->request.backend, "cublas | cublaslt (grouped calls: cublas_grouped)");
+  add_backend_option(cmd, o->backend, "profile", {BackendKind::kCublas, BackendKind::kCublasLt},
+                     "cublas | cublaslt (grouped calls always run on cublas_grouped)");
   add_samples_option(cmd, o->request.samples, "samples per GEMM");
   add_clocks_option(cmd, o->request.clocks);
   add_db_option(cmd, o->request.db, "result store (SQLite file)");

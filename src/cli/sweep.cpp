@@ -1,5 +1,6 @@
 // shapescope sweep: time GEMMs over shape ranges into the result store, then print them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -50,8 +51,7 @@ MeasureOptions validate(const SweepOptions& o) {
   return timing;
 }
 
-void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::string>& backends,
-                   const SweepOptions& o, const StopRule& rule) {
+void print_dry_run(const std::vector<Problem>& problems, const SweepOptions& o, const StopRule& rule) {
   // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
   DeviceContext device;
   device.l2_bytes = 50ll << 20;
@@ -60,28 +60,32 @@ void print_dry_run(const std::vector<Problem>& problems, const std::vector<std::
     device = query_device(o.device);
     where = device_header(device);
   }
-  write_dry_run(problems, backends.size(), plan_cost(problems, backends, o.lt_algos, rule.min_samples, o.hot, device),
-                where, rule);
+  write_dry_run(problems, o.backends.size(),
+                plan_cost(problems, o.backends, o.lt_algos, rule.min_samples, o.hot, device), where, rule);
 }
 
 // The checks that need the backends and the plan; the shard's problems.
-std::vector<Problem> checked_problems(const SweepOptions& o, const std::vector<std::string>& backends) {
-  check_lt_algos_backend(o.lt_algos, std::find(backends.begin(), backends.end(), "cublaslt") != backends.end());
+std::vector<Problem> checked_problems(const SweepOptions& o) {
+  const auto has = [&](BackendKind kind) {
+    return std::any_of(o.backends.begin(), o.backends.end(), [&](const BackendSpec& b) { return b.kind == kind; });
+  };
+  check_lt_algos_backend(o.lt_algos, has(BackendKind::kCublasLt));
   auto problems = take_shard(plan_problems(o.shape), o.shard);
   if (problems.empty()) throw usage_error(fmt::format("--shard: '{}' selects no points", o.shard));
-  if (problems.front().dtype == DType::kFp8 &&
-      std::find(backends.begin(), backends.end(), "cublas") != backends.end())
+  if (problems.front().dtype == DType::kFp8 && has(BackendKind::kCublas)) {
+    std::vector<std::string> given;
+    for (const BackendSpec& b : o.backends) given.push_back(b.text());
     throw usage_error(fmt::format("--backend: '{}' includes cublas, which has no fp8 (cublasGemmEx); "
                                   "use --backend cublaslt",
-                                  o.backends));
+                                  fmt::join(given, ",")));
+  }
   return problems;
 }
 
-MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timing,
-                               const std::vector<Problem>& problems, const std::vector<std::string>& backends) {
+MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timing, const std::vector<Problem>& problems) {
   MeasureRequest request;
   request.problems = problems;
-  request.backends = backends;
+  request.backends = o.backends;
   request.lt_algos = o.lt_algos;
   request.force = o.force;
   request.measure = timing;
@@ -90,15 +94,14 @@ MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timi
 
 void run_sweep(const SweepOptions& o) {
   const MeasureOptions timing = validate(o);
-  const auto backends = parse_backends(o.backends);
-  const auto problems = checked_problems(o, backends);
+  const auto problems = checked_problems(o);
   if (o.dry_run) {
     check_store_for_dry_run(o.db);
-    print_dry_run(problems, backends, o, timing.stop_rule());
+    print_dry_run(problems, o, timing.stop_rule());
     return;
   }
   if (!o.devices.empty()) {
-    run_sweep_on_devices(o, problems, backends);
+    run_sweep_on_devices(o, problems);
     return;
   }
   // Every check that needs no measurement comes before anything is written: a bad --out, the store
@@ -122,20 +125,20 @@ void run_sweep(const SweepOptions& o) {
       fmt::print(stderr, "{}\n", line);
   fmt::print(stderr, "{}\n", sweep_method_line(timing, device.l2_bytes, o.db));
   const StopRule rule = timing.stop_rule();
-  warn_if_absurd(plan_cost(problems, backends, o.lt_algos, rule.min_samples, o.hot, device), rule);
+  warn_if_absurd(plan_cost(problems, o.backends, o.lt_algos, rule.min_samples, o.hot, device), rule);
 
-  if (o.queue_fd >= 0) return run_queue_worker(o, measure_request(o, timing, problems, backends), store, device);
+  if (o.queue_fd >= 0) return run_queue_worker(o, measure_request(o, timing, problems), store, device);
   // A worker of `--devices` reports to its parent, which draws the progress and prints the points.
   std::optional<WorkerReporter> reporter;
   std::optional<Progress> progress;
   if (o.report_fd >= 0) {
     reporter.emplace(o.report_fd);
   } else {
-    progress.emplace(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
+    progress.emplace(count_points(problems.size(), o.backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
   }
   SweepTimes times;
   times.startup = process_seconds();
-  const MeasureOutcome outcome = measure(measure_request(o, timing, problems, backends), device, store,
+  const MeasureOutcome outcome = measure(measure_request(o, timing, problems), device, store,
                                          reporter ? reporter->progress() : progress->callback(), &g_interrupted);
   const double after_start = process_seconds();
   const std::vector<Annotation> annotations = annotate_and_save(store, outcome.points);
@@ -185,7 +188,7 @@ void register_sweep(CLI::App& app) {
       {cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)"),
        &o->shape.batch}};
   add_problem_options(cmd, o->shape);
-  cmd->add_option("--backend", o->backends,
+  add_backends_option(cmd, o->backends,
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");
   add_lt_algos_option(cmd, o->lt_algos, "also time cuBLASLt's top K heuristic algorithms (h0 = its pick)");
   add_timing_options(cmd, o->timing);

@@ -19,7 +19,7 @@ namespace shapescope {
 
 struct SweepOptions {
   ShapeOptions shape;
-  std::string backends = "cublas";
+  std::vector<BackendSpec> backends = {BackendSpec(BackendKind::kCublas)};
   int lt_algos = 1;
   TimingOptions timing;       // --samples or the stopping rule, --clocks, --warmup-ms
   bool hot = false;
@@ -54,8 +54,7 @@ void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
 // --devices: one worker process per GPU, each taking chunks of `problems` (the plan, or its --shard)
 // from one queue, all writing o.db; one progress line; the points and the summary as a single sweep
 // prints them, and a line per GPU. Error naming the GPU when a worker fails.
-void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems,
-                          const std::vector<std::string>& backends);
+void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems);
 
 // A --devices worker: says its GPU, then measures each chunk the parent hands it (the request's
 // problems at the chunk's positions) and reports it done, until the parent says end.

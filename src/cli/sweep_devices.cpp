@@ -102,8 +102,7 @@ void finish_sweep(const SweepOptions& o, const std::vector<StoredPoint>& points,
   }
 }
 
-void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems,
-                          const std::vector<std::string>& backends) {
+void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& problems) {
   // The checks of a single sweep, before anything starts: --out, the store, the GPUs.
   if (!o.out.empty()) check_output_path(o.out, "--out", {o.db, o.db + "-wal", o.db + "-shm"});
   const Store store(o.db);
@@ -114,7 +113,7 @@ void run_sweep_on_devices(const SweepOptions& o, const std::vector<Problem>& pro
   if (!o.out.empty()) out_file.emplace(o.out, "--out");
 
   ChunkQueue queue(problems.size());
-  Progress progress(count_points(problems.size(), backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
+  Progress progress(count_points(problems.size(), o.backends, o.lt_algos), isatty(STDERR_FILENO) == 1);
   run_workers(workers, queue, [&] {
     const MeasureProgress p = summed_progress(workers, problems.size());
     progress.update(p.fraction, p.measured, p.last_tflops);

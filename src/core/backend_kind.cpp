@@ -15,13 +15,19 @@ std::string_view to_string(BackendKind kind) {
 }
 
 std::optional<BackendKind> parse_backend_kind(std::string_view text) {
-  if (text == "cublas") return BackendKind::kCublas;
-  if (text == "cublaslt") return BackendKind::kCublasLt;
-  if (text == "cublas_grouped") return BackendKind::kCublasGrouped;
-  if (text == "custom" || text.rfind("custom:", 0) == 0) return BackendKind::kCustom;
-  if (text == "copy") return BackendKind::kCopy;
-  if (text == "empty") return BackendKind::kLaunchFloor;
+  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom, BackendKind::kCublasGrouped,
+                           BackendKind::kCopy, BackendKind::kLaunchFloor})
+    if (text == to_string(kind)) return kind;
   return std::nullopt;
+}
+
+std::string BackendSpec::text() const {
+  const std::string name(to_string(kind));
+  return kind == BackendKind::kCustom && !variants.empty() ? name + ":" + variants : name;
+}
+
+std::string BackendSpec::algo() const {
+  return kind == BackendKind::kCustom ? variants : std::string(default_algo(kind));
 }
 
 std::string_view default_algo(BackendKind kind) {
@@ -34,11 +40,6 @@ std::string_view default_algo(BackendKind kind) {
     case BackendKind::kLaunchFloor: return "default";
   }
   return "";
-}
-
-std::string default_algo(std::string_view backend) {
-  // Every caller before this one read "cublaslt ? h0 : default", custom included.
-  return backend == "cublaslt" ? "h0" : "default";
 }
 
 }  // namespace shapescope

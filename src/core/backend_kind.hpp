@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace shapescope {
 
@@ -16,14 +17,31 @@ enum class BackendKind { kCublas, kCublasLt, kCustom, kCublasGrouped, kCopy, kLa
 // "cublas", "cublaslt", "custom", "cublas_grouped", "copy", "empty": the store's backend column and the
 // --backend items.
 std::string_view to_string(BackendKind kind);
-// The kind of a store key or a --backend item ("custom:<kernel>..." is kCustom); nullopt otherwise.
+// The kind a store's backend column names ("cublas", ..., "empty"); nullopt for any other text.
 std::optional<BackendKind> parse_backend_kind(std::string_view text);
+
+// What measures a request's points, from the command line down: the kind and, for our kernels, which
+// variants (what follows "custom:" in --backend; "" selects every one). parse_backend_spec()
+// (backends/variants.hpp) reads and checks a --backend item, text() writes it back; a point's key
+// holds the kind, which the store writes as its backend column.
+struct BackendSpec {
+  BackendKind kind = BackendKind::kCublas;
+  std::string variants;
+
+  BackendSpec() = default;
+  explicit BackendSpec(BackendKind k, std::string v = "") : kind(k), variants(std::move(v)) {}
+  // "cublas", "cublaslt", "custom", "custom:05_wgmma_tma:128x256:dp": as --backend takes it.
+  std::string text() const;
+  // The algo of the point a command reads for this backend: the library's own choice ("default",
+  // cuBLASLt's "h0"), or for our kernels the selection (parse_backend_spec makes a selection of one
+  // variant its key).
+  std::string algo() const;
+  bool operator==(const BackendSpec& o) const { return kind == o.kind && variants == o.variants; }
+  bool operator!=(const BackendSpec& o) const { return !(*this == o); }
+};
 
 // The algo key of the call a user gets without choosing: cuBLAS has one ("default"); cuBLASLt's is
 // its heuristic's first choice ("h0"). Our kernels' algo is the variant, so they have none ("").
 std::string_view default_algo(BackendKind kind);
-// The same for a store key ("cublas", "cublaslt", "custom"); "default" for any other name, as the
-// views always treated one.
-std::string default_algo(std::string_view backend);
 
 }  // namespace shapescope

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "core/problem.hpp"
 #include "core/states.hpp"
@@ -16,8 +17,9 @@ namespace shapescope {
 // the problem, whether L2 was flushed before each sample (cold, the default) or not (hot), and the
 // clock state the GPU was held in.
 struct PointKey {
-  std::string backend;  // "cublas", "cublaslt"
-  std::string algo;     // "default" (cublas), "h0" = heuristic's first choice, "h1".. the next ones
+  BackendKind backend = BackendKind::kCublas;  // the store's backend column (to_string)
+  std::string algo;     // "default" (cublas), "h0" = heuristic's first choice, "h1".. the next ones;
+                        // our kernels: the variant's key ("05_wgmma_tma:128x256:dp")
   Problem problem;
   bool hot = false;
   ClockState clocks = ClockState::kSustained;

@@ -129,8 +129,8 @@ void mark_warm(Session& s) {
   if (s.warm_since == 0) s.warm_since = ClockSampler::now();
 }
 
-std::string skip_line(const std::string& backend, const std::string& algo, const Problem& p, const std::string& why) {
-  return fmt::format("{} {}{}{} {}: {}", backend, algo, algo.empty() ? "" : " ", p.shape_string(), to_string(p.dtype),
+std::string skip_line(BackendKind backend, const std::string& algo, const Problem& p, const std::string& why) {
+  return fmt::format("{} {}{}{} {}: {}", to_string(backend), algo, algo.empty() ? "" : " ", p.shape_string(), to_string(p.dtype),
                      why);
 }
 
@@ -143,7 +143,7 @@ void check(const Session& s) {
 // Plan against the store: one entry per (problem, backend, algo); what the store has (and has
 // annotated) needs no GPU unless --force. One prepared query looks every key up.
 void plan_against_store(Session& s) {
-  for (const auto& name : s.request.backends) s.backends.push_back(make_backend(name, s.buffers, s.request.lt_algos));
+  for (const BackendSpec& spec : s.request.backends) s.backends.push_back(make_backend(spec, s.buffers, s.request.lt_algos));
   std::vector<std::pair<size_t, size_t>> pairs = s.request.pairs;
   if (pairs.empty())
     for (size_t pi = 0; pi < s.request.problems.size(); ++pi)
@@ -152,12 +152,12 @@ void plan_against_store(Session& s) {
     const Problem& p = s.request.problems[pi];
     {
       if (auto why = s.backends[bi]->unsupported(p, s.device)) {
-        s.outcome.skipped.push_back(skip_line(s.backends[bi]->name(), "", p, *why));
+        s.outcome.skipped.push_back(skip_line(s.backends[bi]->kind(), "", p, *why));
         continue;
       }
       for (const auto& algo : s.backends[bi]->algo_keys()) {
         Entry e;
-        e.key = PointKey{s.backends[bi]->name(), algo, p, s.request.measure.hot, s.request.measure.clocks};
+        e.key = PointKey{s.backends[bi]->kind(), algo, p, s.request.measure.hot, s.request.measure.clocks};
         e.problem = pi;
         e.backend = bi;
         s.entries.push_back(std::move(e));
@@ -239,14 +239,14 @@ void prepare_calls(Session& s) {
       const auto& got = s.prepared[slot];
       for (const auto& w : wanted)
         if (std::none_of(got.begin(), got.end(), [&](const PreparedCall& pc) { return pc.algo == w; }))
-          s.outcome.skipped.push_back(skip_line(s.backends[e.backend]->name(), w, p, why));
+          s.outcome.skipped.push_back(skip_line(s.backends[e.backend]->kind(), w, p, why));
     }
     for (auto& pc : s.prepared[slot])
       if (pc.algo == e.key.algo) e.call = pc.call.get();
   }
   if (!s.outcome.sentinel) return;
   const PointKey& key = *s.outcome.sentinel;
-  s.sentinel_backend = make_backend(key.backend, s.buffers, 1);
+  s.sentinel_backend = make_backend(BackendSpec(key.backend), s.buffers, 1);
   std::string why;
   s.sentinel_call = s.sentinel_backend->prepare(key.problem, {key.algo}, why);
   if (s.sentinel_call.empty()) s.outcome.sentinel.reset();  // measured without one, as before
@@ -265,7 +265,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
     if (!e.call || !(e.measure || s.request.paired) || !s.backends[e.backend]->needs_verification()) continue;
     const Problem& p = s.request.problems[e.problem];
     if (!reference) {
-      reference = make_backend(std::string(to_string(BackendKind::kCublas)), s.buffers, 1);
+      reference = make_backend(BackendSpec(BackendKind::kCublas), s.buffers, 1);
       verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
     }
     std::string why;

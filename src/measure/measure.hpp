@@ -23,7 +23,7 @@ namespace shapescope {
 
 struct MeasureRequest {
   std::vector<Problem> problems;
-  std::vector<std::string> backends = {"cublas"};
+  std::vector<BackendSpec> backends = {BackendSpec(BackendKind::kCublas)};
   int lt_algos = 1;            // cuBLASLt heuristic choices timed per problem
   MeasureOptions measure;      // flush buffer and size are filled in here
   bool force = false;          // re-measure points the store already has
@@ -116,11 +116,11 @@ struct PlanCost {
   double seconds = 0;
 };
 // `samples`: the samples per point assumed (the fixed count, or the stopping rule's minimum).
-PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends, int lt_algos,
+PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<BackendSpec>& backends, int lt_algos,
                    int samples, bool hot, const DeviceContext& device);
 // Points a sweep stores: one per problem for cuBLAS, one per timed heuristic choice for cuBLASLt,
 // one per selected variant of our kernels.
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos);
+size_t count_points(size_t problems, const std::vector<BackendSpec>& backends, int lt_algos);
 
 // A rough time for one call (FLOPs at a discounted peak, plus bytes at a discounted bandwidth),
 // used to size chunks, for the ETA and for --dry-run; never reported as a measurement.

@@ -61,11 +61,10 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
                        "column), all with the same group id",
                        p.shape_string(), to_string(p.dtype), to_string(p.layout));
   // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
-  const std::string backend =
-      key.backend == to_string(BackendKind::kCustom) ? key.backend + ":" + key.algo : key.backend;
+  const BackendSpec backend(key.backend, key.backend == BackendKind::kCustom ? key.algo : "");
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
-                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
-  if (key.backend == to_string(BackendKind::kCublasLt) && key.algo != default_algo(key.backend))
+                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend.text());
+  if (key.backend == BackendKind::kCublasLt && key.algo != default_algo(key.backend))
     cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
   if (p.batch > 1) cmd += fmt::format(" --batch {}", p.batch);
   Problem natural = p;
@@ -89,25 +88,25 @@ PointKey sentinel_key(const std::vector<Problem>& problems, bool hot, ClockState
   p.ldb = p.b_cols();
   p.ldc = p.n;
   const BackendKind kind = p.dtype == DType::kFp8 ? BackendKind::kCublasLt : BackendKind::kCublas;
-  key.backend = std::string(to_string(kind));
+  key.backend = kind;
   key.algo = std::string(default_algo(kind));
   key.hot = hot;
   key.clocks = clocks;
   return key;
 }
 
-size_t count_points(size_t problems, const std::vector<std::string>& backends, int lt_algos) {
+size_t count_points(size_t problems, const std::vector<BackendSpec>& backends, int lt_algos) {
   size_t points = 0;
-  for (const auto& b : backends) {
+  for (const BackendSpec& b : backends) {
     size_t per_problem = 1;
-    if (parse_backend_kind(b) == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
-    if (is_custom_backend(b)) per_problem = select_variants(b).size();
+    if (b.kind == BackendKind::kCublasLt) per_problem = size_t(lt_algos);
+    if (b.kind == BackendKind::kCustom) per_problem = select_variants(b).size();
     points += problems * per_problem;
   }
   return points;
 }
 
-PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<std::string>& backends, int lt_algos,
+PlanCost plan_cost(const std::vector<Problem>& problems, const std::vector<BackendSpec>& backends, int lt_algos,
                    int samples, bool hot, const DeviceContext& device) {
   PlanCost cost;
   cost.memory = memory_plan(problems, device, hot);

@@ -128,12 +128,12 @@ NumericalError add_up(const std::vector<ErrorSums>& partials, const Problem& q) 
 
 // The GEMM in `dtype` on the inputs rounded to it, compared with the reference; nullopt (and why)
 // when the library cannot run it.
-std::optional<NumericalError> error_in(DType dtype, const Problem& p, const std::string& backend, Operands& o,
+std::optional<NumericalError> error_in(DType dtype, const Problem& p, const BackendSpec& backend, Operands& o,
                                        const DeviceContext& device, cudaStream_t stream, std::string& why) {
   Problem q = p;
   q.dtype = dtype;
   const std::unique_ptr<Backend> library =
-      make_backend(dtype == DType::kFp8 ? std::string(to_string(BackendKind::kCublasLt)) : backend, o.buffers, 1);
+      make_backend(dtype == DType::kFp8 ? BackendSpec(BackendKind::kCublasLt) : backend, o.buffers, 1);
   if (auto no = library->unsupported(q, device)) {
     why = *no;
     return std::nullopt;
@@ -157,7 +157,7 @@ std::optional<NumericalError> error_in(DType dtype, const Problem& p, const std:
 }  // namespace
 
 NumericalErrors measure_numerical_errors(const Problem& target, const std::vector<DType>& dtypes,
-                                         const std::string& backend, const DeviceContext& device) {
+                                         const BackendSpec& backend, const DeviceContext& device) {
   if (target.grouped())
     throw Error(ExitCode::kInternal, "numerical error: a grouped call has no single output to compare");
   use_device(device);

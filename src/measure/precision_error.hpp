@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "core/numerics.hpp"
 #include "core/problem.hpp"
@@ -29,9 +30,9 @@ Problem numerical_error_problem(const Problem& target, int64_t budget);
 
 // Measures `target` (or numerical_error_problem's reduction of it, within half the free memory and
 // at most 2 GiB) in each of `dtypes` on `device`: fp8 through cuBLASLt, the others through `backend`
-// ("cublas" or "cublaslt"). Throws Error(kInternal) for a failed CUDA or cuBLAS call,
+// (cuBLAS or cuBLASLt). Throws Error(kInternal) for a failed CUDA or cuBLAS call,
 // Error(kOutOfMemory) when even one row and column do not fit.
 NumericalErrors measure_numerical_errors(const Problem& target, const std::vector<DType>& dtypes,
-                                         const std::string& backend, const DeviceContext& device);
+                                         const BackendSpec& backend, const DeviceContext& device);
 
 }  // namespace shapescope

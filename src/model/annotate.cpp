@@ -181,8 +181,7 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
   return r;
 }
 
-bool library_frame_is_column_major(const std::string& backend) {
-  const std::optional<BackendKind> kind = parse_backend_kind(backend);
+bool library_frame_is_column_major(BackendKind kind) {
   return kind == BackendKind::kCublas || kind == BackendKind::kCublasLt || kind == BackendKind::kCublasGrouped;
 }
 
@@ -320,11 +319,11 @@ Annotation annotate(const StoredPoint& point, const ModelGpu& gpu, const OwnKern
 
 void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>& annotations) {
   // Group cuBLASLt points by everything in the key except the algorithm.
-  using GroupKey = std::tuple<std::string, std::string, std::string, bool>;
+  using GroupKey = std::tuple<std::string, std::string, BackendKind, bool>;
   std::map<GroupKey, std::vector<size_t>> groups;
   for (size_t i = 0; i < points.size() && i < annotations.size(); ++i) {
     const StoredPoint& point = points[i];
-    if (point.key.backend != to_string(BackendKind::kCublasLt) || !(point.result.timing.median_us > 0)) continue;
+    if (point.key.backend != BackendKind::kCublasLt || !(point.result.timing.median_us > 0)) continue;
     const Problem& p = point.key.problem;
     const std::string problem_key =
         fmt::format("{} {} {} ld {} {} {} off {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),

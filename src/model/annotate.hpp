@@ -63,7 +63,7 @@ Roofline roofline_of(const Problem& problem, const ModelGpu& gpu, std::optional<
 
 // Whether a backend's kernels see the problem column-major (cuBLAS computes C^T = B^T A^T, so its
 // kernels' "m" is the user's N): their tiles are swapped into the user's frame.
-bool library_frame_is_column_major(const std::string& backend);
+bool library_frame_is_column_major(BackendKind kind);
 
 struct Annotation {
   Alignment alignment;

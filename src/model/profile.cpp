@@ -6,13 +6,13 @@
 
 namespace shapescope {
 
-std::string profile_backend(const Problem& p, const std::string& backend) {
-  if (p.grouped()) return std::string(to_string(BackendKind::kCublasGrouped));
-  if (p.dtype == DType::kFp8) return std::string(to_string(BackendKind::kCublasLt));
+BackendKind profile_backend(const Problem& p, BackendKind backend) {
+  if (p.grouped()) return BackendKind::kCublasGrouped;
+  if (p.dtype == DType::kFp8) return BackendKind::kCublasLt;
   return backend;
 }
 
-std::vector<ProfileRow> profile_rows(const Workload& w, const std::string& backend, bool fused_in_total) {
+std::vector<ProfileRow> profile_rows(const Workload& w, BackendKind backend, bool fused_in_total) {
   std::vector<ProfileRow> rows;
   const double steps = double(std::max<int64_t>(w.steps, 1));
   for (size_t i = 0; i < w.gemms.size(); ++i) {

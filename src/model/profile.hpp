@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device_context.hpp"
+#include "core/backend_kind.hpp"
 #include "model/pad.hpp"
 #include "model/workload.hpp"
 
@@ -16,12 +17,12 @@ namespace shapescope {
 
 // Which backend measures a call: a grouped call cublas_grouped (cublasGemmGroupedBatchedEx), an fp8
 // GEMM cublaslt (cuBLAS has no fp8), any other GEMM `backend` (cublas or cublaslt).
-std::string profile_backend(const Problem& problem, const std::string& backend);
+BackendKind profile_backend(const Problem& problem, BackendKind backend);
 
 struct ProfileRow {
   size_t gemm = 0;                     // index into Workload::gemms
   Problem problem;                     // what is measured: a grouped call as one problem
-  std::string backend;                 // what measures it (profile_backend)
+  BackendKind backend = BackendKind::kCublas;  // what measures it (profile_backend)
   double calls_per_step = 0;           // count / the workload's steps
   bool in_total = true;                // false: attention's QK^T and PV, which FlashAttention fuses
   std::optional<GemmTime> time;        // per call; nullopt: not measured
@@ -32,7 +33,7 @@ struct ProfileRow {
 
 // One row per call of the workload, in its order. Calls marked usually_fused are left out of the
 // total unless `fused_in_total` (a program that runs attention as plain GEMMs).
-std::vector<ProfileRow> profile_rows(const Workload& workload, const std::string& backend, bool fused_in_total);
+std::vector<ProfileRow> profile_rows(const Workload& workload, BackendKind backend, bool fused_in_total);
 
 // Fills each row's time (from `time_of`), time per step and share, and ranks them: the measured
 // rows of the total by time per step (largest first), then the measured rows outside it, then the

@@ -31,7 +31,7 @@ std::string clock_text(const std::optional<double>& mhz) { return mhz ? fmt::for
 std::string shape_line(const GpuComparison& c) {
   const Problem& p = c.target;
   return fmt::format("{} {} {} ({} {}) on {} GPU{}, from the stores (measured earlier; nothing is measured now)",
-                     p.shape_string(), to_string(p.dtype), to_string(p.layout), c.backend, c.algo, c.rows.size(),
+                     p.shape_string(), to_string(p.dtype), to_string(p.layout), to_string(c.backend), c.algo, c.rows.size(),
                      c.rows.size() == 1 ? "" : "s");
 }
 
@@ -60,7 +60,7 @@ void write_gpu_comparison_json(std::ostream& out, const GpuComparison& c) {
   doc["shape"] = c.target.shape_string();
   doc["dtype"] = to_string(c.target.dtype);
   doc["layout"] = to_string(c.target.layout);
-  doc["backend"] = c.backend;
+  doc["backend"] = to_string(c.backend);
   doc["algo"] = c.algo;
   doc["gpus"] = nlohmann::ordered_json::array();
   for (const GpuRow& r : c.rows) {

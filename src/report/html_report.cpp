@@ -116,9 +116,9 @@ std::string method_cards(const ReportView& v) {
   std::string s = "<h3>How it was measured</h3>\n<div class=\"cards\">\n";
   std::vector<std::string> backends;
   for (const MeasuredHow::Backend& b : h.backends)
-    backends.push_back(b.algos == 1 ? fmt::format("{}: {}", b.name, b.points)
-                                    : fmt::format("{}: {} ({} {})", b.name, b.points, b.algos,
-                                                  b.name == to_string(BackendKind::kCustom) ? "variants" : "algorithms"));
+    backends.push_back(b.algos == 1 ? fmt::format("{}: {}", to_string(b.kind), b.points)
+                                    : fmt::format("{}: {} ({} {})", to_string(b.kind), b.points, b.algos,
+                                                  b.kind == BackendKind::kCustom ? "variants" : "algorithms"));
   s += card("points", std::to_string(h.points), fmt::format("{}", fmt::join(backends, ", ")));
   s += card("L2 before each sample", h.hot ? "hot (not flushed)" : "cold (flushed)",
             h.hot ? "throughput of a call in a loop" : "the latency of one call, as in a model's step");

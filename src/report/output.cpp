@@ -82,7 +82,7 @@ void write_points_table(std::ostream& out, const std::vector<StoredPoint>& point
     if (t.stop == StopReason::kCap) flags += 'C';
     if (t.drifted) flags += 'D';
     if (flags.empty()) flags = "-";
-    rows.push_back({table_cell(point.key.backend), table_cell(point.key.algo), std::string(to_string(p.dtype)),
+    rows.push_back({table_cell(std::string(to_string(point.key.backend))), table_cell(point.key.algo), std::string(to_string(p.dtype)),
                     std::string(to_string(p.layout)), fmt::format("{}", p.m), fmt::format("{}", p.n),
                     fmt::format("{}", p.k), fmt::format("{}", p.batch), fixed(t.median_us, 2), fixed(t.min_us, 2),
                     fixed(t.noise * 100, 1), fmt::format("{}", t.samples), tflops ? fixed(*tflops, 1) : "-",
@@ -200,7 +200,7 @@ Json point_fields(const StoredPoint& point) {
   const TimingStats& t = point.result.timing;
   Json j;
   j["id"] = point.id;
-  j["backend"] = point.key.backend;
+  j["backend"] = to_string(point.key.backend);
   j["algo"] = point.key.algo;
   j["dtype"] = to_string(p.dtype);
   j["layout"] = to_string(p.layout);

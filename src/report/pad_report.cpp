@@ -106,7 +106,7 @@ void print_model(std::ostream& out, const ModelConfig& c, const PadRequest& o) {
   }
   out << fmt::format("GEMMs per rank: {}, {}, tp {}, backend {}\n",
                      o.train ? "training (per Linear: fwd nt, dgrad nn, wgrad tn)" : "forward only (nt)", o.dtype_name, o.tp,
-                     o.backend);
+                     to_string(o.backend));
   out << "left out: " << kLeftOut << "\n";
 }
 
@@ -508,7 +508,7 @@ void write_pad_json(std::ostream& out, const ModelConfig& config, const PadReque
   j["train"] = o.train;
   j["tp"] = o.tp;
   j["dtype"] = o.dtype_name;
-  j["backend"] = o.backend;
+  j["backend"] = to_string(o.backend);
   j["left_out"] = kLeftOut;
   j["copy_note"] = kCopyNote;
   if (measured) j["source"] = source_json(o, *result.measured);
@@ -570,7 +570,7 @@ void write_pad_sizes_json(std::ostream& out, const PadRequest& o, const SizePadR
   j["mode"] = measured ? "measured" : "dry-run";
   j["source"] = r.workload.source;
   j["recorded_on"] = r.workload.device;
-  j["backend"] = o.backend;
+  j["backend"] = to_string(o.backend);
   if (measured) j["numbers"] = source_json(o, *r.measured);
   j["tflop_per_step"] = step_flops(r.workload) / 1e12;
   j["gemm_time_us"] = r.before ? Json(r.before->us) : Json(nullptr);

@@ -39,19 +39,31 @@ using PointsBySize = std::map<int64_t, std::vector<size_t>>;
 
 // One line of a compare figure: a backend's algorithm, or (algo "") the fastest of those timed.
 struct CompareSpec {
-  std::string title, backend, algo;
+  std::string title;
+  BackendKind backend = BackendKind::kCublas;
+  std::string algo;
 };
+
+// Backends in the order of their names (the series' order, as the store's names sort).
+struct ByName {
+  bool operator()(BackendKind a, BackendKind b) const { return to_string(a) < to_string(b); }
+  bool operator()(const std::pair<BackendKind, std::string>& a, const std::pair<BackendKind, std::string>& b) const {
+    return std::make_pair(to_string(a.first), std::cref(a.second)) < std::make_pair(to_string(b.first), std::cref(b.second));
+  }
+};
+using ByBackend = std::map<BackendKind, PointsBySize, ByName>;
+using AlgoPairs = std::set<std::pair<BackendKind, std::string>, ByName>;
 
 // The series: each backend's default algorithm (every algorithm with each_algo), and where a
 // backend has several algorithms timed and each_algo is off, their best per size.
-std::vector<CompareSpec> compare_specs(const Selection& s, const std::map<std::string, PointsBySize>& by_backend,
-                                       const std::set<std::pair<std::string, std::string>>& pairs, bool each_algo) {
+std::vector<CompareSpec> compare_specs(const Selection& s, const ByBackend& by_backend, const AlgoPairs& pairs,
+                                       bool each_algo) {
   std::vector<CompareSpec> specs;
   for (const auto& [backend, algo] : pairs) {
     const bool is_default = algo == default_algo(backend);
     if (each_algo || is_default) {
-      std::string title = fmt::format("{} {}", backend, algo);
-      if (backend == to_string(BackendKind::kCublasLt) && is_default) title += " (the heuristic's pick)";
+      std::string title = fmt::format("{} {}", to_string(backend), algo);
+      if (backend == BackendKind::kCublasLt && is_default) title += " (the heuristic's pick)";
       specs.push_back({title, backend, algo});
     }
   }
@@ -61,7 +73,8 @@ std::vector<CompareSpec> compare_specs(const Selection& s, const std::map<std::s
       for (const auto& [x, members] : sizes)
         for (size_t i : members) algos.insert(s.points[i].key.algo);
       if (algos.size() < 2) continue;
-      specs.push_back({fmt::format("{} best of {} (fastest per size)", backend, algo_span(algos)), backend, ""});
+      specs.push_back(
+          {fmt::format("{} best of {} (fastest per size)", to_string(backend), algo_span(algos)), backend, ""});
     }
   }
   if (specs.size() < 2) {
@@ -78,12 +91,12 @@ std::string regret_line(const Selection& s, const CompareSpec& spec, const std::
                         const Annotation& a) {
   if (spec.algo.empty()) {
     // The heuristic's own regret, from its point at this size.
-    const std::string pick = default_algo(spec.backend);
+    const std::string pick(default_algo(spec.backend));
     std::optional<double> pick_regret;
     for (size_t i : members)
       if (s.points[i].key.algo == pick) pick_regret = s.annotations[i].regret;
     std::string line =
-        fmt::format("fastest of the {} {} algorithms timed: {}", members.size(), spec.backend, a.best_algo);
+        fmt::format("fastest of the {} {} algorithms timed: {}", members.size(), to_string(spec.backend), a.best_algo);
     if (pick_regret && *pick_regret > 0) line += fmt::format("; {} takes {:.1f}% longer", pick, *pick_regret * 100);
     return line;
   }
@@ -91,7 +104,7 @@ std::string regret_line(const Selection& s, const CompareSpec& spec, const std::
     return fmt::format("{:.1f}% slower than the fastest of the {} timed ({})", *a.regret * 100, members.size(),
                        a.best_algo);
   }
-  return fmt::format("the fastest of the {} {} algorithms timed", members.size(), spec.backend);
+  return fmt::format("the fastest of the {} {} algorithms timed", members.size(), to_string(spec.backend));
 }
 
 // One series' data: its point at each size (the fastest one for a best-of series), with its summary
@@ -138,8 +151,8 @@ Plot compare_plot(const Selection& s, const SweptAxis& axis, bool each_algo) {
   f.set_text("XLABEL", axis.label);
 
   // Per backend, per size: every algorithm's point.
-  std::map<std::string, PointsBySize> by_backend;
-  std::set<std::pair<std::string, std::string>> pairs;
+  ByBackend by_backend;
+  AlgoPairs pairs;
   for (size_t i : by_size(s, axis)) {
     by_backend[s.points[i].key.backend][axis.of(s.points[i].key.problem)].push_back(i);
     pairs.emplace(s.points[i].key.backend, s.points[i].key.algo);

@@ -35,7 +35,7 @@ std::vector<std::string> point_tooltip(const StoredPoint& p, const Annotation& a
   const Problem& q = p.key.problem;
   std::vector<std::string> lines;
   // The dtype, layout and GPU are the same for every point of a figure: its title says them.
-  lines.push_back(fmt::format("{} ({} {})", q.shape_string(), p.key.backend, p.key.algo));
+  lines.push_back(fmt::format("{} ({} {})", q.shape_string(), to_string(p.key.backend), p.key.algo));
   std::string speed = fmt::format("{:.2f} us, {:.4g} TFLOP/s", p.result.timing.median_us, tflops_of(a));
   if (a.roofline.pct_peak) speed += fmt::format(" ({:.2g}% of peak)", *a.roofline.pct_peak * 100);
   speed += ", noise " + percent_tight(p.result.timing.noise, 1);

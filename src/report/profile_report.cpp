@@ -146,7 +146,7 @@ std::vector<std::string> list_lines(const ProfileResult& r) {
       lines.push_back(fmt::format("grouped {}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs "
                                   "{} us; the table takes the faster",
                                   gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1)));
-    if (!e.row.time) lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), e.row.backend));
+    if (!e.row.time) lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), to_string(e.row.backend)));
     else if (!e.no_verdict.empty()) lines.push_back(fmt::format("no verdict for {}: {}", gemm_cell(r, e), e.no_verdict));
   }
   if (r.totals.outside_rows > 0) lines.push_back("outside the total: " + std::string(kFusedNote));
@@ -179,7 +179,7 @@ Json entry_json(const ProfileResult& r, const ProfileEntry& e) {
   j["group_rows_estimated"] = g.group_rows_estimated;
   j["usually_fused"] = g.usually_fused;
   j["in_total"] = row.in_total;
-  j["backend"] = row.backend;
+  j["backend"] = to_string(row.backend);
   j["count"] = g.count;
   j["calls_per_step"] = row.calls_per_step;
   j["median_us"] = row.time ? Json(row.time->median_us) : Json(nullptr);
@@ -310,7 +310,7 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   j["steps"] = r.workload.steps;
   j["mode"] = r.measured ? "measured" : "store";
   j["numbers"] = numbers_line(r);
-  j["backend"] = r.request.backend;
+  j["backend"] = to_string(r.request.backend);
   j["samples"] = r.request.samples;
   j["db"] = r.request.db;
   Json gemms = Json::array();

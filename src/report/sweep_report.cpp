@@ -71,7 +71,7 @@ std::string sentinel_text(const MeasureOutcome& o) {
     if (c.reference_us) largest = std::max(largest, std::fabs(c.drift));
   }
   return fmt::format("; sentinel {} {}: {} checks, largest drift {}, {} chunks re-measured{}",
-                     o.sentinel->backend, o.sentinel->problem.shape_string(), o.sentinel_checks.size(),
+                     to_string(o.sentinel->backend), o.sentinel->problem.shape_string(), o.sentinel_checks.size(),
                      percent(largest, 1), remeasured, kept ? fmt::format(", {} kept drifted", kept) : "");
 }
 
@@ -89,7 +89,7 @@ void write_sentinel_events(std::ostream& out, const MeasureOutcome& o) {
   for (const SentinelCheck& c : o.sentinel_checks) {
     if (!c.remeasured && !c.kept_drifted) continue;
     out << fmt::format("sentinel: chunk {} (measurement {}) read {} {} at {} against {} ({}, limit +-{}): {}\n",
-                       c.chunk + 1, c.attempt + 1, o.sentinel->backend, o.sentinel->problem.shape_string(),
+                       c.chunk + 1, c.attempt + 1, to_string(o.sentinel->backend), o.sentinel->problem.shape_string(),
                        us_or_ms(c.sentinel_us), us_or_ms(c.reference_us.value_or(0)), signed_percent(c.drift),
                        percent(c.limit, 1),
                        c.remeasured ? "measured again"

@@ -209,7 +209,7 @@ int bind_key(Statement& stmt, int first, const DeviceContext& device, const Poin
   stmt.bind(i++, device.cuda_runtime);
   stmt.bind(i++, device.cublas);
   stmt.bind(i++, device.cublaslt);
-  stmt.bind(i++, key.backend);
+  stmt.bind(i++, to_string(key.backend));
   stmt.bind(i++, key.algo);
   stmt.bind(i++, to_string(p.dtype));
   stmt.bind(i++, to_string(p.layout));

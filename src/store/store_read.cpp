@@ -50,7 +50,10 @@ void read_stopping(const Statement& row, int& c, int64_t id, const std::string& 
 
 // The key's columns (backend .. clock_state), from column `c` on; advances `c` past them.
 void read_key(const Statement& row, int& c, int64_t id, const std::string& path, PointKey& key) {
-  key.backend = row.text(c++);
+  const std::string backend = row.text(c++);
+  const std::optional<BackendKind> kind = parse_backend_kind(backend);
+  if (!kind) fail(path, fmt::format("point {} has backend '{}', which this build does not know", id, backend));
+  key.backend = *kind;
   key.algo = row.text(c++);
   std::string dtype = row.text(c++);
   std::string layout = row.text(c++);

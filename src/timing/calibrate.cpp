@@ -79,8 +79,8 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
       fill_normal(a, elems, dtype, false, 11, nullptr);
       fill_normal(b, elems, dtype, false, 12, nullptr);
       CHECK_CUDA(cudaDeviceSynchronize());
-      const std::string backend = dtype == DType::kFp8 ? "cublaslt" : "cublas";
-      auto be = make_backend(backend, buffers, 1);
+      const BackendKind backend = dtype == DType::kFp8 ? BackendKind::kCublasLt : BackendKind::kCublas;
+      auto be = make_backend(BackendSpec(backend), buffers, 1);
       std::string why;
       auto calls = be->prepare(p, be->algo_keys(), why);
       if (calls.empty()) continue;
@@ -88,7 +88,7 @@ std::vector<Calibration> calibrate(const DeviceContext& device, const std::atomi
       if (t.median_us <= 0) continue;
       out.push_back({fmt::format("tflops:{}", to_string(dtype)), p.flops() / t.median_us / 1e6, now_utc(),
                      fmt::format("{}x{}x{} {} {} via {}, hot L2, median of {}{}", kSize, kSize, kSize,
-                                 to_string(dtype), to_string(p.layout), backend, kSamples,
+                                 to_string(dtype), to_string(p.layout), to_string(backend), kSamples,
                                  clock_text(t))});
     }
     if (!(interrupted && interrupted->load())) {

@@ -10,7 +10,7 @@
 namespace shapescope {
 
 std::optional<OwnKernelTiling> own_kernel_tiling(const PointKey& key) {
-  if (key.backend != to_string(BackendKind::kCustom)) return std::nullopt;
+  if (key.backend != BackendKind::kCustom) return std::nullopt;
   const kernels::Variant* variant = kernels::find_variant(key.algo);
   if (!variant) return std::nullopt;
   return OwnKernelTiling{variant->bm, variant->bn, variant->bk, std::string(kernels::schedule_name(variant->schedule)),

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 
-#include "backends/variants.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "store/store.hpp"
@@ -42,16 +41,13 @@ std::map<std::string, std::vector<StoredPoint>> by_gpu(std::vector<StoredPoint> 
 
 }  // namespace
 
-GpuComparison compare_gpus(const std::vector<std::string>& stores, const Problem& target,
-                           const std::string& backend_spec) {
+GpuComparison compare_gpus(const std::vector<std::string>& stores, const Problem& target, const BackendSpec& spec) {
   GpuComparison c;
   c.target = target;
-  // The store's backend and algo for a --backend value: our kernels are "custom" with the variant
-  // as algo; cuBLASLt's is the heuristic's first choice.
-  const bool custom = is_custom_backend(backend_spec);
-  c.backend = custom ? std::string(to_string(BackendKind::kCustom)) : backend_spec;
-  c.algo = custom ? select_variants(backend_spec).front()->key() : default_algo(backend_spec);
-  const std::string& backend = c.backend;
+  // The store's backend and algo: our kernels' one variant, cuBLASLt's first heuristic choice.
+  c.backend = spec.kind;
+  c.algo = spec.algo();
+  const BackendKind backend = c.backend;
   const std::string& algo = c.algo;
   for (const std::string& path : stores) {
     const Store store(path, Store::Access::kReadOnly);
@@ -77,7 +73,7 @@ GpuComparison compare_gpus(const std::vector<std::string>& stores, const Problem
   }
   if (c.rows.empty())
     throw Error(ExitCode::kNoGpu, fmt::format("--db: no store holds {} {} {} ({} {}): {}", target.shape_string(),
-                                              to_string(target.dtype), to_string(target.layout), backend, algo,
+                                              to_string(target.dtype), to_string(target.layout), to_string(backend), algo,
                                               fmt::join(stores, ", ")));
   label_gpus(c.rows, [](const GpuRow& r) -> const DeviceContext& { return r.point.device; });
   return c;

@@ -22,7 +22,8 @@ struct GpuRow {
 
 struct GpuComparison {
   Problem target;
-  std::string backend, algo;
+  BackendKind backend = BackendKind::kCublas;
+  std::string algo;
   std::vector<GpuRow> rows;          // in the order of the stores, fastest first within one
   std::vector<std::string> missing;  // stores without the shape: their path
 };
@@ -30,8 +31,7 @@ struct GpuComparison {
 // The newest point of `target` (cold; the backend as explain's --backend names it: cublas,
 // cublaslt (its h0), custom:<variant>) on every GPU of every store. Error(kNoGpu) naming the stores
 // when none holds the shape (explain's "nothing stored").
-GpuComparison compare_gpus(const std::vector<std::string>& stores, const Problem& target,
-                           const std::string& backend_spec);
+GpuComparison compare_gpus(const std::vector<std::string>& stores, const Problem& target, const BackendSpec& backend);
 
 // One GPU's selection for a figure: plot's filters applied to its points of one store.
 struct GpuSeries {

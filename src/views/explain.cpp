@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <map>
 
-#include "backends/variants.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -40,7 +39,7 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
   if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
   c.copy = unaligned_operands(target, 16).any();
   // Our kernels are the shape's controls, not a program's choice of precision.
-  if (o.precision && !is_custom_backend(o.backend)) {
+  if (o.precision && o.backend.kind != BackendKind::kCustom) {
     for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
       Problem p = target;
       p.dtype = d;
@@ -75,7 +74,8 @@ struct Wanted {
   Role role;
   std::string label;
   Candidate candidate;
-  std::string backend, algo;  // the store key's
+  BackendKind backend = BackendKind::kCublas;  // the store key's
+  std::string algo;
   std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
 };
 
@@ -83,7 +83,7 @@ class Gatherer {
  public:
   Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
   // The stored point of this key on the anchor's device (cold), if any.
-  const StoredPoint* find(const Problem& p, const std::string& backend, const std::string& algo) const {
+  const StoredPoint* find(const Problem& p, BackendKind backend, const std::string& algo) const {
     for (const StoredPoint& s : pool_)
       if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
           s.key.algo == algo && s.key.problem == p)
@@ -95,7 +95,7 @@ class Gatherer {
     std::vector<const StoredPoint*> out;
     for (const StoredPoint& s : pool_)
       if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
-          s.key.backend == to_string(BackendKind::kCublasLt) && s.key.problem == p)
+          s.key.backend == BackendKind::kCublasLt && s.key.problem == p)
         out.push_back(&s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
     return out;
@@ -129,7 +129,7 @@ struct Plan {
   Problem target;
   std::vector<Candidate> candidates;
   Controls controls;
-  std::optional<std::string> fixed;  // "custom:<kernel>:<BMxBN>:<schedule>"
+  std::optional<BackendSpec> fixed;  // custom:<kernel>:<BMxBN>:<schedule>
 };
 
 class ReportBuilder {
@@ -164,12 +164,13 @@ class ReportBuilder {
     c.problem = p;
     return c;
   }
-  void want(Role role, std::string label, Candidate c, std::string backend, std::string algo,
+  void want(Role role, std::string label, Candidate c, BackendKind backend, std::string algo,
             std::optional<size_t> of = std::nullopt) {
-    wanted_.push_back({role, std::move(label), std::move(c), std::move(backend), std::move(algo), of});
+    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of});
   }
   void library_points() {
-    const std::string backend = backend_key(o_.backend), algo = algo_of(o_.backend);
+    const BackendKind backend = o_.backend.kind;
+    const std::string algo = o_.backend.algo();
     want(Role::kTarget, size_label(shape_, plan_.target), self(), backend, algo);
     for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(shape_, c.problem), c, backend, algo);
     if (plan_.controls.aligned16)
@@ -179,25 +180,26 @@ class ReportBuilder {
   }
   void control_points() {
     if (plan_.fixed) {
-      const std::string key = select_variants(*plan_.fixed).front()->key();
+      const std::string key = plan_.fixed->algo();
       const size_t library = wanted_.size();
       for (size_t i = 0; i < library; ++i)
-        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, std::string(to_string(BackendKind::kCustom)), key, i);
+        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, BackendKind::kCustom, key, i);
     }
     if (plan_.controls.copy)
-      want(Role::kCopy, "copy to 16-byte rows", self(), std::string(to_string(BackendKind::kCopy)), "default");
+      want(Role::kCopy, "copy to 16-byte rows", self(), BackendKind::kCopy,
+           std::string(default_algo(BackendKind::kCopy)));
     if (o_.controls)
-      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor),
-           std::string(to_string(BackendKind::kLaunchFloor)), "default");
+      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor), BackendKind::kLaunchFloor,
+           std::string(default_algo(BackendKind::kLaunchFloor)));
     for (const Problem& p : plan_.controls.precisions) {
-      const std::string spec = precision_backend(o_, p.dtype);
-      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), backend_key(spec), algo_of(spec));
+      const BackendSpec spec = precision_backend(o_, p.dtype);
+      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), spec.kind, spec.algo());
     }
   }
   void alternatives(const Problem& p, Role role, const Candidate& c) {
-    const bool library_is_lt = backend_key(o_.backend) == to_string(BackendKind::kCublasLt);
+    const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
     for (const StoredPoint* s : g_.alternatives(p)) {
-      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == algo_of(o_.backend)) continue;
+      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == o_.backend.algo()) continue;
       want(role, role == Role::kAlternative ? s->key.algo : size_label(shape_, p) + " " + s->key.algo, c,
            s->key.backend, s->key.algo);
     }
@@ -276,11 +278,11 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
     r.pairs.emplace_back(target, r.backends.size() - 1);
   }
   if (plan.controls.copy) {
-    r.backends.emplace_back(to_string(BackendKind::kCopy));
+    r.backends.emplace_back(BackendKind::kCopy);
     r.pairs.emplace_back(target, r.backends.size() - 1);
   }
   if (o.controls) {
-    r.backends.emplace_back(to_string(BackendKind::kLaunchFloor));
+    r.backends.emplace_back(BackendKind::kLaunchFloor);
     r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
   }
   return r;
@@ -321,11 +323,13 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
 }
 
 // The backend that runs a point of the explanation, as a request names it.
-std::string backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
+BackendSpec backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
   switch (p.role) {
-    case Role::kFixedKernel: return plan.fixed.value_or("");
+    case Role::kFixedKernel:
+      if (!plan.fixed) throw Error(ExitCode::kInternal, "explain: a fixed-kernel point without a fixed kernel");
+      return *plan.fixed;
     case Role::kAlternative:
-    case Role::kNeighbourAlternative: return std::string(to_string(BackendKind::kCublasLt));
+    case Role::kNeighbourAlternative: return BackendSpec(BackendKind::kCublasLt);
     case Role::kPrecision: return precision_backend(o, p.candidate.problem.dtype);
     default: return o.backend;
   }
@@ -362,7 +366,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
     // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
     const Role role = report.points[i].role;
     if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy) continue;
-    const std::string spec = backend_spec(o, plan, report.points[i]);
+    const BackendSpec spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
     // One (problem, backend) once: cuBLASLt's alternatives at a problem are one request's algos.
@@ -486,7 +490,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
     // The newest measurement of the target, on the named GPU when one is named.
     const StoredPoint* anchor = nullptr;
     for (const StoredPoint& p : pool) {
-      if (p.key.hot || p.key.backend != backend_key(o.backend) || p.key.algo != algo_of(o.backend) ||
+      if (p.key.hot || p.key.backend != o.backend.kind || p.key.algo != o.backend.algo() ||
           !(p.key.problem == target))
         continue;
       if (profile && profile_for_device_name(p.device.gpu_name) != profile) continue;
@@ -505,7 +509,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
       Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing),
                 plan_controls(o, target, anchor->device), fixed_spec(o, anchor->device)};
-      if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+      if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
       const Gatherer g(pool, *anchor);
       ReportBuilder builder(o, shape, plan, g);
       ExplainReport first = report;
@@ -538,8 +542,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   first.problems = {target};
   measure_into(first, device, store, ProgressCallback(), interrupted, pool, report, total);
   const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == backend_key(o.backend) &&
-           p.key.algo == algo_of(o.backend) && p.key.problem == target;
+    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == o.backend.kind &&
+           p.key.algo == o.backend.algo() && p.key.problem == target;
   });
   if (anchor == pool.end())
     throw Error(ExitCode::kNoGpu, "explain: cannot measure " +
@@ -550,7 +554,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   const std::vector<Annotation> own = annotate_points(store, {anchor_point});
   Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),
             fixed_spec(o, device)};
-  if (plan.fixed) report.fixed_kernel = select_variants(*plan.fixed).front()->key();
+  if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
 
   // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
   // neighbour the verdict compares with (known only once the neighbours are measured).
@@ -566,7 +570,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   if (o.controls) {
     MeasureRequest alternatives = base_request(o);
     alternatives.measure.warmup_ms = kWarmAgainMs;
-    alternatives.backends = {std::string(to_string(BackendKind::kCublasLt))};
+    alternatives.backends = {BackendSpec(BackendKind::kCublasLt)};
     alternatives.lt_algos = o.alternatives;
     alternatives.problems = {target};
     if (neighbour) alternatives.problems.push_back(*neighbour);

@@ -29,7 +29,7 @@ constexpr double kExplainPairSeconds = 1.0;
 struct ExplainRequest {
   std::string shape;        // as the user gave it
   ShapeOptions plan;        // dtype, layout, strides, offset, batch; m/n/k are set per candidate
-  std::string backend = "cublas";
+  BackendSpec backend{BackendKind::kCublas};  // one backend: our kernels as one variant
   int lt_algos = 1;
   MeasureOptions measure;   // samples or the stopping rule, clock state, warm-up (as sweep's options)
   bool clocks_given = false;  // --clocks given: the store's points of that state only (else the newest's)

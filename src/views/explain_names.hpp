@@ -1,22 +1,20 @@
-// explain's names for what it measures: the store's backend and algo for a --backend value, the
-// labels of sizes and problems, the fixed-kernel control's variant on a GPU, the backend of a
+// explain's names for what it measures: the labels of sizes and problems, the fixed-kernel control's variant on a GPU, the backend of a
 // precision control. Used by views/explain.cpp only.
 #pragma once
 #include <optional>
 #include <string>
 
+#include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "core/problem.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope {
 
-std::string backend_key(const std::string& spec);
-std::string algo_of(const std::string& spec);
 std::string size_label(const ShapeArg& shape, const Problem& p);
-std::string describe_problem(const Problem& p, const std::string& backend);
+std::string describe_problem(const Problem& p, const BackendSpec& backend);
 std::string ld_label(const Problem& p);
-std::optional<std::string> fixed_spec(const ExplainRequest& o, const DeviceContext& d);
-std::string precision_backend(const ExplainRequest& o, DType dtype);
+std::optional<BackendSpec> fixed_spec(const ExplainRequest& o, const DeviceContext& d);
+BackendSpec precision_backend(const ExplainRequest& o, DType dtype);
 
 }  // namespace shapescope

@@ -15,8 +15,8 @@ namespace shapescope {
 namespace {
 
 // Everything that tells two calls apart, as text.
-std::string key_of(const Problem& p, const std::string& backend) {
-  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", backend, to_string(p.dtype),
+std::string key_of(const Problem& p, BackendKind backend) {
+  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", to_string(backend), to_string(p.dtype),
                      to_string(p.layout), p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c,
                      groups_text(p));
 }
@@ -50,19 +50,22 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
     }
     return {};
   }
-  // One request per backend and dtype, the problems in the order asked, each once.
+  // One request per backend and dtype (in the order of the backends' names), the problems in the order
+  // asked, each once.
   std::map<std::pair<std::string, DType>, MeasureRequest> requests;
   std::map<std::string, bool> asked;
   for (const auto& [p, backend] : wanted) {
     if (find(p, backend) || !asked.emplace(key_of(p, backend), true).second) continue;
-    MeasureRequest& r = requests[{backend, p.dtype}];
-    r.backends = {backend};
+    MeasureRequest& r = requests[{std::string(to_string(backend)), p.dtype}];
+    r.backends = {BackendSpec(backend)};
     r.measure.samples = samples_;
     r.measure.clocks = clocks_;
     r.problems.push_back(p);
   }
   std::vector<std::string> skipped;
-  for (auto& [which, request] : requests) {
+  for (auto& entry : requests) {
+    MeasureRequest& request = entry.second;
+    const BackendKind backend = request.backends.front().kind;
     const MeasureOutcome outcome =
         measure(request, device_, store_, progress_for(request.problems.size()), interrupted_);
     annotate_and_save(store_, outcome.points);
@@ -72,26 +75,26 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
     skipped.insert(skipped.end(), outcome.skipped.begin(), outcome.skipped.end());
     measured_ += outcome.measured;
     reused_ += outcome.reused;
-    const std::string algo = default_algo(which.first);
+    const std::string_view algo = default_algo(backend);
     for (const StoredPoint& p : with_clock_state(outcome.points, clocks_))
-      if (p.key.backend == which.first && p.key.algo == algo && !p.key.hot)
+      if (p.key.backend == backend && p.key.algo == algo && !p.key.hot)
         points_.emplace(key_of(p.key.problem, p.key.backend), p);
   }
   return skipped;
 }
 
-const StoredPoint* MeasuredSet::find(const Problem& problem, const std::string& backend) const {
+const StoredPoint* MeasuredSet::find(const Problem& problem, BackendKind backend) const {
   const auto found = points_.find(key_of(problem, backend));
   return found != points_.end() && found->second.key.problem == problem ? &found->second : nullptr;
 }
 
-std::optional<GemmTime> MeasuredSet::time_of(const Problem& problem, const std::string& backend) const {
+std::optional<GemmTime> MeasuredSet::time_of(const Problem& problem, BackendKind backend) const {
   const StoredPoint* p = find(problem, backend);
   if (!p) return std::nullopt;
   return GemmTime{p->result.timing.median_us, p->result.timing.noise};
 }
 
-std::optional<Annotation> MeasuredSet::annotation_of(const Problem& problem, const std::string& backend) const {
+std::optional<Annotation> MeasuredSet::annotation_of(const Problem& problem, BackendKind backend) const {
   const StoredPoint* p = find(problem, backend);
   if (!p) return std::nullopt;
   return annotate_points(store_, {*p}).front();

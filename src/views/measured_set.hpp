@@ -27,7 +27,7 @@ struct MeasurementSummary {
 };
 
 // A problem and the backend that measures it.
-using BackendProblem = std::pair<Problem, std::string>;
+using BackendProblem = std::pair<Problem, BackendKind>;
 
 class MeasuredSet {
  public:
@@ -45,9 +45,9 @@ class MeasuredSet {
   // The number of points measure_all(wanted) would ask measure() for (the ones not known yet).
   size_t unknown(const std::vector<BackendProblem>& wanted) const;
 
-  const StoredPoint* find(const Problem& problem, const std::string& backend) const;
-  std::optional<GemmTime> time_of(const Problem& problem, const std::string& backend) const;
-  std::optional<Annotation> annotation_of(const Problem& problem, const std::string& backend) const;
+  const StoredPoint* find(const Problem& problem, BackendKind backend) const;
+  std::optional<GemmTime> time_of(const Problem& problem, BackendKind backend) const;
+  std::optional<Annotation> annotation_of(const Problem& problem, BackendKind backend) const;
   // Big GEMMs timed back to back run into the power cap: the reader must know the clock.
   MeasurementSummary summary() const;
 

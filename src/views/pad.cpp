@@ -43,7 +43,7 @@ std::vector<PadAnalysis> analyses_of(const ModelConfig& config, const PadRequest
 }
 
 // Pad measures with one backend: every problem it plans is an ordinary packed GEMM.
-std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, const std::string& backend) {
+std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, BackendKind backend) {
   std::vector<BackendProblem> out;
   for (const Problem& p : problems) out.emplace_back(p, backend);
   return out;
@@ -68,7 +68,7 @@ void evaluate_all(PadAnalysis& a, const ModelConfig& config, const GemmTimeOf& t
   }
 }
 
-StepCalls step_calls(const std::vector<StepGemm>& gemms, const std::string& backend) {
+StepCalls step_calls(const std::vector<StepGemm>& gemms, BackendKind backend) {
   StepCalls out;
   for (const StepGemm& g : gemms) out.push_back({g.problem, backend, double(g.count)});
   return out;
@@ -141,7 +141,7 @@ PadResult pad_with(const ModelConfig& config, const PadRequest& request, const D
                    const std::atomic<bool>* interrupted, bool pair) {
   PadResult result;
   result.analyses = analyses_of(config, request);
-  const std::string& backend = request.backend;
+  const BackendKind backend = request.backend;
   print_skipped(m->measure_all(with_backend(distinct_problems(result.analyses, false), backend), progress_for));
   for (PadAnalysis& a : result.analyses)
     add_candidates(a, config, [&](const Problem& p) { return m->annotation_of(p, backend); });

@@ -24,7 +24,7 @@ struct PadRequest {
   int64_t tp = 1;
   DType dtype = DType::kBf16;
   std::string dtype_name = "bf16";  // as the user gave it (shown)
-  std::string backend = "cublas";
+  BackendKind backend = BackendKind::kCublas;
   int samples = 10;
   ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
   std::string db;

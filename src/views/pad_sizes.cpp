@@ -32,7 +32,7 @@ SizePadResult sizes_of(const Workload& w) {
   return r;
 }
 
-void add_calls(const Workload& w, const std::string& backend, std::vector<BackendProblem>& out) {
+void add_calls(const Workload& w, BackendKind backend, std::vector<BackendProblem>& out) {
   for (const WorkloadGemm& g : w.gemms) {
     if (g.usually_fused) continue;
     const Problem p = grouped_problem(g.problems);
@@ -56,7 +56,7 @@ void evaluate_all(SizePadResult& r) {
   }
 }
 
-StepCalls workload_calls(const Workload& w, const std::string& backend) {
+StepCalls workload_calls(const Workload& w, BackendKind backend) {
   StepCalls out;
   for (const WorkloadGemm& g : w.gemms) {
     if (g.usually_fused) continue;
@@ -96,7 +96,7 @@ void pair_sizes(SizePadResult& r, const PadRequest& request, const DeviceContext
 
 }  // namespace
 
-std::vector<BackendProblem> size_pad_problems(const SizePadResult& r, const std::string& backend, bool candidates) {
+std::vector<BackendProblem> size_pad_problems(const SizePadResult& r, BackendKind backend, bool candidates) {
   std::vector<BackendProblem> out;
   add_calls(r.workload, backend, out);
   if (!candidates) return out;
@@ -116,7 +116,7 @@ SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& requ
                                 Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
   SizePadResult r = sizes_of(workload);
   auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
-  const std::string backend = request.backend;
+  const BackendKind backend = request.backend;
   std::vector<std::string> skipped = m->measure_all(size_pad_problems(r, backend, false), progress_for);
   add_candidates(r, [&](const Problem& p) { return m->annotation_of(p, profile_backend(p, backend)); });
   const std::vector<std::string> more = m->measure_all(size_pad_problems(r, backend, true), progress_for);

@@ -35,6 +35,6 @@ SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& requ
 
 // Every call of the workload, and with `candidates` of each candidate's workload, as measured:
 // (problem, backend), each once.
-std::vector<BackendProblem> size_pad_problems(const SizePadResult& result, const std::string& backend, bool candidates);
+std::vector<BackendProblem> size_pad_problems(const SizePadResult& result, BackendKind backend, bool candidates);
 
 }  // namespace shapescope

@@ -35,8 +35,9 @@ struct GroupRequest {
   std::vector<size_t> comparisons;  // indices into `after`
 
   size_t position_of(const StepTerm& t) {
-    auto b = std::find(request.backends.begin(), request.backends.end(), t.backend);
-    if (b == request.backends.end()) b = request.backends.insert(request.backends.end(), t.backend);
+    const BackendSpec spec(t.backend);
+    auto b = std::find(request.backends.begin(), request.backends.end(), spec);
+    if (b == request.backends.end()) b = request.backends.insert(request.backends.end(), spec);
     const size_t backend = size_t(b - request.backends.begin());
     for (size_t i = 0; i < request.pairs.size(); ++i)
       if (request.pairs[i].second == backend && request.problems[request.pairs[i].first] == t.problem) return i;

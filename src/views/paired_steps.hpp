@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "core/paired_ratio.hpp"
 #include "core/problem.hpp"
@@ -21,7 +22,7 @@ namespace shapescope {
 // One GEMM of a step: the problem, the backend that runs it, its calls per step.
 struct StepTerm {
   Problem problem;
-  std::string backend;
+  BackendKind backend = BackendKind::kCublas;
   double count = 1;
 };
 using StepCalls = std::vector<StepTerm>;

@@ -99,7 +99,7 @@ std::string store_summary(const std::vector<StoredPoint>& stored) {
   std::map<std::string, size_t> groups;
   for (const StoredPoint& p : stored) {
     groups[fmt::format("{} {} {} {} {}{}", p.device.gpu_name, to_string(p.key.problem.dtype),
-                       to_string(p.key.problem.layout), p.key.backend, p.key.algo, p.key.hot ? " hot" : "")]++;
+                       to_string(p.key.problem.layout), to_string(p.key.backend), p.key.algo, p.key.hot ? " hot" : "")]++;
   }
   if (groups.empty()) return "it holds no points";
   constexpr size_t kShown = 4;
@@ -119,7 +119,7 @@ std::vector<StoredPoint> newest_of_each_key(std::vector<StoredPoint> points) {
   std::map<std::string, size_t> newest;
   for (size_t i = 0; i < points.size(); ++i) {
     const Problem& p = points[i].key.problem;
-    const std::string key = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {}", points[i].key.backend,
+    const std::string key = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {}", to_string(points[i].key.backend),
                                         points[i].key.algo, p.m, p.n, p.k, p.batch, to_string(p.dtype),
                                         to_string(p.layout), p.lda, p.ldb, p.ldc, p.off_a, p.off_b);
     auto [at, inserted] = newest.emplace(key, i);
@@ -130,30 +130,32 @@ std::vector<StoredPoint> newest_of_each_key(std::vector<StoredPoint> points) {
   std::sort(kept.begin(), kept.end(), [](const StoredPoint& a, const StoredPoint& b) {
     const Problem& p = a.key.problem;
     const Problem& q = b.key.problem;
-    return std::tie(p.m, p.n, p.k, p.batch, a.key.backend, a.key.algo) <
-           std::tie(q.m, q.n, q.k, q.batch, b.key.backend, b.key.algo);
+    // By the backend's name, as the store lists them.
+    return std::make_tuple(p.m, p.n, p.k, p.batch, to_string(a.key.backend), std::cref(a.key.algo)) <
+           std::make_tuple(q.m, q.n, q.k, q.batch, to_string(b.key.backend), std::cref(b.key.algo));
   });
   return kept;
 }
 
 // With several (backend, algorithm) pairs and one wanted: cuBLAS's default, or the only backend's.
 std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const PlotFilter& f, std::string& note) {
-  std::set<std::pair<std::string, std::string>> pairs;
-  std::set<std::string> backends;
+  std::set<std::pair<BackendKind, std::string>> pairs;
+  std::set<BackendKind> backends;
   for (const StoredPoint& p : points) {
     pairs.emplace(p.key.backend, p.key.algo);
     backends.insert(p.key.backend);
   }
   if (pairs.size() <= 1) return points;
   std::set<std::string> names;
-  for (const auto& [backend, algo] : pairs) names.insert(backend + " " + algo);
-  std::optional<std::pair<std::string, std::string>> chosen;
+  for (const auto& [backend, algo] : pairs) names.insert(fmt::format("{} {}", to_string(backend), algo));
+  // The library's own choice: cuBLAS's default, cuBLASLt's first heuristic choice.
+  const auto own_choice = [](BackendKind b) { return std::make_pair(b, std::string(default_algo(b))); };
+  std::optional<std::pair<BackendKind, std::string>> chosen;
   if (f.algo.empty()) {
-    const std::string cublas(to_string(BackendKind::kCublas));
-    if (f.backend.empty() && pairs.count({cublas, default_algo(cublas)})) {
-      chosen = std::make_pair(cublas, default_algo(cublas));
-    } else if (backends.size() == 1 && pairs.count({*backends.begin(), default_algo(*backends.begin())})) {
-      chosen = std::make_pair(*backends.begin(), default_algo(*backends.begin()));
+    if (f.backend.empty() && pairs.count(own_choice(BackendKind::kCublas))) {
+      chosen = own_choice(BackendKind::kCublas);
+    } else if (backends.size() == 1 && pairs.count(own_choice(*backends.begin()))) {
+      chosen = own_choice(*backends.begin());
     }
   }
   if (!chosen) {
@@ -164,7 +166,7 @@ std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const Pl
   }
   note = fmt::format("plotting {} {} (the selection also holds {}; choose with --backend and --algo, or draw "
                      "them together with plot compare)",
-                     chosen->first, chosen->second, names.size() - 1 == 1 ? "one more" : fmt::format("{} more", names.size() - 1));
+                     to_string(chosen->first), chosen->second, names.size() - 1 == 1 ? "one more" : fmt::format("{} more", names.size() - 1));
   std::vector<StoredPoint> kept;
   for (StoredPoint& p : points)
     if (p.key.backend == chosen->first && p.key.algo == chosen->second) kept.push_back(std::move(p));
@@ -237,7 +239,7 @@ void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilte
                          std::set<std::string>& backends, std::set<std::string>& algo_names) {
   std::set<std::string> stored_backends, stored_algos, stored_gpus, stored_cublas;
   for (const StoredPoint& p : stored) {
-    stored_backends.insert(p.key.backend);
+    stored_backends.insert(std::string(to_string(p.key.backend)));
     stored_algos.insert(p.key.algo);
     stored_gpus.insert(p.device.gpu_name);
     stored_cublas.insert(p.device.cublas);
@@ -311,7 +313,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
     if (!f.cublas.empty() && p.device.cublas.rfind(f.cublas, 0) != 0) continue;
     if (f.dtype && problem.dtype != *f.dtype) continue;
     if (f.layout && problem.layout != *f.layout) continue;
-    if (!backends.empty() && !backends.count(p.key.backend)) continue;
+    if (!backends.empty() && !backends.count(std::string(to_string(p.key.backend)))) continue;
     if (!algo_names.empty() && !algo_names.count(p.key.algo)) continue;
     if (!strides_match(problem, f.ld_pad, f.offset)) continue;
     if (!shapes.matches(problem)) continue;
@@ -432,6 +434,6 @@ GridAxes grid_axes(const std::vector<StoredPoint>& points, const std::string& co
   return g;
 }
 
-std::string series_name(const PointKey& key) { return key.backend + " " + key.algo; }
+std::string series_name(const PointKey& key) { return std::string(to_string(key.backend)) + " " + key.algo; }
 
 }  // namespace shapescope

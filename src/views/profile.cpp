@@ -24,7 +24,7 @@ struct Verdict {
 // The one call into explain's view (views/explain.hpp): nothing else in this file knows explain, so
 // that a rewrite of explain changes this function only. With a device and a store it measures the
 // GEMM's neighbours (reusing the store); without, it reads them from the request's store.
-Verdict explain_verdict(const Problem& p, const std::string& backend, const ProfileRequest& r,
+Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequest& r,
                         const DeviceContext* device, Store* store, const std::atomic<bool>* interrupted) {
   ExplainRequest o;
   o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
@@ -37,7 +37,7 @@ Verdict explain_verdict(const Problem& p, const std::string& backend, const Prof
   if (p.ldc != p.n) o.plan.ldc = p.ldc;
   if (p.off_a != p.off_b || p.off_c != 0) return {std::nullopt, "explain takes one offset for A and B, none for C"};
   o.plan.offset = p.off_a;
-  o.backend = backend;
+  o.backend = BackendSpec(backend);
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
   o.pair_seconds = r.pair_seconds;
@@ -57,7 +57,7 @@ Verdict explain_verdict(const Problem& p, const std::string& backend, const Prof
 
 // What a row's verdict is about: the row's GEMM, or a grouped call's largest group (explain knows
 // single GEMMs), run as cuBLAS runs one expert of a per-expert loop.
-std::pair<Problem, std::string> explained(const ProfileRow& row, const std::string& backend) {
+std::pair<Problem, BackendKind> explained(const ProfileRow& row, BackendKind backend) {
   if (!row.problem.grouped()) return {row.problem, row.backend};
   size_t largest = 0;
   for (size_t g = 1; g < row.problem.groups.size(); ++g)

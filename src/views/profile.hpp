@@ -20,7 +20,7 @@
 namespace shapescope {
 
 struct ProfileRequest {
-  std::string backend = "cublas";  // for ordinary GEMMs (profile_backend picks the others')
+  BackendKind backend = BackendKind::kCublas;  // for ordinary GEMMs (profile_backend picks the others')
   int samples = 10;
   ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
   std::string db = "shapescope.db";

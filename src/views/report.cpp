@@ -35,7 +35,8 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point) {
   request.plan.batch = std::to_string(p.batch);
   request.plan.ld_pad = p.lda - p.a_cols();
   request.plan.offset = p.off_a;
-  request.backend = point.key.backend == to_string(BackendKind::kCustom) ? "custom:" + point.key.algo : point.key.backend;
+  // Our kernels: the point's variant is its own selection.
+  request.backend = BackendSpec(point.key.backend, point.key.backend == BackendKind::kCustom ? point.key.algo : "");
   request.db = db;
   ShapeArg shape{p.m, p.n, p.k, square};
   ExplainLine line;
@@ -62,7 +63,7 @@ ProblemKey key_of(const Problem& p) {
 }
 
 // The points of one (backend, algo) pair, with their annotations and the selection's context.
-Selection series_of(const Selection& all, const std::string& backend, const std::string& algo) {
+Selection series_of(const Selection& all, BackendKind backend, const std::string& algo) {
   Selection s;
   s.context = all.context;
   for (size_t i = 0; i < all.points.size(); ++i) {
@@ -73,17 +74,21 @@ Selection series_of(const Selection& all, const std::string& backend, const std:
   return s;
 }
 
-// cuBLAS's default, else cuBLASLt's first choice, else the pair with the most points.
-std::pair<std::string, std::string> main_pair(const Selection& all) {
-  std::map<std::pair<std::string, std::string>, size_t> counts;
-  for (const StoredPoint& p : all.points) counts[{p.key.backend, p.key.algo}]++;
-  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt}) {
-    const std::pair<std::string, std::string> pair{std::string(to_string(kind)), std::string(default_algo(kind))};
-    if (counts.count(pair)) return pair;
+// cuBLAS's default, else cuBLASLt's first choice, else the pair with the most points (of equal
+// counts, the first by the backend's name).
+std::pair<BackendKind, std::string> main_pair(const Selection& all) {
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, BackendKind>> counts;  // by name: count, kind
+  for (const StoredPoint& p : all.points) {
+    auto& [count, kind] = counts[{std::string(to_string(p.key.backend)), p.key.algo}];
+    ++count;
+    kind = p.key.backend;
   }
-  return std::max_element(counts.begin(), counts.end(),
-                          [](const auto& a, const auto& b) { return a.second < b.second; })
-      ->first;
+  for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt})
+    if (counts.count({std::string(to_string(kind)), std::string(default_algo(kind))}))
+      return {kind, std::string(default_algo(kind))};
+  const auto most = std::max_element(counts.begin(), counts.end(),
+                                     [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+  return {most->second.second, most->first.second};
 }
 
 std::optional<double> quantile(std::vector<double> values, double q) {
@@ -97,8 +102,8 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
   h.points = all.points.size();
   h.hot = all.context.hot;
   std::vector<double> samples, clocks, noise;
-  std::map<std::string, std::set<std::string>> algos;
-  std::map<std::string, size_t> points;
+  std::map<std::string, std::set<std::string>> algos;  // by the backend's name, as the page lists them
+  std::map<std::string, std::pair<BackendKind, size_t>> points;
   for (const StoredPoint& p : all.points) {
     const TimingStats& t = p.result.timing;
     samples.push_back(double(t.samples));
@@ -106,8 +111,11 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
     if (t.sm_clock_mhz) clocks.push_back(*t.sm_clock_mhz);
     h.throttled += t.throttled ? 1 : 0;
     h.noisy += t.noisy ? 1 : 0;
-    algos[p.key.backend].insert(p.key.algo);
-    points[p.key.backend]++;
+    const std::string backend(to_string(p.key.backend));
+    algos[backend].insert(p.key.algo);
+    auto& [kind, count] = points[backend];
+    kind = p.key.backend;
+    ++count;
     if (h.first.empty() || p.result.measured_at < h.first) h.first = p.result.measured_at;
     if (h.last.empty() || p.result.measured_at > h.last) h.last = p.result.measured_at;
   }
@@ -120,7 +128,7 @@ MeasuredHow measured_how(const Selection& all, const Store& store) {
   if (!clocks.empty()) h.clock_median = median(clocks);
   h.noise_median = median(noise);
   h.noise_p95 = *quantile(noise, 0.95);
-  for (const auto& [name, count] : points) h.backends.push_back({name, algos[name].size(), count});
+  for (const auto& [name, counted] : points) h.backends.push_back({counted.first, algos[name].size(), counted.second});
   h.calibrations = store.load_calibration(all.points.back().device);
   return h;
 }
@@ -171,15 +179,14 @@ std::vector<SlowShape> slow_shapes(const Selection& s, const SweptAxis& axis, si
 }
 
 Selection lt_selection(const Selection& all) {
-  const std::string lt(to_string(BackendKind::kCublasLt));
   std::map<std::pair<std::string, ProblemKey>, size_t> algos;
   for (const StoredPoint& p : all.points)
-    if (p.key.backend == lt) algos[{p.device.gpu_uuid, key_of(p.key.problem)}]++;
+    if (p.key.backend == BackendKind::kCublasLt) algos[{p.device.gpu_uuid, key_of(p.key.problem)}]++;
   Selection s;
   s.context = all.context;
   for (size_t i = 0; i < all.points.size(); ++i) {
     const StoredPoint& p = all.points[i];
-    if (p.key.backend != lt || algos[{p.device.gpu_uuid, key_of(p.key.problem)}] < 2) continue;
+    if (p.key.backend != BackendKind::kCublasLt || algos[{p.device.gpu_uuid, key_of(p.key.problem)}] < 2) continue;
     s.points.push_back(p);
     s.annotations.push_back(all.annotations[i]);
   }
@@ -208,14 +215,13 @@ std::vector<RegretRow> regret_rows(const Selection& lt) {
 }
 
 std::vector<OursRow> ours_rows(const Selection& all) {
-  const std::string custom(to_string(BackendKind::kCustom)), cublas(to_string(BackendKind::kCublas));
   std::map<ProblemKey, double> cublas_us;
   for (const StoredPoint& p : all.points)
-    if (p.key.backend == cublas && p.key.algo == default_algo(cublas)) cublas_us[key_of(p.key.problem)] = time_of(p);
+    if (p.key.backend == BackendKind::kCublas && p.key.algo == default_algo(BackendKind::kCublas)) cublas_us[key_of(p.key.problem)] = time_of(p);
   std::map<std::string, std::vector<std::pair<Problem, double>>> shares;  // variant -> (problem, share)
   for (const StoredPoint& p : all.points) {
     const auto library = cublas_us.find(key_of(p.key.problem));
-    if (p.key.backend != custom || library == cublas_us.end() || !(time_of(p) > 0)) continue;
+    if (p.key.backend != BackendKind::kCustom || library == cublas_us.end() || !(time_of(p) > 0)) continue;
     shares[p.key.algo].emplace_back(p.key.problem, library->second / time_of(p));
   }
   std::vector<OursRow> rows;

@@ -37,7 +37,7 @@ struct MeasuredHow {
   double noise_median = 0, noise_p95 = 0;  // relative IQR
   std::string first, last;               // measured_at, ISO 8601 UTC
   struct Backend {
-    std::string name;                    // "cublas"
+    BackendKind kind = BackendKind::kCublas;
     size_t algos = 0, points = 0;        // algorithms (or our kernel variants) and their points
   };
   std::vector<Backend> backends;

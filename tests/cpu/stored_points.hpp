@@ -22,14 +22,14 @@ inline DeviceContext h100() {
   return d;
 }
 
-inline void save(Store& store, const Problem& p, const std::string& backend, double median_us,
+inline void save(Store& store, const Problem& p, BackendKind backend, double median_us,
                  const DeviceContext& device = h100()) {
   PointResult r;
   r.timing.median_us = r.timing.min_us = r.timing.max_us = r.timing.q1_us = r.timing.q3_us = median_us;
   r.timing.samples = 10;
   r.measured_at = "2026-11-25T00:00:00Z";
   r.command = "fixture";
-  store.save_point(device, PointKey{backend, default_algo(backend), p, false}, r);
+  store.save_point(device, PointKey{backend, std::string(default_algo(backend)), p, false}, r);
 }
 
 }  // namespace shapescope

@@ -212,7 +212,7 @@ TEST(Cli, CustomBackendSelections) {
   const CliRun ok = run("sweep --n 64 --backend cublas,custom --dry-run");
   EXPECT_EQ(ok.code, 0) << ok.err;
   // One point per registered variant plus cuBLAS's one.
-  EXPECT_NE(ok.err.find(std::to_string(1 + select_variants("custom").size()) + " points"), std::string::npos)
+  EXPECT_NE(ok.err.find(std::to_string(1 + select_variants(BackendSpec(BackendKind::kCustom)).size()) + " points"), std::string::npos)
       << ok.err;
 }
 

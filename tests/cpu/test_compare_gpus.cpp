@@ -99,7 +99,7 @@ TEST_F(CompareGpus, AMergedStoreKeepsTheGpusApart) {
   Problem target;
   target.m = target.n = target.k = 1793;
   target.lda = target.ldb = target.ldc = 1793;
-  const GpuComparison c = compare_gpus({merged}, target, "cublas");
+  const GpuComparison c = compare_gpus({merged}, target, BackendSpec(BackendKind::kCublas));
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.rows[0].gpu, "NVIDIA H200");
   EXPECT_EQ(c.rows[1].gpu, "NVIDIA H100 80GB HBM3");

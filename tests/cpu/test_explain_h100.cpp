@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli_util.hpp"
+#include "backends/variants.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope {
@@ -21,7 +22,7 @@ ExplainReport explain_stored(const std::string& shape_text, const std::string& l
   ExplainRequest o;
   o.shape = shape_text;
   o.db = kStore;
-  o.backend = backend;
+  o.backend = parse_backend_spec(backend);
   o.plan.layout = layout;
   o.plan.ldb = ldb;
   o.plan.lda = lda;

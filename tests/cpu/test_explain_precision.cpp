@@ -223,9 +223,9 @@ TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown)
   std::filesystem::remove(db);
   {
     Store store(db);
-    save(store, square(2048, DType::kFp32), "cublas", 330.0);
-    save(store, square(2047, DType::kFp32), "cublas", 340.0);
-    save(store, square(2048, DType::kBf16), "cublas", 25.0);
+    save(store, square(2048, DType::kFp32), BackendKind::kCublas, 330.0);
+    save(store, square(2047, DType::kFp32), BackendKind::kCublas, 340.0);
+    save(store, square(2048, DType::kBf16), BackendKind::kCublas, 25.0);
   }
   const CliRun r = run("explain 2048 --dtype fp32 --db " + db);
   EXPECT_EQ(r.code, 0) << r.err;

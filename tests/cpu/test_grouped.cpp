@@ -85,7 +85,7 @@ StoredPoint grouped_point(const Problem& p) {
   point.device.sm_count = 132;
   point.device.cc_major = 9;
   point.device.cc_minor = 0;
-  point.key.backend = std::string(to_string(BackendKind::kCublasGrouped));
+  point.key.backend = BackendKind::kCublasGrouped;
   point.key.algo = "default";
   point.key.problem = p;
   point.result.timing.median_us = 1000;

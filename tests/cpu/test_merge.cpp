@@ -70,7 +70,7 @@ int64_t number(const std::string& path, const std::string& query) { return std::
 std::string key_text(const StoredPoint& p) {
   const Problem& q = p.key.problem;
   return p.device.gpu_uuid + p.device.driver + p.device.cublas + p.device.cublaslt + p.device.cuda_runtime + " " +
-         p.key.backend + p.key.algo + (p.key.hot ? "h" : "c") + q.shape_string() + std::string(to_string(q.dtype)) +
+         std::string(to_string(p.key.backend)) + p.key.algo + (p.key.hot ? "h" : "c") + q.shape_string() + std::string(to_string(q.dtype)) +
          std::string(to_string(q.layout)) +
          fmt::format(" {} {} {} {} {} {} {}", q.batch, q.lda, q.ldb, q.ldc, q.off_a, q.off_b, q.off_c);
 }

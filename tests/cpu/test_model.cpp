@@ -252,7 +252,7 @@ TEST_F(FixturePoints, SplitKFromTheGridAndTheReductionKernel) {
 TEST(Regret, HeuristicPickAgainstTheBestTimed) {
   std::vector<StoredPoint> points(3);
   for (size_t i = 0; i < points.size(); ++i) {
-    points[i].key.backend = "cublaslt";
+    points[i].key.backend = BackendKind::kCublasLt;
     points[i].key.algo = "h" + std::to_string(i);
     points[i].key.problem.m = points[i].key.problem.n = points[i].key.problem.k = 4096;
     points[i].device.gpu_uuid = "GPU-1";

@@ -32,7 +32,7 @@ StoredPoint sample_point(int64_t id, double median_us = 200) {
   point.device.cuda_runtime = "13.0";
   point.device.cublas = "13.1.0";
   point.device.cublaslt = "13.1.0";
-  point.key.backend = "cublaslt";
+  point.key.backend = BackendKind::kCublasLt;
   point.key.algo = "h0";
   Problem& p = point.key.problem;
   p.m = p.n = p.k = 4096;

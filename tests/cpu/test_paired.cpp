@@ -204,14 +204,14 @@ TEST(Paired, SumsStopOnlyWhenEveryIntervalIsNarrow) {
 TEST(Paired, ChangedTermsAreTheGemmsOnOneSideOnly) {
   Problem a, b, c;
   a.m = 1, b.m = 2, c.m = 3;
-  const StepCalls before = {{a, "cublas", 12}, {b, "cublas", 12}};
+  const StepCalls before = {{a, BackendKind::kCublas, 12}, {b, BackendKind::kCublas, 12}};
   EXPECT_TRUE(changed_terms(before, before).empty());
-  const std::vector<StepTerm> changed = changed_terms(before, {{a, "cublas", 12}, {c, "cublas", 12}});
+  const std::vector<StepTerm> changed = changed_terms(before, {{a, BackendKind::kCublas, 12}, {c, BackendKind::kCublas, 12}});
   ASSERT_EQ(changed.size(), 2u);
   EXPECT_EQ(changed[0].problem.m, 2);
   EXPECT_EQ(changed[1].problem.m, 3);
-  EXPECT_EQ(changed_terms(before, {{a, "cublas", 13}, {b, "cublas", 12}}).size(), 2u) << "a count changed";
-  EXPECT_EQ(changed_terms(before, {{a, "cublaslt", 12}, {b, "cublas", 12}}).size(), 2u) << "another backend";
+  EXPECT_EQ(changed_terms(before, {{a, BackendKind::kCublas, 13}, {b, BackendKind::kCublas, 12}}).size(), 2u) << "a count changed";
+  EXPECT_EQ(changed_terms(before, {{a, BackendKind::kCublasLt, 12}, {b, BackendKind::kCublas, 12}}).size(), 2u) << "another backend";
 }
 
 // Pad's decisions from a paired saving's interval: pad (the whole interval above 2 %), cannot tell

@@ -313,12 +313,12 @@ TEST(PlotSelect, MixesAreRefusedNamingTheOptionAndTheValues) {
   expect_mix_refused([](StoredPoint& p) { p.device.cublas = "12.9.1"; }, {"--cublas", "'12.9.1', '13.1.0'"});
   // Two cuBLASLt choices and neither the heuristic's first: nothing to fall back on.
   expect_mix_refused([](StoredPoint& p) {
-                       p.key.backend = "cublaslt";
+                       p.key.backend = BackendKind::kCublasLt;
                        p.key.algo = "h1";
                      },
                      {"--algo", "cublaslt h1, cublaslt h2", "compare"},
                      [](StoredPoint& p) {
-                       p.key.backend = "cublaslt";
+                       p.key.backend = BackendKind::kCublasLt;
                        p.key.algo = "h2";
                      });
 }

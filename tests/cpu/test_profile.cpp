@@ -61,7 +61,7 @@ std::optional<GemmTime> times(const ProfileRow& r) {
 
 TEST(ProfileModel, RankedByTimePerStepWithSharesAndTheTraceRatio) {
   const Workload w = two_steps();
-  std::vector<ProfileRow> rows = profile_rows(w, "cublas", false);
+  std::vector<ProfileRow> rows = profile_rows(w, BackendKind::kCublas, false);
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_FALSE(rows[3].in_total);
   rank_rows(rows, times);
@@ -86,7 +86,7 @@ TEST(ProfileModel, RankedByTimePerStepWithSharesAndTheTraceRatio) {
   EXPECT_EQ(t.unmapped_ops, 1);
   EXPECT_DOUBLE_EQ(*t.unmapped_trace_us, 6);
   // Asked to count attention's GEMMs: in the total, with a share.
-  rows = profile_rows(w, "cublas", true);
+  rows = profile_rows(w, BackendKind::kCublas, true);
   rank_rows(rows, times);
   EXPECT_EQ(rows[2].gemm, 3u);  // 1 call per step x 50 us: after a (420) and b (200), with a share now
   EXPECT_DOUBLE_EQ(*rows[2].share, 50.0 / 670);
@@ -95,9 +95,9 @@ TEST(ProfileModel, RankedByTimePerStepWithSharesAndTheTraceRatio) {
 
 TEST(ProfileModel, BackendsPerCall) {
   const Problem grouped = grouped_problem({nt(100, 64, 64), nt(28, 64, 64)});
-  EXPECT_EQ(profile_backend(grouped, "cublas"), "cublas_grouped");
-  EXPECT_EQ(profile_backend(packed_problem(8, 8, 8, Layout::kNT, DType::kFp8), "cublas"), "cublaslt");
-  EXPECT_EQ(profile_backend(nt(8, 8, 8), "cublaslt"), "cublaslt");
+  EXPECT_EQ(profile_backend(grouped, BackendKind::kCublas), BackendKind::kCublasGrouped);
+  EXPECT_EQ(profile_backend(packed_problem(8, 8, 8, Layout::kNT, DType::kFp8), BackendKind::kCublas), BackendKind::kCublasLt);
+  EXPECT_EQ(profile_backend(nt(8, 8, 8), BackendKind::kCublasLt), BackendKind::kCublasLt);
 }
 
 TEST(ProfileModel, AttentionOfAConfigIsListedOutsideTheTotal) {
@@ -106,7 +106,7 @@ TEST(ProfileModel, AttentionOfAConfigIsListedOutsideTheTotal) {
   r.sequence = 4096;
   r.attention = true;
   const Workload w = config_workload(preset("llama3-8b"), r);
-  const std::vector<ProfileRow> rows = profile_rows(w, "cublas", false);
+  const std::vector<ProfileRow> rows = profile_rows(w, BackendKind::kCublas, false);
   size_t outside = 0;
   for (const ProfileRow& row : rows) {
     EXPECT_EQ(row.in_total, !w.gemms[row.gemm].usually_fused);
@@ -157,7 +157,7 @@ class ProfileCli : public ::testing::Test {
     h200.gpu_name = "NVIDIA H200";
     h200.gpu_uuid = "GPU-h200-fixture";
     Store store((dir_ / "store.db").string());
-    for (const WorkloadGemm& g : w.gemms) save(store, g.problems[0], "cublas", 1.02 * *g.kernel_us / double(g.count), h200);
+    for (const WorkloadGemm& g : w.gemms) save(store, g.problems[0], BackendKind::kCublas, 1.02 * *g.kernel_us / double(g.count), h200);
     return trace;
   }
   fs::path dir_;
@@ -174,10 +174,10 @@ TEST_F(ProfileCli, RanksTheStoredGemmsAndListsTheMissingOnes) {
                                 "212,1024,512,nt,bf16,1,4,expert1,moe\n");
   {
     Store store((dir_ / "store.db").string());
-    save(store, nt(4096, 4096, 4096), "cublas", 200);
-    save(store, packed_problem(1024, 1024, 1024, Layout::kNN, DType::kBf16), "cublas", 20);
-    save(store, grouped_problem({nt(300, 1024, 512), nt(212, 1024, 512)}), "cublas_grouped", 30);
-    save(store, nt(300, 1024, 512), "cublas", 99);  // not the grouped call: not used for it
+    save(store, nt(4096, 4096, 4096), BackendKind::kCublas, 200);
+    save(store, packed_problem(1024, 1024, 1024, Layout::kNN, DType::kBf16), BackendKind::kCublas, 20);
+    save(store, grouped_problem({nt(300, 1024, 512), nt(212, 1024, 512)}), BackendKind::kCublasGrouped, 30);
+    save(store, nt(300, 1024, 512), BackendKind::kCublas, 99);  // not the grouped call: not used for it
   }
   const CliRun r = read_only("profile --gemms " + list + " --db " + (dir_ / "store.db").string() + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -211,7 +211,7 @@ TEST_F(ProfileCli, Gpt2TraceAgainstItsOwnKernelTimes) {
   {
     // Every GEMM stored at 1.05 x its trace time per call: the ratio must come out 1.05.
     Store store((dir_ / "store.db").string());
-    for (const WorkloadGemm& g : w.gemms) save(store, g.problems[0], "cublas", 1.05 * *g.kernel_us / double(g.count));
+    for (const WorkloadGemm& g : w.gemms) save(store, g.problems[0], BackendKind::kCublas, 1.05 * *g.kernel_us / double(g.count));
   }
   const CliRun r = read_only("profile --trace " + trace + " --db " + (dir_ / "store.db").string() + " --json --no-verdict");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -31,7 +31,7 @@ const std::string kLadder = kData + "/h200-2026-11-21-ladder/ladder.db";
 // A square point of size n that took `us` and ran `kernel`.
 void add_point(Selection& s, int64_t n, double us, const std::string& kernel) {
   StoredPoint p;
-  p.key.backend = "cublas";
+  p.key.backend = BackendKind::kCublas;
   p.key.algo = "default";
   p.key.problem.m = p.key.problem.n = p.key.problem.k = n;
   p.result.timing.median_us = us;
@@ -155,7 +155,7 @@ TEST(ReportView, RegretRowsAreTheHeuristicsFirstChoiceAgainstTheFastestAlgorithm
     }
   }
   EXPECT_GT(v.regret.front().regret, 0.05);
-  EXPECT_EQ(v.main.points.front().key.backend, "cublas");  // the figures draw cuBLAS's default
+  EXPECT_EQ(v.main.points.front().key.backend, BackendKind::kCublas);  // the figures draw cuBLAS's default
 }
 
 TEST(ReportView, OurKernelsAgainstCublasOnTheSameShapes) {

@@ -59,7 +59,7 @@ DeviceContext sample_device() {
 
 PointKey sample_key(int64_t m = 4096) {
   PointKey key;
-  key.backend = "cublaslt";
+  key.backend = BackendKind::kCublasLt;
   key.algo = "h0";
   Problem& p = key.problem;
   p.m = m;
@@ -285,7 +285,7 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
 TEST_F(StoreTest, PointWithoutLtConfigOrClockLoadsThemAsAbsent) {
   Store store(path_);
   PointKey key = sample_key();
-  key.backend = "cublas";
+  key.backend = BackendKind::kCublas;
   key.algo = "default";
   key.hot = true;
   PointResult result = sample_result();
@@ -777,7 +777,7 @@ TEST_F(StoreTest, GroupedCallsAreKeyedByTheirGroups) {
       groups.push_back(g);
     }
     PointKey key;
-    key.backend = "cublas_grouped";
+    key.backend = BackendKind::kCublasGrouped;
     key.algo = "default";
     key.problem = grouped_problem(groups);
     return key;

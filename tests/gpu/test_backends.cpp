@@ -91,7 +91,7 @@ TEST_P(BackendTest, MatchesCpuReferenceOnAwkwardShapes) {
   CHECK_CUDA(cudaMalloc(&buf.c, size_t(max_elems * 4)));
   buf.workspace_bytes = 32 << 20;
   CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(buf.workspace_bytes)));
-  auto backend = make_backend(GetParam(), buf, 1);
+  auto backend = make_backend(parse_backend_spec(GetParam()), buf, 1);
   for (DType dtype : {DType::kBf16, DType::kFp16, DType::kFp32, DType::kTf32}) {
     // Tolerances: output rounding (bf16 ~ 2^-8) dominates; tf32 inputs lose 13 mantissa bits.
     const double tolerance = dtype == DType::kBf16 ? 1e-2 : dtype == DType::kFp16 ? 2e-3
@@ -126,7 +126,7 @@ TEST(CublasLt, ReportsItsAlgorithmConfigAndSeveralChoices) {
   CHECK_CUDA(cudaMalloc(&buf.c, 2048 * 2048 * 2));
   buf.workspace_bytes = 32 << 20;
   CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(buf.workspace_bytes)));
-  auto backend = make_backend("cublaslt", buf, 4);
+  auto backend = make_backend(BackendSpec(BackendKind::kCublasLt), buf, 4);
   Problem p = make_problem({2048, 2048, 2048, Layout::kNN}, DType::kBf16);
   std::string why;
   auto calls = backend->prepare(p, backend->algo_keys(), why);

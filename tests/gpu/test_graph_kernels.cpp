@@ -75,7 +75,7 @@ TEST(GraphKernels, NameTheKernelsCuptiSees) {
   int several = 0;
   for (const Case& c : cases) {
     const Problem p = make(c);
-    auto backend = make_backend(c.backend, buf, 4);
+    auto backend = make_backend(parse_backend_spec(c.backend), buf, 4);
     ASSERT_FALSE(backend->unsupported(p, device).has_value()) << c.backend << " " << p.shape_string();
     const std::string algo = c.algo.empty() ? backend->algo_keys().front() : c.algo;
     std::string why;

@@ -52,8 +52,8 @@ struct Buffers {
 // Runs the grouped call, then each group with cuBLAS on the same operands, and compares C group by group.
 void expect_groups_match(const Problem& p) {
   Buffers memory({p});
-  auto grouped = make_backend(std::string(to_string(BackendKind::kCublasGrouped)), memory.buf, 1);
-  auto cublas = make_backend("cublas", memory.buf, 1);
+  auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), memory.buf, 1);
+  auto cublas = make_backend(BackendSpec(BackendKind::kCublas), memory.buf, 1);
   std::string why;
   auto calls = grouped->prepare(p, grouped->algo_keys(), why);
   ASSERT_EQ(calls.size(), 1u) << why;
@@ -123,7 +123,7 @@ TEST(GroupedBackend, CapturesIntoACudaGraphAndReplays) {
   SKIP_WITHOUT_GPU();
   const Problem p = grouped_problem(groups_of({300, 17, 1024}, 'm', 512, 256, Layout::kNT, DType::kBf16));
   Buffers memory({p});
-  auto grouped = make_backend("cublas_grouped", memory.buf, 1);
+  auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), memory.buf, 1);
   std::string why;
   auto calls = grouped->prepare(p, grouped->algo_keys(), why);
   ASSERT_EQ(calls.size(), 1u) << why;
@@ -153,7 +153,7 @@ TEST(GroupedBackend, CapturesIntoACudaGraphAndReplays) {
 // Refusals need no GPU: fp8, pointers the documentation's alignment rule forbids.
 TEST(GroupedBackend, RefusesWhatTheCallCannotTake) {
   DeviceBuffers none;
-  auto grouped = make_backend("cublas_grouped", none, 1);
+  auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), none, 1);
   DeviceContext h100;
   Problem p = packed(64, 64, 64, Layout::kNT, DType::kFp8);
   EXPECT_EQ(grouped->unsupported(p, h100), "cublasGemmGroupedBatchedEx has no fp8");
@@ -164,7 +164,7 @@ TEST(GroupedBackend, RefusesWhatTheCallCannotTake) {
             "cublasGemmGroupedBatchedEx needs 16-byte aligned pointers when K x 2 bytes (128) is a multiple of 16; "
             "A's offset of 4 elements is 8 bytes");
   // The single-GEMM backends refuse a grouped call, naming the one that runs it.
-  auto cublas = make_backend("cublas", none, 1);
+  auto cublas = make_backend(BackendSpec(BackendKind::kCublas), none, 1);
   const Problem g = grouped_problem({packed(8, 8, 8, Layout::kNT, DType::kBf16), packed(9, 8, 8, Layout::kNT, DType::kBf16)});
   EXPECT_EQ(cublas->unsupported(g, h100), "a grouped call (2 groups) runs only on --backend cublas_grouped");
 }

@@ -43,7 +43,7 @@ TEST(NumericalError, Bf16IsOffMoreThanTf32AndFp32IsTiny) {
   // Sizes that are no tile multiple, K long enough for accumulation to matter.
   const Problem p = packed(512, 384, 1000, DType::kFp32, Layout::kNN);
   const NumericalErrors got =
-      measure_numerical_errors(p, {DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16}, "cublas", device);
+      measure_numerical_errors(p, {DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16}, BackendSpec(BackendKind::kCublas), device);
   ASSERT_TRUE(got.skipped.empty()) << got.skipped.front();
   const auto e = by_dtype(got);
   ASSERT_EQ(e.size(), 4u);
@@ -87,7 +87,7 @@ TEST(NumericalError, TheReferenceFollowsLayoutStridesOffsetsAndBatches) {
     p.ldc += 2;
     p.off_a = p.off_b = 1;
     p.batch = 3;
-    const NumericalErrors got = measure_numerical_errors(p, {DType::kFp32, DType::kBf16}, "cublas", device);
+    const NumericalErrors got = measure_numerical_errors(p, {DType::kFp32, DType::kBf16}, BackendSpec(BackendKind::kCublas), device);
     ASSERT_TRUE(got.skipped.empty()) << got.skipped.front();
     const auto e = by_dtype(got);
     EXPECT_EQ(e.at(DType::kFp32).elements, 129 * 127 * 3);
@@ -107,7 +107,7 @@ TEST(NumericalError, Fp8OfABf16Gemm) {
     GTEST_SKIP() << "fp8 needs compute capability 8.9; " << device.gpu_name << " is " << device.cc_major << "."
                  << device.cc_minor;
   const Problem p = packed(256, 512, 4096, DType::kBf16, Layout::kNT);
-  const NumericalErrors got = measure_numerical_errors(p, {DType::kBf16, DType::kFp8}, "cublas", device);
+  const NumericalErrors got = measure_numerical_errors(p, {DType::kBf16, DType::kFp8}, BackendSpec(BackendKind::kCublas), device);
   ASSERT_TRUE(got.skipped.empty()) << got.skipped.front();
   const auto e = by_dtype(got);
   const double bf16 = e.at(DType::kBf16).relative, fp8 = e.at(DType::kFp8).relative;

@@ -66,7 +66,7 @@ TEST(Verify, CatchesWrongResultsAndPassesCorrectOnes) {
   const DeviceBuffers& buffers = o.buffers;
   const size_t c_bytes = o.c_bytes;
   {
-    auto cublas = make_backend("cublas", buffers, 1);
+    auto cublas = make_backend(BackendSpec(BackendKind::kCublas), buffers, 1);
     std::string why;
     auto ref = cublas->prepare(p, {"default"}, why);
     auto same = cublas->prepare(p, {"default"}, why);
@@ -103,7 +103,7 @@ TEST(Verify, QueuedChecksKeepTheirOwnVerdicts) {
   void* reference = nullptr;
   CHECK_CUDA(cudaMalloc(&reference, o.c_bytes));
   {
-    auto cublas = make_backend("cublas", o.buffers, 1);
+    auto cublas = make_backend(BackendSpec(BackendKind::kCublas), o.buffers, 1);
     std::string why;
     auto ref = cublas->prepare(o.p, {"default"}, why);
     auto same = cublas->prepare(o.p, {"default"}, why);
