@@ -24,7 +24,7 @@ case "$stage" in
     grep -E "^Violations|VIOLATION" "$OUT/data_safety.md" | cut -c1-300
     {
       $S info
-      $S sweep --n 1791..1793,4095,4096 --backend cublas,cublaslt,custom:05 --samples 10 --db "$OUT/landing.db"
+      $S sweep --n 1791..1793,4095,4096 --backend cublas,cublaslt,custom:05_wgmma_tma --samples 10 --db "$OUT/landing.db"
       time $S explain 1793 --db "$OUT/landing.db"
       $S pad --model gpt2 --tokens 12288 --db "$OUT/landing.db" --samples 10
     } > "$OUT/smoke.txt" 2>&1

@@ -9,6 +9,14 @@ parser's tests. Run on a GPU host:
   python3 scripts/record_trace.py --model gpt2 --vocab 50264 --batch 12 --seq 1024 --out gpt2-50264.json
   python3 scripts/record_trace.py --model mixtral --layers 2 --batch 4 --seq 1024 --out mixtral.json
   python3 scripts/record_trace.py --model qwen2 --batch 4 --seq 1024 --out qwen2.json
+  python3 scripts/record_trace.py --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024 --out gpt2-fp32attn.json
+  python3 scripts/record_trace.py --model qwen2moe --layers 4 --batch 2 --seq 1024 --out qwen2moe.json
+  python3 scripts/record_trace.py --model qwen2moe --experts eager --layers 4 --batch 2 --seq 1024 --out qwen2moe-loop.json
+
+--attn picks transformers' attention implementation (sdpa, the default, or eager: attention's QK^T
+and PV as GEMMs). --upcast-attn (gpt2) sets reorder_and_upcast_attn: eager attention computes QK^T
+in fp32 with autocast off, as GPT-2's Megatron-style option does. --experts picks how an MoE layer
+runs its experts (transformers' experts implementation: grouped_mm, batched_mm or eager, a loop).
 
 Besides the trace it prints one line per distinct GEMM kernel launch shape it saw (from the trace's
 own cpu_op events) and the step's GEMM kernel time, so a run's log can be compared with shapescope's.
@@ -34,7 +42,7 @@ def build_on_device(args):
     import transformers as tf
 
     if args.model == "gpt2":
-        config = tf.GPT2Config(n_layer=args.layers or 12)
+        config = tf.GPT2Config(n_layer=args.layers or 12, reorder_and_upcast_attn=args.upcast_attn)
         if args.vocab:
             config.vocab_size = args.vocab
         model = tf.GPT2LMHeadModel(config)
@@ -54,14 +62,32 @@ def build_on_device(args):
                                 tie_word_embeddings=True)
         model = tf.Qwen2ForCausalLM(config)
         vocab = config.vocab_size
+    elif args.model == "qwen2moe":
+        # Qwen1.5-MoE-A2.7B's widths: 60 experts of 1408, 4 per token, a shared expert of 5632; with
+        # 2 x 1024 tokens each expert gets ~137 rows.
+        config = tf.Qwen2MoeConfig(num_hidden_layers=args.layers or 4, hidden_size=2048, intermediate_size=5632,
+                                   moe_intermediate_size=1408, shared_expert_intermediate_size=5632,
+                                   num_experts=60, num_experts_per_tok=4, num_attention_heads=16,
+                                   num_key_value_heads=16, vocab_size=args.vocab or 151936)
+        model = tf.Qwen2MoeForCausalLM(config)
+        vocab = config.vocab_size
     else:
-        sys.exit(f"--model: '{args.model}' is not gpt2, mixtral or qwen2")
+        sys.exit(f"--model: '{args.model}' is not gpt2, mixtral, qwen2 or qwen2moe")
+    if args.attn:
+        model.set_attn_implementation(args.attn)
+    if args.experts:
+        if not hasattr(model, "set_experts_implementation"):
+            sys.exit("--experts: this transformers has no set_experts_implementation")
+        model.set_experts_implementation(args.experts)
     return model.to(device="cuda", dtype=torch.bfloat16), vocab
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2"])
+    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2", "qwen2moe"])
+    parser.add_argument("--attn", choices=["sdpa", "eager"], default=None)
+    parser.add_argument("--upcast-attn", action="store_true")
+    parser.add_argument("--experts", choices=["grouped_mm", "batched_mm", "eager"], default=None)
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)
@@ -69,6 +95,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
+        parser.error("--upcast-attn: GPT-2's reorder_and_upcast_attn acts in eager attention only (--model gpt2 --attn eager)")
 
     torch.manual_seed(0)
     model, vocab = build(args)
@@ -101,6 +129,9 @@ def main():
     print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels, "
           f"{len(gemm)} GEMM-like, {total / 1000:.3f} ms GEMM kernel time; torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
+    config = model.config
+    print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
+          f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}
     for e in events:
         if e.get("cat") == "cpu_op" and e["name"] in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
