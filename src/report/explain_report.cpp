@@ -1,6 +1,7 @@
 #include "report/explain_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -444,15 +445,19 @@ std::string fixed_cell(const ExplainReport& r, size_t library) {
 // one of its points for the same reason): the reasons in the order they first come, each with its
 // points.
 std::vector<std::pair<std::string, std::string>> not_measured_by_reason(const ExplainReport& r) {
-  std::vector<std::pair<std::string, std::string>> lines;
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
   for (const NotMeasured& m : r.missing) {
-    auto line = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == m.why; });
-    if (line == lines.end()) {
-      lines.emplace_back(m.why, m.what);
-    } else {
-      line->second += ", " + m.what;
-    }
+    auto at = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& l) { return l.first == m.why; });
+    if (at == by_reason.end()) at = by_reason.insert(by_reason.end(), {m.why, {}});
+    at->second.push_back(m.what);
   }
+  // A reason that holds many problems (a kernel that cannot run the layout: every neighbour) names
+  // the first two and the last.
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const auto& [why, what] : by_reason)
+    lines.emplace_back(why, what.size() > 3 ? fmt::format("{} problems: {}, {}, ..., {}", what.size(), what[0],
+                                                          what[1], what.back())
+                                            : fmt::format("{}", fmt::join(what, ", ")));
   return lines;
 }
 

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "cli_util.hpp"
 #include "backends/variants.hpp"
+#include "report/explain_report.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope {
@@ -135,6 +137,20 @@ TEST(ExplainH100, StoreIsOnlyRead) {
   explain_stored("3080");
   EXPECT_EQ(file_text(kStore), before);
   EXPECT_FALSE(std::filesystem::exists(kStore + "-wal"));
+}
+
+// A reason that holds many problems (our kernel and a layout it cannot run: every neighbour) is one
+// line that names how many, the first two and the last; a few are listed whole.
+TEST(ExplainH100, ManyProblemsNotMeasuredForOneReasonAreCountedOnOneLine) {
+  ExplainReport r = explain_stored("1793");
+  r.missing.clear();
+  for (int n : {1792, 1920, 1984, 2047, 2049}) r.missing.push_back({"custom " + std::to_string(n), "tn"});
+  r.missing.push_back({"lda 1800", "the store has no point of it"});
+  std::ostringstream out;
+  write_explain_text(out, r);
+  EXPECT_NE(out.str().find("  not measured (tn): 5 problems: custom 1792, custom 1920, ..., custom 2049\n"),
+            std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("  not measured (the store has no point of it): lda 1800\n"), std::string::npos) << out.str();
 }
 
 }  // namespace
