@@ -22,6 +22,19 @@
 //                    the units that fit at once (cudaOccupancyMaxActiveClusters) loop over the
 //                    tiles; streamk: whole tiles, then the last wave's tiles in K-pieces, each
 //                    unit taking its piece from an atomic counter when its whole tiles are done
+//   grouped:         Schedule::kGrouped, for grouped calls (Problem::groups: an MoE layer's
+//                    experts, PyTorch's _grouped_mm): gemm_grouped, one persistent launch over the
+//                    tiles of every group, numbered group by group (kernels/group_table.hpp: the
+//                    table rides in the kernel parameters, __grid_constant__, <= 1024 groups; a CTA
+//                    finds its tile's group by binary search). A is one TMA map over all groups'
+//                    stacked rows (a tile's rows past its group's end read the next group's and
+//                    are not stored), B a 3D map whose third coordinate is the group (zeros past
+//                    each group's N and K), C stored up to the group's end row. No cluster: a
+//                    cluster's CTAs share B, which two groups do not (128x128 runs alone here).
+//                    Requires bf16, nn or nt, every group's N, K, lda, ldb, ldc equal (M varies),
+//                    lda, ldb, ldc multiples of 8 (the groups' rows then stack in the buffers).
+//                    ptxas: 128x256 grouped spills 10 B (8 B stack) under the 168-register compile
+//                    cap, 128x128 grouped none. Not yet measured on a GPU.
 //   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
 //                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
 //                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
