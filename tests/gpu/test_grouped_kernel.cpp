@@ -149,6 +149,8 @@ TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
   const Problem p = moe_call({300, 17, 1024, 1}, 512, 256, Layout::kNT);
   Buffers memory(p);
   auto custom = make_backend(BackendSpec(BackendKind::kCustom, kGroupedVariants[0]), memory.buf, 1);
+  // measure() asks unsupported() first, which tells the backend the GPU's compute capability.
+  ASSERT_FALSE(custom->unsupported(p, query_device(0)));
   auto call = prepared(*custom, p, kGroupedVariants[0]);
   ASSERT_TRUE(call);
   cudaStream_t stream;
