@@ -22,6 +22,19 @@
 //                    the units that fit at once (cudaOccupancyMaxActiveClusters) loop over the
 //                    tiles; streamk: whole tiles, then the last wave's tiles in K-pieces, each
 //                    unit taking its piece from an atomic counter when its whole tiles are done
+//   grouped:         Schedule::kGrouped, for grouped calls (Problem::groups: an MoE layer's
+//                    experts, PyTorch's _grouped_mm): gemm_grouped, one persistent launch over the
+//                    tiles of every group, numbered group by group (kernels/group_table.hpp: the
+//                    table rides in the kernel parameters, __grid_constant__, <= 1024 groups; a CTA
+//                    finds its tile's group by binary search). A is one TMA map over all groups'
+//                    stacked rows (a tile's rows past its group's end read the next group's and
+//                    are not stored), B a 3D map whose third coordinate is the group (zeros past
+//                    each group's N and K), C stored up to the group's end row. No cluster: a
+//                    cluster's CTAs share B, which two groups do not (128x128 runs alone here).
+//                    Requires bf16, nn or nt, every group's N, K, lda, ldb, ldc equal (M varies),
+//                    lda, ldb, ldc multiples of 8 (the groups' rows then stack in the buffers).
+//                    ptxas: 128x256 grouped spills 10 B (8 B stack) under the 168-register compile
+//                    cap, 128x128 grouped none. Not yet measured on a GPU.
 //   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
 //                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
 //                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
@@ -76,6 +89,7 @@
 #include "common/check.hpp"
 #include "common/error.hpp"
 #include "kernels/common.cuh"
+#include "kernels/group_table.hpp"
 #include "kernels/schedule.cuh"
 #include "kernels/tilings.hpp"
 
@@ -242,9 +256,18 @@ __device__ __forceinline__ schedule::TileCoord tile_of(const schedule::Plan& pla
   return tile;
 }
 
+// The grouped schedule's tile t: its rows among all groups' stacked rows (A and C are one matrix of
+// them), its group (B's third coordinate) and the end of the group's rows (C's row limit).
+template <class T>
+__device__ __forceinline__ schedule::TileCoord grouped_tile_of(const GroupTable& groups, int t) {
+  const GroupTile g = groups.tile<T::BM, T::BN>(t);
+  return {g.m0, g.n0, g.group, g.m_end};
+}
+
 // Warpgroup 0: one thread issues every TMA copy, up to STAGES K-blocks ahead of the consumers,
 // across tiles and segments, so the next tile's loads are in flight during this tile's epilogue.
-template <class T, bool kBTransposed>
+// kGrouped: A is one 2D matrix of every group's rows (its third coordinate 0); B's is the group.
+template <class T, bool kBTransposed, bool kGrouped = false>
 struct Producer {
   // K-block kb of `tile` into the stage whose A starts at `a`, completing bytes on barrier `bar`:
   // this CTA's rows of A, and its share of B, multicast into every CTA of the cluster.
@@ -253,7 +276,7 @@ struct Producer {
                                                       uint32_t a, const schedule::TileCoord& tile,
                                                       int kb, int rank) {
     const uint32_t b = a + T::kABytes;
-    tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, tile.batch);
+    tma_load_3d(a, &map_a, bar, kb * T::BK, tile.m0, kGrouped ? 0 : tile.batch);
     constexpr uint16_t kAll = (1 << T::CLUSTER) - 1;
     if constexpr (kBTransposed) {
       const int row = rank * T::kBRowsPerCta;
@@ -287,14 +310,16 @@ struct Producer {
     return p;
   }
 
+  // tile_of(segment): the segment's tile, this CTA's rows of it.
+  template <class TileOf>
   static __device__ __forceinline__ void run(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                              const schedule::Plan& plan, int* flags,
                                              const SharedStorage<T>& smem, Segments& segments,
-                                             int rank) {
+                                             int rank, const TileOf& tile_of) {
     RingPosition<T> ring;
     schedule::Segment segment;
     while (segments.next(plan, segment, [&]() { return take_piece(plan, flags, smem, rank); })) {
-      const schedule::TileCoord tile = tile_of<T>(plan, segment, rank);
+      const schedule::TileCoord tile = tile_of(segment);
       for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
         // Free in every CTA of the cluster: this CTA's share of B lands in all of them.
         mbarrier_wait(smem_address(&smem.empty[ring.stage]), ring.phase ^ 1);
@@ -367,7 +392,7 @@ struct Consumer {
         const int r = 2 * i + lane / 16, chunk = lane % 16;
         const uint4 v = ld_shared_v4(staging + r * 256 + staged_chunk(r, chunk));
         const int row = row0 + r, col = tile.n0 + part * 128 + chunk * 8;
-        if (row >= args.m || col >= args.n) continue;
+        if (row >= tile.m_end || col >= args.n) continue;
         store_chunk(c + int64_t(row) * args.ldc + col, v, args.n - col, vectors);
       }
       __syncwarp();  // the buffer is read before the next part overwrites it
@@ -445,10 +470,11 @@ struct Consumer {
   // Consumer warpgroup `warpgroup` (0 or 1): per segment the mainloop, then the epilogue: a
   // stream-K contributor publishes its partial; an owner first adds the others' partials; whole
   // tiles and owners store C.
+  template <class TileOf>
   static __device__ __forceinline__ void run(const GemmArgs& args, const schedule::Plan& plan,
                                              float4* partials, int* flags,
                                              const SharedStorage<T>& smem, Segments& segments,
-                                             int rank, int warpgroup) {
+                                             int rank, int warpgroup, const TileOf& tile_of) {
     const int consumer_thread = int(threadIdx.x) - 128;
     Acc acc;
     RingPosition<T> ring;
@@ -461,7 +487,7 @@ struct Consumer {
       }
       if (segment.owner_with_fixup(plan.k_blocks))
         collect(acc, plan, segment.tile, segments.piece(), rank, partials, flags, consumer_thread);
-      store(args, acc, tile_of<T>(plan, segment, rank), warpgroup,
+      store(args, acc, tile_of(segment), warpgroup,
             smem.staging + (consumer_thread / 32) * T::kStagingBytes);
     }
   }
@@ -488,17 +514,63 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     __syncthreads();
 
   Segments segments(plan, cluster);
+  // The tile's rows end at M.
+  const auto tile = [&](const schedule::Segment& s) {
+    schedule::TileCoord t = tile_of<T>(plan, s, rank);
+    t.m_end = args.m;
+    return t;
+  };
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
-      Producer<T, kBTransposed>::run(map_a, map_b, plan, flags, smem, segments, rank);
+      Producer<T, kBTransposed>::run(map_a, map_b, plan, flags, smem, segments, rank, tile);
   } else {
     setmaxnreg_inc<232>();
     Consumer<T, kBTransposed>::run(args, plan, partials, flags, smem, segments, rank,
-                                   warpgroup - 1);
+                                   warpgroup - 1, tile);
   }
   // No CTA leaves while a peer may still arrive on its barriers.
   if constexpr (T::CLUSTER > 1) cluster_sync();
+#endif
+}
+
+// The grouped schedule (one CTA a cluster): persistent over `groups`' tiles, plan.tiles of them;
+// CTA c computes tiles c, c + G, ... (schedule.cuh's persistent walk), each mapped to its group by
+// groups.tile(). map_a: every group's rows of A as one {K, rows, 1}, boxes {64, BM}; a tile's rows
+// past its group's end read the next group's rows (their outputs are not stored), past the last
+// group's TMA fills zeros. map_b: {K, N, groups} (nt) or {N, K, groups} (nn), zeros past each
+// group's K and N. C: args.c, every group's rows stacked (args.stride_c 0), stored up to the tile's
+// group end. No stream-K: partials and flags are not used.
+template <class T, bool kBTransposed>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    gemm_grouped(const __grid_constant__ CUtensorMap map_a,
+                 const __grid_constant__ CUtensorMap map_b, GemmArgs args, schedule::Plan plan,
+                 const __grid_constant__ GroupTable groups) {
+  static_assert(T::CLUSTER == 1, "a cluster's CTAs share B, which two groups do not");
+#if SHAPESCOPE_SM90A
+  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
+  const SharedStorage<T> smem(wgmma_tma_smem);
+  const int warpgroup = int(threadIdx.x) / 128;
+  if (threadIdx.x == 0) smem.init_barriers();
+  __syncthreads();
+
+  Segments segments(plan, int(blockIdx.x));
+  const auto tile = [&](const schedule::Segment& s) { return grouped_tile_of<T>(groups, s.tile); };
+  // C is one matrix of all groups' rows: its "batch" is 0.
+  const auto c_tile = [&](const schedule::Segment& s) {
+    schedule::TileCoord t = grouped_tile_of<T>(groups, s.tile);
+    t.batch = 0;
+    return t;
+  };
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0)
+      Producer<T, kBTransposed, true>::run(map_a, map_b, plan, nullptr, smem, segments, 0, tile);
+  } else {
+    setmaxnreg_inc<232>();
+    Consumer<T, kBTransposed>::run(args, plan, nullptr, nullptr, smem, segments, 0, warpgroup - 1,
+                                   c_tile);
+  }
 #endif
 }
 
@@ -567,15 +639,19 @@ struct LaunchConfig {
   }
 };
 
-// Once per device and kernel: opt in to the dynamic shared memory and count the clusters that fit
-// on the GPU at once (cudaOccupancyMaxActiveClusters: one CTA per SM, and a cluster's CTAs in one
-// GPC) for the persistent and stream-K grids.
-template <class T, bool kBTransposed>
+// Once per device and kernel (gemm, or gemm_grouped when kGrouped): opt in to the dynamic shared
+// memory and count the clusters that fit on the GPU at once (cudaOccupancyMaxActiveClusters: one
+// CTA per SM, and a cluster's CTAs in one GPC) for the persistent, stream-K and grouped grids.
+template <class T, bool kBTransposed, bool kGrouped = false>
 int resident_clusters() {
   static std::mutex mutex;
   static std::vector<int> per_device;  // 0: not set up yet on that device
   return schedule::once_per_device(mutex, per_device, [](int) {
-    const void* kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
+    const void* kernel = nullptr;
+    if constexpr (kGrouped)
+      kernel = reinterpret_cast<const void*>(gemm_grouped<T, kBTransposed>);
+    else
+      kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
     CHECK_CUDA(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     const LaunchConfig<T> launch(1, nullptr);
@@ -629,6 +705,36 @@ void run(schedule::Kind kind, const GemmArgs& args, int batch, cudaStream_t stre
   const LaunchConfig<T> launch(plan.ctas, stream);
   CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm<T, kBTransposed>, map_a, map_b, args, plan,
                                 partials, flags));
+  CHECK_CUDA(cudaGetLastError());
+}
+
+// The grouped schedule's plan: groups.tiles() tiles, the CTAs that fit at once (at most one per tile)
+// walking them.
+template <class T, bool kBTransposed>
+schedule::Plan grouped_plan(const GemmArgs& args, const GroupTable& groups) {
+  schedule::Plan plan;
+  plan.tiles_n = groups.tiles_n;
+  plan.tiles = groups.tiles();
+  plan.k_blocks = (args.k + T::BK - 1) / T::BK;
+  plan.ctas = std::min(plan.tiles, resident_clusters<T, kBTransposed, true>());
+  return plan;
+}
+
+// A grouped call (Schedule::kGrouped): args.a, args.b, args.c are the shared buffers, args.m all
+// groups' rows, args.stride_b the elements between groups' B (the registry's unsupported() checks
+// that the groups' A and C rows are stacked and their B evenly spaced), args.stride_a and
+// args.stride_c 0.
+template <class T, bool kBTransposed>
+void launch_grouped(const GemmArgs& args, const GroupTable& groups, cudaStream_t stream) {
+  const schedule::Plan plan = grouped_plan<T, kBTransposed>(args, groups);
+  const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, 0, 1, T::BM);
+  const CUtensorMap map_b =
+      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, groups.count,
+                                T::kBRowsPerCta)
+                   : tensor_map(args.b, args.k, args.n, args.ldb, args.stride_b, groups.count, 64);
+  const LaunchConfig<T> launch(plan.ctas, stream);
+  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm_grouped<T, kBTransposed>, map_a, map_b, args,
+                                plan, groups));
   CHECK_CUDA(cudaGetLastError());
 }
 

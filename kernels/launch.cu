@@ -14,6 +14,7 @@
 #include "kernels/03_register_blocked.cuh"
 #include "kernels/04_mma_pipelined.cuh"
 #include "kernels/05_wgmma_tma.cuh"
+#include "kernels/group_table.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tilings.hpp"
 
@@ -26,6 +27,9 @@ using Launcher = void (*)(const GemmArgs& args, int batch, cudaStream_t stream);
 using WorkspaceLauncher = void (*)(const GemmArgs& args, int batch, cudaStream_t stream,
                                    void* workspace, int64_t workspace_bytes);
 using WorkspaceSize = int64_t (*)(const GemmArgs& args, int batch);
+// The grouped schedule's: the shared buffers and the groups' table (kernels/group_table.hpp).
+using GroupedLauncher = void (*)(const GemmArgs& args, const GroupTable& groups,
+                                 cudaStream_t stream);
 
 // A variant's launchers and kernels, nn and nt.
 struct Entry {
@@ -36,6 +40,8 @@ struct Entry {
   // Set instead of launch_nn and launch_nt by kernels that need a workspace.
   WorkspaceLauncher workspace_launch_nn = nullptr, workspace_launch_nt = nullptr;
   WorkspaceSize workspace_nn = nullptr, workspace_nt = nullptr;
+  // Set instead of the others by the grouped schedule.
+  GroupedLauncher grouped_launch_nn = nullptr, grouped_launch_nt = nullptr;
 };
 
 template <typename Kernel>
@@ -43,8 +49,9 @@ const void* address(Kernel* kernel) {
   return reinterpret_cast<const void*>(kernel);
 }
 
-// A row's entries by Schedule (dp, persistent, streamk); empty where the kernel lacks a schedule.
-using RowEntries = std::array<Entry, 3>;
+// A row's entries by Schedule (dp, persistent, streamk, grouped); empty where the kernel lacks a
+// schedule.
+using RowEntries = std::array<Entry, 4>;
 
 // 01, 02 and 03: data-parallel only, no dynamic shared memory.
 template <class KernelFn>
@@ -97,6 +104,19 @@ Entry wgmma_tma_entry() {
   return e;
 }
 
+// 05_wgmma_tma's grouped entry for row kRow: its tile without a cluster (a cluster shares B, which
+// two groups do not), nn and nt.
+template <int kRow>
+Entry wgmma_tma_grouped_entry() {
+  constexpr tilings::Tiling t = tilings::kTilings[kRow];
+  using T = wt::Tiling<t.bn, t.stages, 1>;
+  Entry e{nullptr, nullptr, address(wt::gemm_grouped<T, false>),
+          address(wt::gemm_grouped<T, true>), T::kSmemBytes};
+  e.grouped_launch_nn = wt::launch_grouped<T, false>;
+  e.grouped_launch_nt = wt::launch_grouped<T, true>;
+  return e;
+}
+
 // The entries of row kRow of tilings::kTilings: its kernel instantiated with the row's numbers.
 template <int kRow>
 RowEntries row_entries() {
@@ -123,7 +143,7 @@ RowEntries row_entries() {
     static_assert(t.kernel == Kernel::kWgmmaTma, "a kernel of the table without launchers");
     using T = wt::TilingOf<kRow>;
     return {wgmma_tma_entry<T, kDp>(), wgmma_tma_entry<T, kPersistent>(),
-            wgmma_tma_entry<T, Schedule::kStreamK>()};
+            wgmma_tma_entry<T, Schedule::kStreamK>(), wgmma_tma_grouped_entry<kRow>()};
   }
 }
 
@@ -165,6 +185,27 @@ GemmArgs gemm_args(const Problem& p, const void* a, const void* b, void* c) {
   return args;
 }
 
+// A grouped call's arguments for the grouped schedule: the shared buffers (each group's operands
+// follow the previous group's: A's and C's rows stack, B's are stride_b apart, as unsupported()
+// checked), all groups' rows as M.
+GemmArgs grouped_args(const Problem& p, const void* a, const void* b, void* c) {
+  GemmArgs args = gemm_args(p.group(0), a, b, c);
+  int64_t rows = 0;
+  for (const GroupShape& g : p.groups) rows += g.m;
+  args.m = int(rows);
+  args.stride_a = 0;
+  args.stride_b = p.groups.size() > 1 ? p.group_b_start(1) : 0;
+  args.stride_c = 0;
+  return args;
+}
+
+GroupTable group_table(const Problem& p, const Variant& v) {
+  std::vector<int64_t> rows;
+  rows.reserve(p.groups.size());
+  for (const GroupShape& g : p.groups) rows.push_back(g.m);
+  return make_group_table(rows, int(p.n), v.bm, v.bn);
+}
+
 // The variant's entry, after checking that it can run the problem (a caller's bug otherwise).
 const Entry& checked_entry(const Variant& v, const Problem& p) {
   // The device check is the caller's (it knows the GPU): pass the variant's own minimum.
@@ -188,8 +229,14 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
       (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(b) % 16 != 0))
     throw Error(ExitCode::kInternal,
                 "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");
-  const GemmArgs args = gemm_args(p, a, b, c);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (e.grouped_launch_nn != nullptr) {
+    // (unsupported() let only grouped calls through)
+    const GroupedLauncher run = p.b_transposed() ? e.grouped_launch_nt : e.grouped_launch_nn;
+    run(grouped_args(p, a, b, c), group_table(p, v), s);  // checks cudaGetLastError()
+    return;
+  }
+  const GemmArgs args = gemm_args(p, a, b, c);
   if (e.workspace_launch_nn != nullptr) {
     // Checked before anything touches the GPU; the size needs the device (resident CTAs).
     if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "kernels/group_table.hpp"
 
 namespace shapescope::kernels {
 
@@ -19,7 +20,13 @@ namespace {
 constexpr int64_t kMaxGridYZ = 65535;
 
 constexpr Schedule kSchedules[] = {Schedule::kDataParallel, Schedule::kPersistent,
-                                   Schedule::kStreamK};
+                                   Schedule::kStreamK, Schedule::kGrouped};
+
+bool runs(tilings::Kernel k, Schedule s) {
+  if (s == Schedule::kDataParallel) return true;
+  if (s == Schedule::kGrouped) return tilings::runs_grouped(k);
+  return tilings::all_schedules(k);
+}
 
 Variant variant_of(int row, Schedule schedule) {
   const tilings::Tiling& t = tilings::kTilings[row];
@@ -47,9 +54,7 @@ std::vector<Variant> make_registry() {
     while (end < tilings::kRows && tilings::kTilings[end].kernel == tilings::kTilings[first].kernel)
       ++end;
     for (Schedule schedule : kSchedules) {
-      if (schedule != Schedule::kDataParallel &&
-          !tilings::all_schedules(tilings::kTilings[first].kernel))
-        break;
+      if (!runs(tilings::kTilings[first].kernel, schedule)) continue;
       for (int row = first; row < end; ++row) v.push_back(variant_of(row, schedule));
     }
   }
@@ -68,6 +73,7 @@ std::string_view schedule_name(Schedule s) {
     case Schedule::kDataParallel: return "dp";
     case Schedule::kPersistent: return "persistent";
     case Schedule::kStreamK: return "streamk";
+    case Schedule::kGrouped: return "grouped";
   }
   throw Error(ExitCode::kInternal,
               fmt::format("internal error: unknown Schedule value {}", static_cast<int>(s)));
@@ -98,6 +104,52 @@ std::string unsupported_gpu(const Variant& v, int cc) {
   return "";
 }
 
+namespace {
+
+// The grouped schedule's rules (after the dtype and the GPU): an MoE layer's forward or input-gradient
+// call, whose groups differ in M only. With every group's N, K, lda, ldb, ldc equal and lda, ldb, ldc
+// multiples of 8 elements, each group's operands are whole 16-byte units, so Problem's starts need
+// no rounding: A's and C's rows of group g follow group g - 1's (one matrix of all rows, what the
+// kernel reads and writes) and B's groups lie stride_b() apart.
+std::string unsupported_grouped(const std::string& name, const Problem& p) {
+  if (!p.grouped()) return fmt::format("{} (grouped) runs grouped calls only", name);
+  if (p.layout != Layout::kNN && p.layout != Layout::kNT)
+    return fmt::format("{} (grouped) runs layouts nn and nt only (an MoE layer's forward and "
+                       "input-gradient calls; not the weight gradient's tn, K per group)",
+                       name);
+  if (p.groups.size() > size_t(GroupTable::kMaxGroups))
+    return fmt::format("{} (grouped) runs up to {} groups; this call has {}", name,
+                       GroupTable::kMaxGroups, p.groups.size());
+  const GroupShape& first = p.groups.front();
+  int64_t rows = 0, tiles = 0;
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    const GroupShape& s = p.groups[g];
+    if (s.n != first.n || s.k != first.k || s.lda != first.lda || s.ldb != first.ldb ||
+        s.ldc != first.ldc)
+      return fmt::format("{} (grouped) needs every group's N, K, lda, ldb, ldc equal (M may "
+                         "differ); group {} is {}x{}x{} ld {} {} {}, group 0 {}x{}x{} ld {} {} {}",
+                         name, g, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, first.m, first.n, first.k,
+                         first.lda, first.ldb, first.ldc);
+    if (s.m < 1) return fmt::format("{} (grouped) needs M >= 1 in every group", name);
+    rows += s.m;
+    tiles += (s.m + 127) / 128;  // (BM is 128 for every tile of 05)
+  }
+  if (first.n < 1 || first.k < 1) return fmt::format("{} (grouped) needs N, K >= 1", name);
+  tiles *= (first.n + 127) / 128;  // (at most: BN is 128 or 256)
+  if (rows > INT_MAX || first.n > INT_MAX || first.k > INT_MAX || tiles > INT_MAX)
+    return fmt::format("{} (grouped) needs all groups' rows, N, K and tiles below 2^31", name);
+  if (p.lda < p.a_cols() || p.ldb < p.b_cols() || p.ldc < p.n)
+    return fmt::format("{} needs lda >= {}, ldb >= {}, ldc >= {} (got {}, {}, {})", name,
+                       p.a_cols(), p.b_cols(), p.n, p.lda, p.ldb, p.ldc);
+  if (p.lda % 8 != 0 || p.ldb % 8 != 0 || p.ldc % 8 != 0)
+    return fmt::format("{} (grouped) needs lda, ldb and ldc that are multiples of 8 elements (rows "
+                       "of 16-byte chunks, the groups' rows stacked); got {}, {}, {}",
+                       name, p.lda, p.ldb, p.ldc);
+  return "";
+}
+
+}  // namespace
+
 std::string unsupported(const Variant& v, const Problem& p, int cc) {
   // launch() calls this before every launch: match fields rather than format keys, so that the
   // answer "" costs no allocation.
@@ -108,6 +160,14 @@ std::string unsupported(const Variant& v, const Problem& p, int cc) {
   if (known == nullptr) return fmt::format("no registered kernel variant {}", v.key());
   const std::string& name = v.kernel;
   if (p.dtype != DType::kBf16) return fmt::format("{} runs bf16 only", name);
+  if (known->schedule == Schedule::kGrouped) {
+    if (std::string why = unsupported_gpu(*known, cc); !why.empty()) return why;
+    return unsupported_grouped(name, p);
+  }
+  if (p.grouped())
+    return fmt::format("{} ({}) runs single GEMMs; grouped calls run on 05_wgmma_tma's grouped "
+                       "schedule",
+                       name, schedule_name(known->schedule));
   if (p.layout != Layout::kNN && p.layout != Layout::kNT)
     return fmt::format("{} runs layouts nn and nt only", name);
   if (std::string why = unsupported_gpu(*known, cc); !why.empty()) return why;

@@ -7,7 +7,10 @@
 // leading dimensions and offsets (element-wise loads with bounds checks); 04 (cp.async) and 05
 // (TMA) load 16-byte chunks and need lda, ldb and A's and B's offsets to be multiples of 8
 // elements; 05 runs on compute capability 9.0 only (sm_90a). unsupported() says what each variant
-// cannot run. The stream-K schedules also need a workspace (workspace_bytes()).
+// cannot run. The stream-K schedules also need a workspace (workspace_bytes()). 05's grouped
+// schedule (key "05_wgmma_tma:<BMxBN>:grouped") runs grouped calls only (Problem::groups, launched on
+// the whole shared buffers: each group's operands after the previous group's), and every other
+// variant single GEMMs only.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -58,9 +58,11 @@
 
 namespace shapescope::kernels::schedule {
 
-// One output tile: its first row and column and its matrix of the batch.
+// One output tile: its first row and column and its matrix of the batch; m_end bounds its rows
+// besides M (the grouped schedule: the end of its group's rows, kernels/group_table.hpp).
 struct TileCoord {
   int m0, n0, batch;
+  int m_end = 0x7fffffff;
 };
 
 // A CTA's grid-wide plan, computed on the host (make_plan) and passed by value to the kernel.
@@ -88,7 +90,7 @@ struct Plan {
   }
 };
 
-using Kind = Schedule;  // tilings.hpp's: kDataParallel, kPersistent, kStreamK
+using Kind = Schedule;  // tilings.hpp's: kDataParallel, kPersistent, kStreamK, kGrouped
 
 // The plan for an M x N x K problem in `batch` matrices, BM x BN x BK tiles, `resident` CTAs that
 // fit on the GPU at once (SMs x occupancy).
@@ -104,6 +106,7 @@ inline Plan make_plan(Kind kind, int m, int n, int k, int batch, int bm, int bn,
       p.ctas = p.tiles;
       break;
     case Kind::kPersistent:
+    case Kind::kGrouped:  // (05 plans a grouped call over its group table: grouped_plan())
       p.ctas = std::min(p.tiles, resident);
       break;
     case Kind::kStreamK: {

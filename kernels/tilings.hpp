@@ -8,8 +8,9 @@
 namespace shapescope::kernels {
 
 // How a kernel hands out its tiles (kernels/schedule.cuh): one CTA per tile; a grid of the CTAs
-// that fit at once walking the tiles; that, with the last wave's tiles split along K.
-enum class Schedule { kDataParallel, kPersistent, kStreamK };
+// that fit at once walking the tiles; that, with the last wave's tiles split along K; and for
+// grouped calls (Problem::groups) persistent over the tiles of all groups (kernels/group_table.hpp).
+enum class Schedule { kDataParallel, kPersistent, kStreamK, kGrouped };
 
 namespace tilings {
 
@@ -128,6 +129,10 @@ constexpr int max_sm(const Tiling& t) { return t.kernel == Kernel::kWgmmaTma ? 9
 constexpr bool all_schedules(Kernel k) {
   return k == Kernel::kMmaPipelined || k == Kernel::kWgmmaTma;
 }
+
+// 05 also runs grouped calls (Schedule::kGrouped), every tile without a cluster: a cluster's CTAs
+// share B, which two groups do not.
+constexpr bool runs_grouped(Kernel k) { return k == Kernel::kWgmmaTma; }
 
 // Rules every row must keep for the registry's sake; each kernel's own rules are static_asserts
 // in its Tiling.

@@ -455,6 +455,7 @@ class ProfileGemm(Record):
     kernel: Optional[str] = None
     grouped_call_us: Optional[float] = None
     per_group_loop_us: Optional[float] = None
+    our_grouped_kernel_us: Optional[float] = None
     tiles: Optional[str] = None
     waves: Optional[str] = None
     verdict: Optional[str] = None

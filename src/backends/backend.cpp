@@ -26,7 +26,8 @@ std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const DeviceBuffe
 
 std::optional<std::string> grouped_unsupported(const Problem& problem) {
   if (!problem.grouped()) return std::nullopt;
-  return fmt::format("a grouped call ({} groups) runs only on --backend cublas_grouped", problem.groups.size());
+  return fmt::format("a grouped call ({} groups) runs only on --backend cublas_grouped or custom:05_wgmma_tma:<BMxBN>:grouped",
+                     problem.groups.size());
 }
 
 OperandPointers operand_pointers(const Problem& problem, const DeviceBuffers& buffers) {

@@ -56,6 +56,10 @@ class Backend {
   // The algo keys this backend will measure for a problem (known before any GPU work, so that a
   // resumed sweep can skip what the store has).
   virtual std::vector<std::string> algo_keys() const = 0;
+  // The algo keys measured for this problem: algo_keys(), or (our kernels) those of the variants that
+  // run its kind of call, grouped or single, so that a broad selection is not one skip line per
+  // variant of the other kind at every point.
+  virtual std::vector<std::string> algo_keys_for(const Problem& problem) const { return algo_keys(); }
   // Why this backend cannot run the problem on this GPU, or nullopt if it can.
   virtual std::optional<std::string> unsupported(const Problem& problem,
                                                  const DeviceContext& device) const = 0;

@@ -42,6 +42,19 @@ std::vector<std::string> CustomBackend::algo_keys() const {
   return keys;
 }
 
+std::vector<std::string> CustomBackend::algo_keys_for(const Problem& problem) const {
+  std::vector<std::string> keys;
+  for (const kernels::Variant* v : variants_for(problem)) keys.push_back(v->key());
+  return keys.empty() ? algo_keys() : keys;
+}
+
+std::vector<const kernels::Variant*> CustomBackend::variants_for(const Problem& problem) const {
+  std::vector<const kernels::Variant*> out;
+  for (const kernels::Variant* v : variants_)
+    if ((v->schedule == kernels::Schedule::kGrouped) == problem.grouped()) out.push_back(v);
+  return out;
+}
+
 std::string CustomBackend::unsupported_here(const kernels::Variant& v, const Problem& problem) const {
   std::string why = kernels::unsupported(v, problem, cc_);
   if (why.empty()) why = kernels::missing_code(v);
@@ -52,9 +65,12 @@ std::optional<std::string> CustomBackend::unsupported(const Problem& problem, co
   // The backend as a whole is unsupported only when no selected variant can run the problem; single
   // variants that cannot are left out at prepare() with their reason.
   const_cast<CustomBackend*>(this)->cc_ = device.cc_major * 10 + device.cc_minor;
-  if (auto why = grouped_unsupported(problem)) return why;
+  // A selection without a variant of the problem's kind (grouped or single) gets one reason: theirs.
+  std::vector<const kernels::Variant*> candidates = variants_for(problem);
+  if (candidates.empty() && problem.grouped()) return grouped_unsupported(problem);
+  if (candidates.empty()) candidates = variants_;
   std::string reasons;
-  for (const kernels::Variant* v : variants_) {
+  for (const kernels::Variant* v : candidates) {
     const std::string why = unsupported_here(*v, problem);
     if (why.empty()) return std::nullopt;
     if (reasons.find(why) == std::string::npos) reasons += (reasons.empty() ? "" : "; ") + why;

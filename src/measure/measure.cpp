@@ -155,7 +155,7 @@ void plan_against_store(Session& s) {
         s.outcome.skipped.push_back(skip_line(s.backends[bi]->kind(), "", p, *why));
         continue;
       }
-      for (const auto& algo : s.backends[bi]->algo_keys()) {
+      for (const auto& algo : s.backends[bi]->algo_keys_for(p)) {
         Entry e;
         e.key = PointKey{s.backends[bi]->kind(), algo, p, s.request.measure.hot, s.request.measure.clocks};
         e.problem = pi;
@@ -254,9 +254,9 @@ void prepare_calls(Session& s) {
 
 // Verify: our kernels against cuBLAS, on these operands, before any timing: every check queued on
 // one stream and compared on the GPU, one synchronization for all; a kernel that fails is reported
-// and neither timed nor stored.
+// and neither timed nor stored. A grouped call's reference is cuBLAS's grouped call of it.
 void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
-  std::unique_ptr<Backend> reference;
+  std::map<BackendKind, std::unique_ptr<Backend>> reference;  // cublas, cublas_grouped
   std::map<size_t, std::vector<PreparedCall>> references;  // cuBLAS's call, by problem
   std::unique_ptr<Verifier> verifier;
   std::vector<size_t> checked;  // entry per queued check
@@ -264,13 +264,12 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
     Entry& e = s.entries[i];
     if (!e.call || !(e.measure || s.request.paired) || !s.backends[e.backend]->needs_verification()) continue;
     const Problem& p = s.request.problems[e.problem];
-    if (!reference) {
-      reference = make_backend(BackendSpec(BackendKind::kCublas), s.buffers, 1);
-      verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
-    }
+    if (!verifier) verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
+    const BackendKind kind = p.grouped() ? BackendKind::kCublasGrouped : BackendKind::kCublas;
+    if (!reference[kind]) reference[kind] = make_backend(BackendSpec(kind), s.buffers, 1);
     std::string why;
     if (!references.count(e.problem))
-      references[e.problem] = reference->prepare(p, {std::string(default_algo(BackendKind::kCublas))}, why);
+      references[e.problem] = reference[kind]->prepare(p, {std::string(default_algo(kind))}, why);
     if (references[e.problem].empty()) {
       s.outcome.skipped.push_back(
           skip_line(e.key.backend, e.key.algo, p, "cannot verify: cuBLAS cannot run it (" + why + ")"));

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/check.hpp"
@@ -27,12 +28,44 @@ double absolute_tolerance(int64_t k, DType dtype) {
   return (output_bytes(dtype) == 4 ? 1e-3 : 2.0 / 128) * scale;
 }
 
+// The C a check compares, as one matrix: a single GEMM's (batch 0); a grouped call's every group
+// (one C buffer, each group's C after the previous one's), as the rows of one matrix where the groups
+// share N and ldc and their starts need no rounding (ldc x bytes a multiple of 16: every group our
+// grouped kernel runs), else as the buffer's whole span in one row (the padding between rows and
+// groups is written by neither call, so it matches too). k: the largest, for the tolerance.
+struct CheckedC {
+  int64_t rows = 0, cols = 0, ld = 0, k = 0;
+};
+
+CheckedC checked_c(const Problem& p) {
+  if (!p.grouped()) return {p.m, p.n, p.ldc, p.k};
+  CheckedC c{0, p.n, p.ldc, 0};
+  bool stacked = (p.ldc * output_bytes(p.dtype)) % 16 == 0;
+  for (const GroupShape& g : p.groups) {
+    c.rows += g.m;
+    c.k = std::max(c.k, g.k);
+    stacked = stacked && g.n == p.n && g.ldc == p.ldc;
+  }
+  if (!stacked) return {1, p.c_span(), p.c_span(), c.k};
+  return c;
+}
+
 std::optional<std::string> verdict_text(const CompareResult& r, const Problem& p) {
   if (r.bad == 0) return std::nullopt;
-  const uint64_t row = r.first / uint64_t(p.n), col = r.first % uint64_t(p.n);
+  const CheckedC checked = checked_c(p);
+  const uint64_t row = r.first / uint64_t(checked.cols), col = r.first % uint64_t(checked.cols);
+  std::string where = fmt::format("row {}, col {}", row, col);
+  if (p.grouped() && checked.rows > 1) {
+    size_t g = 0;
+    for (uint64_t first = 0; g + 1 < p.groups.size() && row >= first + uint64_t(p.groups[g].m); ++g)
+      first += uint64_t(p.groups[g].m);
+    where = fmt::format("row {} of all groups' (group {}), col {}", row, g, col);
+  } else if (p.grouped()) {
+    where = fmt::format("element {} of C's span", col);
+  }
   return fmt::format("failed verification against cuBLAS: {} of {} elements off (worst {:.3g}x the tolerance); "
-                     "first (row {}, col {}): got {:.4g}, want {:.4g}",
-                     r.bad, p.m * p.n, r.worst, row, col, r.got, r.want);
+                     "first ({}): got {:.4g}, want {:.4g}",
+                     r.bad, checked.rows * checked.cols, r.worst, where, r.got, r.want);
 }
 
 }  // namespace
@@ -41,7 +74,10 @@ double verify_tolerance(double want, int64_t k, DType dtype) {
   return relative_tolerance(dtype) * std::fabs(want) + absolute_tolerance(k, dtype);
 }
 
-int64_t reference_bytes(const Problem& p) { return p.m * p.n * output_bytes(p.dtype); }
+int64_t reference_bytes(const Problem& p) {
+  const CheckedC c = checked_c(p);
+  return c.rows * c.cols * output_bytes(p.dtype);
+}
 
 Verifier::Verifier(const DeviceBuffers& buffers, void* reference, int64_t reference_capacity)
     : buffers_(buffers), reference_(reference), capacity_(reference_capacity) {
@@ -78,15 +114,16 @@ size_t Verifier::queue(GemmCall& call, GemmCall& reference, const Problem& p) {
   const cudaStream_t stream = as_stream(stream_);
   const int bytes = output_bytes(p.dtype);
   void* c = operand_pointers(p, buffers_).c;
+  const CheckedC checked = checked_c(p);
   reference.enqueue(stream);
-  CHECK_CUDA(cudaMemcpy2DAsync(reference_, size_t(p.n) * bytes, c, size_t(p.ldc) * bytes, size_t(p.n) * bytes,
-                               size_t(p.m), cudaMemcpyDeviceToDevice, stream));
+  CHECK_CUDA(cudaMemcpy2DAsync(reference_, size_t(checked.cols) * bytes, c, size_t(checked.ld) * bytes,
+                               size_t(checked.cols) * bytes, size_t(checked.rows), cudaMemcpyDeviceToDevice, stream));
   call.enqueue(stream);
   // The verdict starts as CompareResult{} (copied from the pinned slot, which the result later
   // overwrites: both copies are ordered on the stream).
   CHECK_CUDA(cudaMemcpyAsync(device_verdict, verdict, sizeof(CompareResult), cudaMemcpyHostToDevice, stream));
-  launch_compare(c, p.ldc, reference_, p.n, p.m, p.n, p.dtype, relative_tolerance(p.dtype), absolute_tolerance(p.k, p.dtype),
-                 device_verdict, stream);
+  launch_compare(c, checked.ld, reference_, checked.cols, checked.rows, checked.cols, p.dtype, relative_tolerance(p.dtype),
+                 absolute_tolerance(checked.k, p.dtype), device_verdict, stream);
   CHECK_CUDA(cudaMemcpyAsync(verdict, device_verdict, sizeof(CompareResult), cudaMemcpyDeviceToHost, stream));
   checked_.push_back(p);
   return index;

@@ -20,7 +20,8 @@ namespace shapescope {
 // partial sums; 1e-3 sqrt(K) for fp32); the absolute term also covers elements that cancel to zero.
 double verify_tolerance(double want, int64_t k, DType dtype);
 
-// Bytes of the reference copy a check of `problem` needs (its C, batch 0, packed).
+// Bytes of the reference copy a check of `problem` needs (its C, batch 0, packed; a grouped call:
+// every group's C).
 int64_t reference_bytes(const Problem& problem);
 
 class Verifier {
@@ -33,7 +34,8 @@ class Verifier {
   Verifier& operator=(const Verifier&) = delete;
 
   // Queues one check: `reference` (cuBLAS) runs, its C is copied aside, `call` runs, the two are
-  // compared on the GPU. Returns the check's index for results().
+  // compared on the GPU. Returns the check's index for results(). A grouped call's reference is a
+  // cublas_grouped call of it (the same C buffer, every group's C).
   size_t queue(GemmCall& call, GemmCall& reference, const Problem& problem);
   // Waits for every queued check; per check, nullopt when every element is within verify_tolerance,
   // else one line: how many are off, the worst error against the tolerance, the first bad element.

@@ -15,8 +15,8 @@ namespace shapescope {
 namespace {
 
 // Everything that tells two calls apart, as text.
-std::string key_of(const Problem& p, BackendKind backend) {
-  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", to_string(backend), to_string(p.dtype),
+std::string key_of(const Problem& p, const BackendSpec& backend) {
+  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", backend.text(), to_string(p.dtype),
                      to_string(p.layout), p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c,
                      groups_text(p));
 }
@@ -29,6 +29,12 @@ MeasuredSet::MeasuredSet(const DeviceContext& device, Store& store, int samples,
     : device_(device), store_(store), samples_(samples), clocks_(clocks), interrupted_(interrupted), command_(std::move(command)) {}
 
 size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
+  std::vector<SpecProblem> specs;
+  for (const auto& [p, backend] : wanted) specs.emplace_back(p, BackendSpec(backend));
+  return unknown(specs);
+}
+
+size_t MeasuredSet::unknown(const std::vector<SpecProblem>& wanted) const {
   std::map<std::string, bool> seen;
   for (const auto& [p, backend] : wanted)
     if (!find(p, backend)) seen[key_of(p, backend)] = true;
@@ -37,11 +43,18 @@ size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
 
 std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProblem>& wanted,
                                                   const ProgressFor& progress_for) {
+  std::vector<SpecProblem> specs;
+  for (const auto& [p, backend] : wanted) specs.emplace_back(p, BackendSpec(backend));
+  return measure_all(specs, progress_for);
+}
+
+std::vector<std::string> MeasuredSet::measure_all(const std::vector<SpecProblem>& wanted,
+                                                  const ProgressFor& progress_for) {
   if (pool_) {
     for (const auto& [p, backend] : wanted) {
       if (find(p, backend)) continue;
       for (const StoredPoint& s : *pool_)
-        if (same_setup(s.device, device_) && s.key.backend == backend && s.key.algo == default_algo(backend) &&
+        if (same_setup(s.device, device_) && s.key.backend == backend.kind && s.key.algo == backend.algo() &&
             !s.key.hot && s.key.problem == p && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
           points_.emplace(key_of(p, backend), s);
           ++reused_;
@@ -56,8 +69,8 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
   std::map<std::string, bool> asked;
   for (const auto& [p, backend] : wanted) {
     if (find(p, backend) || !asked.emplace(key_of(p, backend), true).second) continue;
-    MeasureRequest& r = requests[{std::string(to_string(backend)), p.dtype}];
-    r.backends = {BackendSpec(backend)};
+    MeasureRequest& r = requests[{backend.text(), p.dtype}];
+    r.backends = {backend};
     r.measure.samples = samples_;
     r.measure.clocks = clocks_;
     r.problems.push_back(p);
@@ -65,7 +78,7 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
   std::vector<std::string> skipped;
   for (auto& entry : requests) {
     MeasureRequest& request = entry.second;
-    const BackendKind backend = request.backends.front().kind;
+    const BackendSpec backend = request.backends.front();
     const MeasureOutcome outcome =
         measure(request, device_, store_, progress_for(request.problems.size()), interrupted_);
     annotate_and_save(store_, outcome.points);
@@ -75,15 +88,19 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<BackendProbl
     skipped.insert(skipped.end(), outcome.skipped.begin(), outcome.skipped.end());
     measured_ += outcome.measured;
     reused_ += outcome.reused;
-    const std::string_view algo = default_algo(backend);
+    const std::string algo = backend.algo();
     for (const StoredPoint& p : with_clock_state(outcome.points, clocks_))
-      if (p.key.backend == backend && p.key.algo == algo && !p.key.hot)
-        points_.emplace(key_of(p.key.problem, p.key.backend), p);
+      if (p.key.backend == backend.kind && p.key.algo == algo && !p.key.hot)
+        points_.emplace(key_of(p.key.problem, backend), p);
   }
   return skipped;
 }
 
 const StoredPoint* MeasuredSet::find(const Problem& problem, BackendKind backend) const {
+  return find(problem, BackendSpec(backend));
+}
+
+const StoredPoint* MeasuredSet::find(const Problem& problem, const BackendSpec& backend) const {
   const auto found = points_.find(key_of(problem, backend));
   return found != points_.end() && found->second.key.problem == problem ? &found->second : nullptr;
 }

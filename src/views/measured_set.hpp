@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend_kind.hpp"
 #include "core/device_context.hpp"
 #include "measure/progress.hpp"
 #include "model/annotate.hpp"
@@ -26,8 +27,10 @@ struct MeasurementSummary {
   size_t throttled = 0, gemms = 0;
 };
 
-// A problem and the backend that measures it.
+// A problem and the backend that measures it (its own choice of algorithm); or a spec, which for our
+// kernels names the variant (profile times a grouped call with our grouped kernel too).
 using BackendProblem = std::pair<Problem, BackendKind>;
+using SpecProblem = std::pair<Problem, BackendSpec>;
 
 class MeasuredSet {
  public:
@@ -42,10 +45,13 @@ class MeasuredSet {
   // points). Returns measure()'s skip lines. Throws Error(kInterrupted), naming `command`, when
   // interrupted (what was measured is saved).
   std::vector<std::string> measure_all(const std::vector<BackendProblem>& wanted, const ProgressFor& progress_for);
+  std::vector<std::string> measure_all(const std::vector<SpecProblem>& wanted, const ProgressFor& progress_for);
   // The number of points measure_all(wanted) would ask measure() for (the ones not known yet).
   size_t unknown(const std::vector<BackendProblem>& wanted) const;
+  size_t unknown(const std::vector<SpecProblem>& wanted) const;
 
   const StoredPoint* find(const Problem& problem, BackendKind backend) const;
+  const StoredPoint* find(const Problem& problem, const BackendSpec& backend) const;
   std::optional<GemmTime> time_of(const Problem& problem, BackendKind backend) const;
   std::optional<Annotation> annotation_of(const Problem& problem, BackendKind backend) const;
   // Big GEMMs timed back to back run into the power cap: the reader must know the clock.

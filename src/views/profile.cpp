@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
+#include "kernels/registry.hpp"
 #include "model/kernel_name.hpp"
 #include "views/annotated.hpp"
 #include "views/explain.hpp"
@@ -79,19 +80,34 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
 }
 
 // A grouped call's groups run as a loop of ordinary GEMMs: the sum of their medians, where every
-// group is measured.
+// group is measured. OursOf: our grouped kernel's point of the call, where it was measured.
 using LoopOf = std::function<std::optional<double>(const ProfileRow&)>;
+using PointOf = std::function<const StoredPoint*(const ProfileRow&)>;
+
+// Our grouped kernel's variant for a grouped call: 128x256 (05's fastest tile), where it runs the call
+// on a GPU of compute capability cc.
+std::optional<BackendSpec> our_grouped_kernel(const Problem& p, int cc) {
+  static const std::string kVariant = "05_wgmma_tma:128x256:grouped";
+  const kernels::Variant* v = kernels::find_variant(kVariant);
+  if (!p.grouped() || !v || !kernels::unsupported(*v, p, cc).empty()) return std::nullopt;
+  return BackendSpec(BackendKind::kCustom, kVariant);
+}
 
 // The entries in rank order, each with the kernel and annotation of its point. A grouped call's time
-// is the faster of the one grouped call and its per-group loop (`loop_of`, which may be empty).
-void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Store& store,
-                  const std::function<const StoredPoint*(const ProfileRow&)>& point_of, const LoopOf& loop_of = {}) {
+// is the fastest of the one grouped call, its per-group loop (`loop_of`, which may be empty) and our
+// grouped kernel (`ours_of`, which may be empty).
+void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Store& store, const PointOf& point_of,
+                  const LoopOf& loop_of = {}, const PointOf& ours_of = {}) {
   rank_rows(rows, [&](const ProfileRow& r) -> std::optional<GemmTime> {
     const StoredPoint* p = point_of(r);
+    std::optional<GemmTime> best;
+    if (p) best = GemmTime{p->result.timing.median_us, p->result.timing.noise};
     const std::optional<double> loop = loop_of && r.problem.grouped() ? loop_of(r) : std::nullopt;
-    if (loop && (!p || *loop < p->result.timing.median_us)) return GemmTime{*loop, 0};
-    if (!p) return std::nullopt;
-    return GemmTime{p->result.timing.median_us, p->result.timing.noise};
+    if (loop && (!best || *loop < best->median_us)) best = GemmTime{*loop, 0};
+    const StoredPoint* ours = ours_of && r.problem.grouped() ? ours_of(r) : nullptr;
+    if (ours && (!best || ours->result.timing.median_us < best->median_us))
+      best = GemmTime{ours->result.timing.median_us, ours->result.timing.noise};
+    return best;
   });
   result.totals = profile_totals(result.workload, rows);
   for (ProfileRow& r : rows) {
@@ -103,6 +119,7 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
     if (r.problem.grouped()) {
       if (const StoredPoint* p = point_of(r)) e.grouped_us = p->result.timing.median_us;
       if (loop_of) e.loop_us = loop_of(r);
+      if (const StoredPoint* ours = ours_of ? ours_of(r) : nullptr) e.custom_us = ours->result.timing.median_us;
     }
     e.row = std::move(r);
     result.entries.push_back(std::move(e));
@@ -161,12 +178,15 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   result.request = request;
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
   MeasuredSet set(device, store, request.samples, request.clocks, interrupted, "profile");
-  std::vector<BackendProblem> wanted;
+  std::vector<SpecProblem> wanted;
+  const int cc = device.cc_major * 10 + device.cc_minor;
   for (const ProfileRow& r : rows) {
-    wanted.emplace_back(r.problem, r.backend);
-    // A grouped call is also timed as the loop of its groups (what a per-expert loop runs).
+    wanted.emplace_back(r.problem, BackendSpec(r.backend));
+    // A grouped call is also timed as the loop of its groups (what a per-expert loop runs), and with
+    // our grouped kernel where it runs the call (the kernel class of PyTorch's _grouped_mm).
     for (size_t g = 0; r.problem.grouped() && g < r.problem.groups.size(); ++g)
-      wanted.emplace_back(r.problem.group(g), request.backend);
+      wanted.emplace_back(r.problem.group(g), BackendSpec(request.backend));
+    if (const auto ours = our_grouped_kernel(r.problem, cc)) wanted.emplace_back(r.problem, *ours);
   }
   const size_t points = set.unknown(wanted);
   const ProgressCallback progress = progress_for(points);
@@ -181,8 +201,13 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
     }
     return sum;
   };
+  const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
+    const auto ours = our_grouped_kernel(r.problem, cc);
+    return ours ? set.find(r.problem, *ours) : nullptr;
+  };
   fill_entries(
-      result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); }, loop_of);
+      result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); }, loop_of,
+      ours_of);
   result.measured = set.summary();
   add_verdicts(result, &device, &store, interrupted);
   return result;
@@ -199,17 +224,31 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
                                               request.db, rows.size(), workload.source, again));
   Store store(request.db, Store::Access::kReadOnly);
   StoredSource source;
-  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, store.load_all(), source);
+  const std::vector<StoredPoint> pool = store.load_all();
+  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, pool, source);
   if (source.points == 0)
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here, and the store '{}' holds none of the {} GEMMs of {}; {}",
                                               request.db, rows.size(), workload.source, again));
   std::map<size_t, const StoredPoint*> of_gemm;  // by the row's call (rows are reordered when ranked)
   for (size_t i = 0; i < rows.size(); ++i)
     if (points[i]) of_gemm[rows[i].gemm] = &*points[i];
-  fill_entries(result, std::move(rows), store, [&](const ProfileRow& r) -> const StoredPoint* {
-    const auto it = of_gemm.find(r.gemm);
-    return it != of_gemm.end() ? it->second : nullptr;
-  });
+  // Our grouped kernel's point of a grouped call, from the same GPU and setup (the newest), if stored.
+  const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
+    const auto ours = our_grouped_kernel(r.problem, source.device.cc_major * 10 + source.device.cc_minor);
+    const StoredPoint* newest = nullptr;
+    for (const StoredPoint& p : pool)
+      if (ours && !p.key.hot && p.key.backend == ours->kind && p.key.algo == ours->algo() && p.key.problem == r.problem &&
+          same_setup(p.device, source.device) && (!newest || p.result.measured_at > newest->result.measured_at))
+        newest = &p;
+    return newest;
+  };
+  fill_entries(
+      result, std::move(rows), store,
+      [&](const ProfileRow& r) -> const StoredPoint* {
+        const auto it = of_gemm.find(r.gemm);
+        return it != of_gemm.end() ? it->second : nullptr;
+      },
+      {}, ours_of);
   result.stored = source;
   add_verdicts(result, nullptr, nullptr, nullptr);
   return result;

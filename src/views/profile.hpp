@@ -36,9 +36,11 @@ struct ProfileEntry {
   std::optional<ExplainReport> explanation;  // explain's, worded by report/; nullopt when there is none
   std::string verdict_shape;     // the GEMM explained, when not the row's own (a grouped call's largest group)
   std::string no_verdict;        // why there is none (explain's own message), "" otherwise
-  // A grouped call, measured both ways: one cublasGemmGroupedBatchedEx call, and its groups as a loop
-  // of ordinary GEMMs (the sum of their medians). The row's time is the faster of the two.
-  std::optional<double> grouped_us, loop_us;
+  // A grouped call, measured up to three ways: one cublasGemmGroupedBatchedEx call, its groups as a
+  // loop of ordinary GEMMs (the sum of their medians), and (on compute capability 9.0, where it runs
+  // the call) our grouped kernel, 05_wgmma_tma's grouped schedule: one persistent launch over every
+  // group's tiles, the class of PyTorch's _grouped_mm. The row's time is the fastest.
+  std::optional<double> grouped_us, loop_us, custom_us;
 };
 
 // The stored measurements a profile without a GPU reads: one GPU's (the one with the most of them).

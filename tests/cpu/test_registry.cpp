@@ -2,6 +2,8 @@
 // variant gives for problems it cannot run.
 #include "kernels/registry.hpp"
 
+#include "kernels/group_table.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +13,8 @@
 #include <set>
 #include <stdexcept>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace shapescope::kernels {
 namespace {
@@ -77,7 +81,9 @@ TEST(Registry, ListsTheLadder) {
                                          "05_wgmma_tma:128x128:persistent",
                                          "05_wgmma_tma:128x256:persistent",
                                          "05_wgmma_tma:128x128:streamk",
-                                         "05_wgmma_tma:128x256:streamk"}));
+                                         "05_wgmma_tma:128x256:streamk",
+                                         "05_wgmma_tma:128x128:grouped",
+                                         "05_wgmma_tma:128x256:grouped"}));
 }
 
 TEST(Registry, KeysAreUniqueAndParseBackToTheFields) {
@@ -115,7 +121,8 @@ TEST(Registry, VariantsDescribeThemselves) {
     EXPECT_LE(v.smem_bytes + v.dynamic_smem_bytes, 227 * 1024)
         << v.key() << ": a CTA gets at most 227 KiB of shared memory (H100/H200)";
     EXPECT_TRUE(v.schedule == Schedule::kDataParallel || v.schedule == Schedule::kPersistent ||
-                v.schedule == Schedule::kStreamK)
+                v.schedule == Schedule::kStreamK ||
+                (v.schedule == Schedule::kGrouped && v.kernel == kWgmma))
         << v.key();
     if (!tensor_core(v)) {
       EXPECT_EQ(v.schedule, Schedule::kDataParallel) << v.key();
@@ -159,6 +166,7 @@ TEST(Registry, ScheduleNames) {
   EXPECT_EQ(schedule_name(Schedule::kDataParallel), "dp");
   EXPECT_EQ(schedule_name(Schedule::kPersistent), "persistent");
   EXPECT_EQ(schedule_name(Schedule::kStreamK), "streamk");
+  EXPECT_EQ(schedule_name(Schedule::kGrouped), "grouped");
 }
 
 TEST(Registry, FindVariantRejectsUnknownKeys) {
@@ -177,6 +185,10 @@ TEST(Registry, RunsBf16NnAndNtOnAnyShape) {
       for (const std::array<int64_t, 3>& mnk : kShapes) {
         Problem p = bf16_problem(mnk[0], mnk[1], mnk[2], layout);
         align_rows_for(v, p);
+        if (v.schedule == Schedule::kGrouped) {  // (Registry.GroupedRunsGroupedCallsOnly)
+          EXPECT_EQ(unsupported(v, p, 90), "05_wgmma_tma (grouped) runs grouped calls only");
+          continue;
+        }
         EXPECT_EQ(unsupported(v, p, 90), "") << v.key() << " " << p.shape_string();
         if (tensor_core(v)) {  // aligned rows and offsets of A and B; C as it comes
           p.lda += 8; p.ldb += 16; p.ldc += 7; p.off_a = 8; p.off_b = 24; p.off_c = 5;
@@ -399,7 +411,9 @@ TEST(Registry, WgmmaTmaNeedsSm90a) {
     EXPECT_EQ(v.min_sm, 90) << v.key();
     EXPECT_EQ(v.max_sm, 90) << v.key();
     EXPECT_EQ(v.threads, 384) << v.key() << ": a producer and two consumer warpgroups";
-    EXPECT_EQ(unsupported(v, p, 90), "") << v.key();
+    if (v.schedule != Schedule::kGrouped) {
+      EXPECT_EQ(unsupported(v, p, 90), "") << v.key();
+    }
     for (int cc : {80, 89, 100, 120})
       EXPECT_EQ(unsupported(v, p, cc),
                 fmt::format("05_wgmma_tma needs compute capability 9.0 exactly (sm_90a code); "
@@ -408,7 +422,7 @@ TEST(Registry, WgmmaTmaNeedsSm90a) {
           << v.key();
     EXPECT_EQ(unsupported_gpu(v, 90), "");
   }
-  EXPECT_EQ(seen, 6) << "128x128 and 128x256, each dp, persistent and streamk";
+  EXPECT_EQ(seen, 8) << "128x128 and 128x256, each dp, persistent, streamk and grouped";
   EXPECT_EQ(unsupported_gpu(naive(), 120), "") << "portable kernels run on newer GPUs";
   EXPECT_EQ(unsupported_gpu(naive(), 75),
             "01_naive needs compute capability 8.0 or newer; this GPU is 7.5");
@@ -431,6 +445,133 @@ TEST(Registry, WgmmaTmaLimits) {
   many.batch = 128;  // 2^12 x 2^12 tiles of 128 x 256 per matrix: 128 matrices make 2^31
   EXPECT_NE(unsupported(dp, many, 90).find("tiles x batch below 2^31"), std::string::npos)
       << unsupported(dp, many, 90);
+}
+
+// ---- The grouped schedule (05_wgmma_tma:*:grouped) -------------------------------------------
+
+// An MoE layer's forward call: `rows` tokens per expert, N x K weights, packed.
+Problem moe_call(const std::vector<int64_t>& rows, int64_t n, int64_t k, Layout layout) {
+  std::vector<Problem> groups;
+  for (int64_t m : rows) groups.push_back(bf16_problem(m, n, k, layout));
+  return grouped_problem(groups);
+}
+
+const std::vector<int64_t> kUneven = {137, 1, 300, 64, 129};
+
+TEST(Registry, GroupedRunsGroupedCallsOnly) {
+  for (const char* key : {"05_wgmma_tma:128x256:grouped", "05_wgmma_tma:128x128:grouped"}) {
+    const Variant& v = variant(key);
+    EXPECT_EQ(v.threads, 384);
+    EXPECT_EQ(v.dynamic_smem_bytes, variant(std::string(key).replace(std::string(key).rfind(':') + 1,
+                                                                     std::string::npos, "dp"))
+                                         .dynamic_smem_bytes);
+    for (Layout layout : {Layout::kNN, Layout::kNT}) {
+      EXPECT_EQ(unsupported(v, moe_call(kUneven, 1408, 2048, layout), 90), "") << key;
+      // (grouped_problem() keeps a single problem as it is: a grouped call of one group is written so)
+      Problem one = bf16_problem(1, 200, 72, layout);
+      one.groups = {GroupShape{one.m, one.n, one.k, one.lda, one.ldb, one.ldc}};
+      EXPECT_EQ(unsupported(v, one, 90), "") << key << " one group";
+      EXPECT_EQ(unsupported(v, moe_call(std::vector<int64_t>(60, 137), 1408, 2048, layout), 90), "");
+    }
+    EXPECT_EQ(unsupported(v, bf16_problem(256, 256, 256), 90),
+              "05_wgmma_tma (grouped) runs grouped calls only");
+    EXPECT_EQ(unsupported(v, moe_call(kUneven, 1408, 2048, Layout::kNN), 80),
+              "05_wgmma_tma needs compute capability 9.0 exactly (sm_90a code); this GPU is 8.0");
+  }
+  // Every other variant refuses a grouped call, naming the schedule that runs it.
+  const Problem g = moe_call(kUneven, 1408, 2048, Layout::kNT);
+  for (const Variant& v : registry()) {
+    if (v.schedule == Schedule::kGrouped) continue;
+    EXPECT_EQ(unsupported(v, g, v.min_sm),
+              fmt::format("{} ({}) runs single GEMMs; grouped calls run on 05_wgmma_tma's grouped "
+                          "schedule",
+                          v.kernel, schedule_name(v.schedule)));
+  }
+}
+
+TEST(Registry, GroupedNeedsAnMoeCallOfStackedRows) {
+  const Variant& v = variant("05_wgmma_tma:128x256:grouped");
+  Problem p = moe_call(kUneven, 1408, 2048, Layout::kNN);
+  p.dtype = DType::kFp16;
+  EXPECT_EQ(unsupported(v, p, 90), "05_wgmma_tma runs bf16 only");
+  // The weight gradient: tn, K per group.
+  std::vector<Problem> wgrad;
+  for (int64_t m : kUneven) wgrad.push_back(bf16_problem(2048, 1408, m, Layout::kTN));
+  EXPECT_EQ(unsupported(v, grouped_problem(wgrad), 90),
+            "05_wgmma_tma (grouped) runs layouts nn and nt only (an MoE layer's forward and "
+            "input-gradient calls; not the weight gradient's tn, K per group)");
+  // Groups that differ in more than M.
+  std::vector<Problem> mixed = {bf16_problem(64, 256, 128), bf16_problem(64, 128, 128)};
+  EXPECT_EQ(unsupported(v, grouped_problem(mixed), 90),
+            "05_wgmma_tma (grouped) needs every group's N, K, lda, ldb, ldc equal (M may differ); "
+            "group 1 is 64x128x128 ld 128 128 128, group 0 64x256x128 ld 128 256 256");
+  // Rows that are not whole 16-byte chunks: K = 72 is fine, N = 200 too, N = 100 (ldb, ldc) not.
+  EXPECT_EQ(unsupported(v, moe_call(kUneven, 200, 72, Layout::kNN), 90), "");
+  EXPECT_EQ(unsupported(v, moe_call(kUneven, 100, 72, Layout::kNN), 90),
+            "05_wgmma_tma (grouped) needs lda, ldb and ldc that are multiples of 8 elements (rows "
+            "of 16-byte chunks, the groups' rows stacked); got 72, 100, 100");
+  EXPECT_EQ(unsupported(v, moe_call(kUneven, 256, 100, Layout::kNT), 90),
+            "05_wgmma_tma (grouped) needs lda, ldb and ldc that are multiples of 8 elements (rows "
+            "of 16-byte chunks, the groups' rows stacked); got 100, 100, 256");
+  EXPECT_EQ(unsupported(v, moe_call(std::vector<int64_t>(1025, 8), 256, 64, Layout::kNT), 90),
+            "05_wgmma_tma (grouped) runs up to 1024 groups; this call has 1025");
+  EXPECT_EQ(unsupported(v, moe_call(std::vector<int64_t>(1024, 8), 256, 64, Layout::kNT), 90), "");
+}
+
+// What the kernel assumes of a call the registry lets through: A's and C's groups are the rows of
+// one matrix, B's lie one stride apart (kernels/launch.cu's grouped_args).
+TEST(Registry, GroupedCallsTheRegistryTakesHaveStackedRows) {
+  const Variant& v = variant("05_wgmma_tma:128x256:grouped");
+  for (Layout layout : {Layout::kNN, Layout::kNT})
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{1408, 2048}, {200, 72}, {8, 8}}) {
+      const Problem p = moe_call(kUneven, n, k, layout);
+      ASSERT_EQ(unsupported(v, p, 90), "");
+      int64_t rows = 0;
+      for (size_t g = 0; g < p.groups.size(); ++g) {
+        EXPECT_EQ(p.group_a_start(g), rows * p.lda) << g;
+        EXPECT_EQ(p.group_c_start(g), rows * p.ldc) << g;
+        EXPECT_EQ(p.group_b_start(g), int64_t(g) * p.b_rows() * p.ldb) << g;
+        rows += p.groups[g].m;
+      }
+    }
+}
+
+// The grouped schedule's tiles: group by group, along N then M inside a group, each tile's rows
+// among all groups' stacked rows and its group's end.
+TEST(GroupTable, MapsTilesToGroupsAndRows) {
+  // 137 rows: 2 tiles of 128 (the second 9 rows); 1 row: 1; 300: 3; N = 1408: 6 tiles of 256.
+  const GroupTable t = make_group_table({137, 1, 300}, 1408, 128, 256);
+  EXPECT_EQ(t.count, 3);
+  EXPECT_EQ(t.tiles_n, 6);
+  EXPECT_EQ(t.tiles(), (2 + 1 + 3) * 6);
+  EXPECT_EQ(t.rows(), 438);
+  int expected = 0;
+  for (int g = 0, first_row = 0; g < 3; ++g) {
+    const int rows = std::vector<int>{137, 1, 300}[size_t(g)];
+    for (int m = 0; m < (rows + 127) / 128; ++m)
+      for (int n = 0; n < 6; ++n, ++expected) {
+        const GroupTile tile = t.tile<128, 256>(expected);
+        EXPECT_EQ(tile.group, g) << expected;
+        EXPECT_EQ(tile.m0, first_row + m * 128) << expected;
+        EXPECT_EQ(tile.n0, n * 256) << expected;
+        EXPECT_EQ(tile.m_end, first_row + rows) << expected;
+      }
+    first_row += rows;
+  }
+  EXPECT_EQ(expected, t.tiles());
+  // One group; many groups of one row (binary search over 1024 starts).
+  const GroupTable one = make_group_table({5}, 200, 128, 128);
+  EXPECT_EQ(one.tiles(), 2);
+  const GroupTile second = one.tile<128, 128>(1);
+  EXPECT_EQ(second.n0, 128);
+  EXPECT_EQ(second.m_end, 5);
+  const GroupTable many = make_group_table(std::vector<int64_t>(GroupTable::kMaxGroups, 1), 8, 128, 128);
+  for (int g = 0; g < GroupTable::kMaxGroups; ++g) {
+    EXPECT_EQ(many.group_of(g), g);
+    const GroupTile tile = many.tile<128, 128>(g);
+    EXPECT_EQ(tile.m0, g);
+    EXPECT_EQ(tile.m_end, g + 1);
+  }
 }
 
 }  // namespace

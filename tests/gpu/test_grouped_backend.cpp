@@ -166,7 +166,8 @@ TEST(GroupedBackend, RefusesWhatTheCallCannotTake) {
   // The single-GEMM backends refuse a grouped call, naming the one that runs it.
   auto cublas = make_backend(BackendSpec(BackendKind::kCublas), none, 1);
   const Problem g = grouped_problem({packed(8, 8, 8, Layout::kNT, DType::kBf16), packed(9, 8, 8, Layout::kNT, DType::kBf16)});
-  EXPECT_EQ(cublas->unsupported(g, h100), "a grouped call (2 groups) runs only on --backend cublas_grouped");
+  EXPECT_EQ(cublas->unsupported(g, h100),
+            "a grouped call (2 groups) runs only on --backend cublas_grouped or custom:05_wgmma_tma:<BMxBN>:grouped");
 }
 
 }  // namespace

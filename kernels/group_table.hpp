@@ -1,0 +1,78 @@
+// The grouped schedule's table (kernels/05_wgmma_tma.cuh, Schedule::kGrouped): a grouped call's
+// groups (an MoE layer's experts: the same N and K, M rows each) as one list of output tiles, numbered
+// group by group and, inside a group, as schedule.cuh numbers a matrix's tiles (along N, then M).
+// The kernel gets it by value among its parameters (__grid_constant__: ~8 KiB, so no launch needs a
+// copy to the device and a graph capture bakes it in) and finds a tile's group by binary search over
+// the groups' first tiles. Plain C++ with host-device helpers, so that CPU tests check the mapping.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define SHAPESCOPE_HOST_DEVICE __host__ __device__
+#else
+#define SHAPESCOPE_HOST_DEVICE
+#endif
+
+namespace shapescope::kernels {
+
+// One output tile of the grouped schedule: rows [m0, min(m0 + BM, m_end)) of the groups' stacked
+// rows (group g's rows start where group g - 1's end), columns n0 .., of group `group`.
+struct GroupTile {
+  int m0, n0, group, m_end;
+};
+
+struct GroupTable {
+  // 2 x 4 x 1025 B of kernel parameters (CUDA 12.1+ takes up to 32764 B of them).
+  static constexpr int kMaxGroups = 1024;
+  int count = 0;    // groups, 1 .. kMaxGroups
+  int tiles_n = 0;  // tiles along N (every group has the same N)
+  // tile_start[g]: the first tile of group g, row_start[g]: its first row among all groups' rows;
+  // [count]: the total tiles and rows.
+  int tile_start[kMaxGroups + 1];
+  int row_start[kMaxGroups + 1];
+
+  int tiles() const { return tile_start[count]; }
+  int rows() const { return row_start[count]; }
+
+  // The group of tile t (0 <= t < tiles()): the last g with tile_start[g] <= t. Every group has at
+  // least one row, so the starts increase strictly.
+  SHAPESCOPE_HOST_DEVICE int group_of(int t) const {
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (tile_start[mid] <= t)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    return lo;
+  }
+
+  template <int BM, int BN>
+  SHAPESCOPE_HOST_DEVICE GroupTile tile(int t) const {
+    const int g = group_of(t);
+    const int local = t - tile_start[g];
+    return {row_start[g] + local / tiles_n * BM, local % tiles_n * BN, g, row_start[g + 1]};
+  }
+};
+
+// The table of groups of rows[g] rows each (each >= 1, at most kMaxGroups groups, totals below
+// 2^31: the registry's unsupported() checks), N columns, BM x BN tiles.
+inline GroupTable make_group_table(const std::vector<int64_t>& rows, int n, int bm, int bn) {
+  GroupTable t;
+  t.count = int(rows.size());
+  t.tiles_n = (n + bn - 1) / bn;
+  t.tile_start[0] = 0;
+  t.row_start[0] = 0;
+  for (int g = 0; g < t.count; ++g) {
+    const int64_t tiles_m = (rows[size_t(g)] + bm - 1) / bm;
+    t.tile_start[g + 1] = t.tile_start[g] + int(tiles_m * t.tiles_n);
+    t.row_start[g + 1] = t.row_start[g] + int(rows[size_t(g)]);
+  }
+  return t;
+}
+
+}  // namespace shapescope::kernels
+
+#undef SHAPESCOPE_HOST_DEVICE

@@ -1,0 +1,224 @@
+// Our grouped kernel (05_wgmma_tma's grouped schedule: one persistent launch over every group's
+// tiles) against cuBLAS: each group's C against cublasGemmEx of that group on the same operands,
+// for nn and nt, uneven groups (one row, 137 rows, tiles cut by a group's end) and small odd sizes;
+// the measure pipeline's verification (against cublas_grouped) and timing of a grouped call; and
+// the graph capture the engine times it in. Needs an sm_90 GPU and a build with sm_90a code.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "common/check.hpp"
+#include "core/backend_kind.hpp"
+#include "device/device.hpp"
+#include "gpu_test_util.hpp"
+#include "kernels/registry.hpp"
+#include "measure/measure.hpp"
+#include "measure/verify.hpp"
+#include "model/workload.hpp"
+#include "store/store.hpp"
+#include "timing/device_kernels.hpp"
+
+namespace shapescope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kGroupedVariants[] = {"05_wgmma_tma:128x256:grouped", "05_wgmma_tma:128x128:grouped"};
+
+// Why this GPU or build cannot run the grouped kernel, or "".
+std::string cannot_run() {
+  const DeviceContext device = query_device(0);
+  const kernels::Variant* v = kernels::find_variant(kGroupedVariants[0]);
+  std::string why = kernels::unsupported_gpu(*v, device.cc_major * 10 + device.cc_minor);
+  if (why.empty()) why = kernels::missing_code(*v);
+  return why;
+}
+
+#define SKIP_WITHOUT_SM90()                                     \
+  do {                                                          \
+    SKIP_WITHOUT_GPU();                                         \
+    if (const std::string why = cannot_run(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+// An MoE call: rows[g] tokens for expert g, N x K weights, packed bf16.
+Problem moe_call(const std::vector<int64_t>& rows, int64_t n, int64_t k, Layout layout) {
+  std::vector<Problem> groups;
+  for (int64_t m : rows) groups.push_back(packed_problem(m, n, k, layout, DType::kBf16));
+  return grouped_problem(groups);
+}
+
+// 60 experts of 1 .. 300 tokens (a fixed pseudo-random routing; 1 and 137 among them).
+std::vector<int64_t> uneven_60() {
+  std::vector<int64_t> rows;
+  uint32_t x = 12345;
+  for (int g = 0; g < 60; ++g) {
+    x = x * 1664525u + 1013904223u;
+    rows.push_back(1 + int64_t(x >> 8) % 300);
+  }
+  rows[3] = 1;
+  rows[7] = 137;
+  rows[59] = 300;
+  return rows;
+}
+
+// Buffers for the problem: A and B random normal, C poisoned (NaN), so that a row the kernel skips fails.
+struct Buffers {
+  DeviceBuffers buf;
+  explicit Buffers(const Problem& p) {
+    DeviceContext none;
+    none.l2_bytes = 0;
+    const MemoryPlan plan = memory_plan({p}, none, true);
+    CHECK_CUDA(cudaMalloc(&buf.a, size_t(plan.a)));
+    CHECK_CUDA(cudaMalloc(&buf.b, size_t(plan.b)));
+    CHECK_CUDA(cudaMalloc(&buf.c, size_t(plan.c)));
+    buf.workspace_bytes = std::max<int64_t>(plan.workspace, 16);
+    CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(buf.workspace_bytes)));
+    fill_normal(buf.a, plan.a / 2, DType::kBf16, false, 21, nullptr);
+    fill_normal(buf.b, plan.b / 2, DType::kBf16, false, 22, nullptr);
+    fill_normal(buf.c, plan.c / 2, DType::kBf16, true, 23, nullptr);
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+  ~Buffers() {
+    cudaFree(buf.a);
+    cudaFree(buf.b);
+    cudaFree(buf.c);
+    cudaFree(buf.workspace);
+  }
+};
+
+std::unique_ptr<GemmCall> prepared(Backend& backend, const Problem& p, const std::string& algo) {
+  std::string why;
+  auto calls = backend.prepare(p, {algo}, why);
+  if (calls.size() != 1) ADD_FAILURE() << algo << " " << p.shape_string() << ": not prepared: " << why;
+  return calls.empty() ? nullptr : std::move(calls.front().call);
+}
+
+// Our grouped call against cublasGemmEx group by group (each check runs cuBLAS on the group, then our
+// whole call, and compares that group's C), then against the cublas_grouped call as measure() does.
+void expect_matches_cublas(const std::string& variant, const Problem& p) {
+  Buffers memory(p);
+  const DeviceContext device = query_device(0);
+  auto custom = make_backend(BackendSpec(BackendKind::kCustom, variant), memory.buf, 1);
+  ASSERT_FALSE(custom->unsupported(p, device)) << *custom->unsupported(p, device);
+  ASSERT_EQ(custom->algo_keys_for(p), std::vector<std::string>{variant});
+  auto ours = prepared(*custom, p, variant);
+  ASSERT_TRUE(ours);
+  auto cublas = make_backend(BackendSpec(BackendKind::kCublas), memory.buf, 1);
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    Problem q = p.group(g);
+    q.off_a = p.group_a_start(g);
+    q.off_b = p.group_b_start(g);
+    q.off_c = p.group_c_start(g);
+    auto reference = prepared(*cublas, q, "default");
+    ASSERT_TRUE(reference);
+    const std::optional<std::string> failed = verify_against(*ours, *reference, q, memory.buf);
+    EXPECT_FALSE(failed) << variant << " " << to_string(p.layout) << " " << p.shape_string() << " group " << g
+                         << " (" << q.m << " rows): " << *failed;
+    if (failed) return;  // one group's message is enough
+  }
+  auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), memory.buf, 1);
+  auto reference = prepared(*grouped, p, "default");
+  ASSERT_TRUE(reference);
+  const std::optional<std::string> failed = verify_against(*ours, *reference, p, memory.buf);
+  EXPECT_FALSE(failed) << variant << " against cublas_grouped: " << *failed;
+}
+
+TEST(GroupedKernel, EachGroupMatchesCublas) {
+  SKIP_WITHOUT_SM90();
+  for (const char* variant : kGroupedVariants)
+    for (Layout layout : {Layout::kNN, Layout::kNT}) {
+      // An MoE layer's forward (nt) and input gradient (nn) at Qwen-MoE-like sizes.
+      expect_matches_cublas(variant, moe_call(uneven_60(), 1408, 2048, layout));
+      // Small odd sizes: N and K not multiples of the tile (TMA's zero fill per group), tiny groups.
+      expect_matches_cublas(variant, moe_call({5, 1, 137, 64, 129, 3}, 200, 72, layout));
+      // One group is an ordinary problem written as a grouped call.
+      Problem one = moe_call({300}, 200, 72, layout);
+      one.groups = {GroupShape{one.m, one.n, one.k, one.lda, one.ldb, one.ldc}};
+      expect_matches_cublas(variant, one);
+    }
+}
+
+// The engine times calls inside CUDA graphs: the grouped launch must capture (its group table is a
+// kernel parameter, baked into the graph) and the replay must write what the direct call wrote.
+TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
+  SKIP_WITHOUT_SM90();
+  const Problem p = moe_call({300, 17, 1024, 1}, 512, 256, Layout::kNT);
+  Buffers memory(p);
+  auto custom = make_backend(BackendSpec(BackendKind::kCustom, kGroupedVariants[0]), memory.buf, 1);
+  // measure() asks unsupported() first, which tells the backend the GPU's compute capability.
+  ASSERT_FALSE(custom->unsupported(p, query_device(0)));
+  auto call = prepared(*custom, p, kGroupedVariants[0]);
+  ASSERT_TRUE(call);
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  call->enqueue(stream);
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  const size_t c_bytes = size_t(p.c_span() * 2);
+  std::vector<unsigned char> direct(c_bytes), replayed(c_bytes);
+  CHECK_CUDA(cudaMemcpy(direct.data(), memory.buf.c, c_bytes, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemset(memory.buf.c, 0, c_bytes));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  call->enqueue(stream);
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaMemcpy(replayed.data(), memory.buf.c, c_bytes, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(direct == replayed) << "the graph replay wrote another C than the direct call";
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+struct TempStore {
+  fs::path path = fs::temp_directory_path() / ("shapescope_grouped_kernel_" + std::to_string(getpid()) + ".db");
+  ~TempStore() {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix);
+  }
+};
+
+// `--backend custom:05_wgmma_tma:128x256:grouped` through measure(): the call is verified (against
+// cublas_grouped), timed and stored under its variant; `--backend custom` on the same grouped call
+// measures the grouped variants only, and on an ordinary problem none of them (no skip line per
+// grouped variant).
+TEST(GroupedKernel, MeasureVerifiesAndTimesAGroupedCall) {
+  SKIP_WITHOUT_SM90();
+  const DeviceContext device = query_device(0);
+  TempStore temp;
+  Store store(temp.path.string());
+  MeasureRequest request;
+  request.problems = {moe_call(uneven_60(), 1408, 2048, Layout::kNT)};
+  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
+  request.measure.samples = 5;
+  request.measure.warmup_ms = 0;
+  const MeasureOutcome outcome = measure(request, device, store, {}, nullptr);
+  EXPECT_TRUE(outcome.skipped.empty()) << outcome.skipped.front();
+  ASSERT_EQ(outcome.points.size(), 1u);
+  EXPECT_EQ(outcome.points[0].key.backend, BackendKind::kCustom);
+  EXPECT_EQ(outcome.points[0].key.algo, kGroupedVariants[0]);
+  EXPECT_TRUE(outcome.points[0].key.problem == request.problems[0]);
+  EXPECT_GT(outcome.points[0].result.timing.median_us, 0);
+
+  MeasureRequest all = request;
+  all.backends = {BackendSpec(BackendKind::kCustom)};
+  all.problems.push_back(packed_problem(512, 512, 512, Layout::kNT, DType::kBf16));
+  const MeasureOutcome broad = measure(all, device, store, {}, nullptr);
+  for (const std::string& line : broad.skipped)
+    EXPECT_EQ(line.find(":grouped"), std::string::npos) << "a grouped variant skipped on an ordinary problem: " << line;
+  size_t grouped_points = 0;
+  for (const StoredPoint& p : broad.points) {
+    const bool grouped_variant = p.key.algo.find(":grouped") != std::string::npos;
+    EXPECT_EQ(grouped_variant, p.key.problem.grouped()) << p.key.algo << " " << p.key.problem.shape_string();
+    grouped_points += grouped_variant;
+  }
+  EXPECT_EQ(grouped_points, 2u) << "128x256 and 128x128 grouped on the grouped call";
+}
+
+}  // namespace
+}  // namespace shapescope
