@@ -417,8 +417,11 @@ def explain_blocks(r):
                Table(rows, indent="  ")]
     reasons = {}  # one line per reason, in the order they come, as the CLI writes them
     for m in r.not_measured or []:
-        reasons[m.why] = reasons[m.why] + ", " + m.what if m.why in reasons else m.what
-    blocks += [f"  not measured ({why}): {what}" for why, what in reasons.items()]
+        reasons.setdefault(m.why, []).append(m.what)
+    # More than three: how many, the first two and the last.
+    blocks += [f"  not measured ({why}): " + (f"{len(what)} problems: {what[0]}, {what[1]}, ..., {what[-1]}"
+                                              if len(what) > 3 else ", ".join(what))
+               for why, what in reasons.items()]
     for p in points:
         q = p.paired
         if q is None or p.role in ("target", "launch floor", "copy") or q.verdict != "cannot tell" or q.ratio >= 1:

@@ -236,7 +236,11 @@ TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown)
       << r.out;
   const size_t missing = r.out.find("not measured (the store has no point of it): ");
   ASSERT_NE(missing, std::string::npos) << r.out;
-  EXPECT_NE(r.out.substr(missing, r.out.find('\n', missing) - missing).find("tf32"), std::string::npos) << r.out;
+  // The precision twins the store lacks are among them (the line names how many, the first two and
+  // the last; the JSON lists each).
+  EXPECT_NE(r.out.substr(missing, r.out.find('\n', missing) - missing).find(" problems: "), std::string::npos) << r.out;
+  const CliRun json = run("explain 2048 --dtype fp32 --json --db " + db);
+  EXPECT_NE(json.out.find("tf32"), std::string::npos) << json.out;
   EXPECT_NE(r.out.find("fix: run it in bf16"), std::string::npos) << r.out;
   // --no-precision: the same store, no precision control.
   const CliRun without = run("explain 2048 --dtype fp32 --no-precision --db " + db);
