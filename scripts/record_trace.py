@@ -17,6 +17,8 @@ parser's tests. Run on a GPU host:
 and PV as GEMMs). --upcast-attn (gpt2) sets reorder_and_upcast_attn: eager attention computes QK^T
 in fp32 with autocast off, as GPT-2's Megatron-style option does. --experts picks how an MoE layer
 runs its experts (transformers' experts implementation: grouped_mm, batched_mm or eager, a loop).
+--fp8-lm-head computes the LM head's forward GEMM in fp8 (torch._scaled_mm, e4m3 with one scale per
+tensor; its backward stays bf16), as profile's precision what-if for that GEMM proposes.
 
 Besides the trace it prints one line per distinct GEMM kernel launch shape it saw (from the trace's
 own cpu_op events) and the step's GEMM kernel time, so a run's log can be compared with shapescope's.
@@ -26,6 +28,27 @@ import json
 import sys
 
 import torch
+
+
+class Fp8Logits(torch.autograd.Function):
+    """logits = x @ w^T with the GEMM in fp8 (e4m3, a scale per tensor); the gradients in bf16."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        x2 = x.reshape(-1, x.shape[-1])
+        sx = x2.abs().amax().float().clamp(min=1e-12) / 448.0
+        sw = w.abs().amax().float().clamp(min=1e-12) / 448.0
+        xq = (x2.float() / sx).to(torch.float8_e4m3fn)
+        wq = (w.float() / sw).to(torch.float8_e4m3fn)
+        out = torch._scaled_mm(xq, wq.t(), scale_a=sx, scale_b=sw, out_dtype=x.dtype)
+        return out.reshape(*x.shape[:-1], w.shape[0])
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        g2 = g.reshape(-1, g.shape[-1])
+        return (g2 @ w).reshape(x.shape), g2.t() @ x.reshape(-1, x.shape[-1])
 
 
 def build(args):
@@ -75,6 +98,9 @@ def build_on_device(args):
         sys.exit(f"--model: '{args.model}' is not gpt2, mixtral, qwen2 or qwen2moe")
     if args.attn:
         model.set_attn_implementation(args.attn)
+    if args.fp8_lm_head:
+        head = model.lm_head
+        head.forward = lambda x: Fp8Logits.apply(x, head.weight)
     if args.experts:
         if not hasattr(model, "set_experts_implementation"):
             sys.exit("--experts: this transformers has no set_experts_implementation")
@@ -88,6 +114,7 @@ def main():
     parser.add_argument("--attn", choices=["sdpa", "eager"], default=None)
     parser.add_argument("--upcast-attn", action="store_true")
     parser.add_argument("--experts", choices=["grouped_mm", "batched_mm", "eager"], default=None)
+    parser.add_argument("--fp8-lm-head", action="store_true")
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)

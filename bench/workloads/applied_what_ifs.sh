@@ -5,7 +5,8 @@
 #     reorder_and_upcast_attn: baddbmm of fp32 copies with autocast off), and the same model with its
 #     eager attention in bf16: the precision what-if applied;
 #   - Qwen1.5-MoE-A2.7B's widths (4 layers, 2 x 1024 tokens: 60 experts of ~137 rows each) with
-#     transformers' grouped_mm experts, and with its experts as a loop (eager): the grouping applied.
+#     transformers' grouped_mm experts, with the LM head's forward GEMM in fp8 (its top what-if
+#     applied), and with the experts as a loop (eager).
 # Stages, run on the GPU host from the repository root (OUT: a folder for the results):
 #   OUT=out BIN=build/shapescope bench/workloads/applied_what_ifs.sh record   # the four traces
 #   OUT=out BIN=build/shapescope bench/workloads/applied_what_ifs.sh profile  # profile --json of two
@@ -29,6 +30,7 @@ case "${1:-}" in
     record gpt2-fp32attn-50272 --model gpt2 --attn eager --upcast-attn --vocab 50272 --batch 12 --seq 1024
     record qwen2moe --model qwen2moe --layers 4 --batch 2 --seq 1024
     record qwen2moe-loop --model qwen2moe --experts eager --layers 4 --batch 2 --seq 1024
+    record qwen2moe-fp8head --model qwen2moe --fp8-lm-head --layers 4 --batch 2 --seq 1024
     ;;
   profile)
     for name in gpt2-fp32attn qwen2moe; do
@@ -73,9 +75,11 @@ for x in ranked:
 compare("gpt2 fp32 attention, vocabulary", "gpt2-fp32attn", "gpt2-fp32attn-50272", sum(best.values()),
         f"vocab_size 50272 ({len(best)} padding what-ifs)")
 ranked = profiled("qwen2moe")
-grouping = [x for x in ranked if x["kind"] == "grouping"]
-compare("qwen2moe experts", "qwen2moe", "qwen2moe-loop", -sum(x["saving_us"] for x in grouping),
-        f"the experts as a loop ({len(grouping)} grouping what-ifs)")
+head = [x for x in ranked if x["kind"] == "precision" and x["change"].startswith("2048x151936x2048 nt: run it in fp8")]
+compare("qwen2moe LM head", "qwen2moe", "qwen2moe-fp8head", sum(x["saving_us"] for x in head),
+        f"the LM head's forward in fp8 ({len(head)} precision what-if)")
+print("qwen2moe experts: recorded GEMM kernel time with grouped_mm", gemm_ms("qwen2moe"), "ms, as a loop (eager)",
+      gemm_ms("qwen2moe-loop"), "ms")
 PY
     ;;
   *) echo "usage: $0 record|profile|table" >&2; exit 2 ;;
