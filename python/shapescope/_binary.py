@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 # Where an installed copy of this package finds the installed binary: written by `cmake --install`
@@ -177,3 +178,17 @@ def run_json(args, binary=None):
     except json.JSONDecodeError as e:
         raise ShapescopeError(f"shapescope: the output of '{' '.join(command[1:])}' is not JSON ({e})", 1,
                               command, stderr) from None
+
+
+def figure_of(result):
+    """The SVG the CLI's `plot` draws for this result's points (gnuplot needed), or None where the
+    result has no figure. Drawn once, into a temporary folder removed afterwards."""
+    plot = getattr(result, "_plot", None)
+    if plot is None:
+        return None
+    if getattr(result, "_figure", None) is None:
+        binary, args = plot
+        with tempfile.TemporaryDirectory(prefix="shapescope-figure-") as folder:
+            run(args + ["--out", os.path.join(folder, "figure")], binary)
+            result._figure = Path(folder, "figure.svg").read_text(encoding="utf-8")
+    return result._figure

@@ -6,8 +6,6 @@ checks them, and a bad one raises ShapescopeError with its one line and exit cod
 chooses the binary (find_binary says how it is found otherwise).
 """
 import os
-import tempfile
-from pathlib import Path
 
 from . import _binary
 from .results import (ExplainResult, ExportResult, GpuComparison, PadResult, PadSizesResult, ProfileResult,
@@ -38,20 +36,6 @@ def _finish(result, command, stderr, plot=None, binary=None):
     result._ran(command, stderr)
     result._plot = (binary, plot) if plot else None
     return result
-
-
-def figure_of(result):
-    """The SVG the CLI's `plot` draws for this result's points (gnuplot needed), or None where the
-    result has no figure. Drawn once, into a temporary folder removed afterwards."""
-    plot = getattr(result, "_plot", None)
-    if plot is None:
-        return None
-    if getattr(result, "_figure", None) is None:
-        binary, args = plot
-        with tempfile.TemporaryDirectory(prefix="shapescope-figure-") as folder:
-            _binary.run(args + ["--out", os.path.join(folder, "figure")], binary)
-            result._figure = Path(folder, "figure.svg").read_text(encoding="utf-8")
-    return result._figure
 
 
 def _plot_selection(opts):

@@ -9,7 +9,7 @@ PadSizesResult (a trace's or a GEMM list's sizes), `export` ExportResult. Each h
 import dataclasses
 from typing import List, Optional
 
-from . import _text
+from . import _binary, _text
 from ._record import Record, json_field
 
 
@@ -46,8 +46,7 @@ class _Result:
         """The SVG the CLI's `plot` draws for these points (sweep, export: flops; explain: the
         target's tile grid), None where there is none; raises ShapescopeError where plot refuses
         (no gnuplot: exit 7)."""
-        from .commands import figure_of
-        return figure_of(self)
+        return _binary.figure_of(self)
 
 
 # --- a stored or measured point: sweep, export, and inside explain's and compare's results ---
