@@ -33,8 +33,18 @@
 //                    cluster's CTAs share B, which two groups do not (128x128 runs alone here).
 //                    Requires bf16, nn or nt, every group's N, K, lda, ldb, ldc equal (M varies),
 //                    lda, ldb, ldc multiples of 8 (the groups' rows then stack in the buffers).
+//                    The K form (tn, an MoE layer's weight gradient: every group's M, N, lda, ldb,
+//                    ldc equal, K = the expert's tokens varies, >= 1): gemm_grouped_k; every group
+//                    has the same tiles (group_table.hpp's make_group_table_k), each tile runs its
+//                    own group's ceil(K_g / 64) K-blocks through its group's own TMA maps (A_g
+//                    {M, K_g}, B_g {N, K_g}: zeros past K_g, not the next group's rows), encoded on
+//                    the host when the call is prepared (kernels::prepare_launch) and read from
+//                    global memory (2 x 128 B a group; the producer acquires them with
+//                    fence.proxy.tensormap when its tile's group changes). A is MN-major in shared
+//                    memory (below), C one matrix of all groups' M x N blocks.
 //                    ptxas: 128x256 grouped spills 10 B (8 B stack) under the 168-register compile
-//                    cap, 128x128 grouped none. Not yet measured on a GPU.
+//                    cap, 128x128 grouped none, the K form (both tiles) none. Not yet measured on a
+//                    GPU.
 //   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
 //                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
 //                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
@@ -63,6 +73,10 @@
 //   nn's B (MN-major: rows of k, contiguous n): BN / 64 TMA boxes of {64 n, 64 k rows}, 8 KiB
 //     each. Descriptor: LBO = 8192 B (the next 64 columns of n: the next box), SBO = 1024 B (the
 //     next 8 k-rows); the k16 step kk starts at + 2048 kk bytes; wgmma's transpose-B bit is set.
+//   tn's A (grouped K form; MN-major: rows of k, contiguous m): BM / 64 = 2 TMA boxes of {64 m,
+//     64 k rows}, 8 KiB each, box w the rows of consumer warpgroup w. Descriptor as nn's B: SBO =
+//     1024 B (the next 8 k-rows), the k16 step at + 2048 kk bytes, LBO = 8192 B (the next 64 m,
+//     outside a wgmma's 64 rows); wgmma's transpose-A bit is set (Consumer's kATransposed).
 //
 // Napkin math (H100/H200 SXM: 132 SMs, dense bf16 ~990 TFLOP/s at 1.98 GHz, ~1.6 GHz power-capped):
 //   - Per K-block a CTA loads (BM + BN) x 64 x 2 B = 32 KiB (128x128) or 48 KiB (128x256) for
@@ -332,7 +346,72 @@ struct Producer {
   }
 };
 
-template <class T, bool kBTransposed>
+// The grouped schedule's K form (tn: groups differ in K): the persistent walk's tiles, each with
+// its own group's K-blocks [0, ceil(K_g / BK)). No stream-K: piece() is never asked for a share.
+template <class T>
+class GroupKSegments {
+ public:
+  __device__ __forceinline__ GroupKSegments(const schedule::Plan& plan, int cta,
+                                            const GroupTable& groups)
+      : cursor_(schedule::Cursor::whole_tiles(plan, cta)), groups_(groups) {}
+
+  template <class Take>
+  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s, Take) {
+    if (!cursor_.next(plan, s)) return false;
+    s.kb_end = (groups_.k(groups_.group_of_k(s.tile)) + T::BK - 1) / T::BK;  // >= 1: K_g >= 1
+    return true;
+  }
+
+  __device__ __forceinline__ int piece() const { return 0; }
+
+ private:
+  schedule::Cursor cursor_;
+  const GroupTable& groups_;
+};
+
+// The K form's producer: each tile reads its group's own TMA maps (maps[2g]: A_g stored K_g x M,
+// {M, K_g}; maps[2g + 1]: B_g stored K_g x N, {N, K_g}; in global memory, written by the host
+// before the launch), so that TMA fills zeros past K_g rather than reading group g + 1's rows. A
+// stage's A is BM / 64 boxes of {64 m, 64 k-rows} (box i: the rows of consumer warpgroup i), its B
+// BN / 64 boxes of {64 n, 64 k-rows}, as nn's.
+template <class T>
+struct ProducerK {
+  static __device__ __forceinline__ void run(const CUtensorMap* maps, const GroupTable& groups,
+                                             const schedule::Plan& plan,
+                                             const SharedStorage<T>& smem,
+                                             GroupKSegments<T>& segments) {
+    RingPosition<T> ring;
+    schedule::Segment segment;
+    int fenced = -1;  // the group whose maps this thread has acquired
+    while (segments.next(plan, segment, []() { return 0; })) {
+      const GroupTile tile = groups.tile_k<T::BM, T::BN>(segment.tile);
+      const CUtensorMap* map_a = maps + 2 * tile.group;
+      const CUtensorMap* map_b = map_a + 1;
+      if (tile.group != fenced) {
+        fence_tensormap_acquire(map_a);
+        fence_tensormap_acquire(map_b);
+        fenced = tile.group;
+      }
+      const int m0 = tile.m0 - tile.group * groups.m;  // the tile's rows inside its group
+      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
+        mbarrier_wait(smem_address(&smem.empty[ring.stage]), ring.phase ^ 1);
+        const uint32_t bar = smem_address(&smem.full[ring.stage]);
+        mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // boxes past M, N, K_g count in full
+        const uint32_t a = smem.ring + ring.stage * T::kStageBytes, b = a + T::kABytes;
+#pragma unroll
+        for (int i = 0; i < T::BM / 64; ++i)
+          tma_load_3d(a + i * 64 * 128, map_a, bar, m0 + i * 64, kb * T::BK, 0);
+#pragma unroll
+        for (int j = 0; j < T::BN / 64; ++j)
+          tma_load_3d(b + j * 64 * 128, map_b, bar, tile.n0 + j * 64, kb * T::BK, 0);
+        ring.advance();
+      }
+    }
+  }
+};
+
+// kATransposed: A is MN-major in shared memory (tn's A, rows of k: the grouped schedule's K form).
+template <class T, bool kBTransposed, bool kATransposed = false>
 struct Consumer {
   using Acc = float[T::kAccumulators];
   static constexpr int kFloat4s = T::kAccumulators / 4;  // per thread, in a slot
@@ -341,18 +420,23 @@ struct Consumer {
   // first step starts the accumulators afresh.
   static __device__ __forceinline__ void mma_k_block(Acc& acc, uint32_t stage, int warpgroup,
                                                      bool first) {
-    const uint32_t a = stage + warpgroup * 64 * 128;  // this warpgroup's 64 rows of A
+    // This warpgroup's 64 rows of A: 64 rows of 64 k (K-major), or one {64 m, 64 k-rows} box
+    // (MN-major); 8 KiB either way.
+    const uint32_t a = stage + warpgroup * 64 * 128;
     const uint32_t b = stage + T::kABytes;
 #pragma unroll
     for (int kk = 0; kk < T::BK / 16; ++kk) {
-      const uint64_t desc_a = matrix_descriptor(a + kk * 32, 16, 1024);
+      // MN-major A as nn's B: the k16 step is 16 k-rows (2048 B) down, SBO the next 8 k-rows; LBO
+      // (the next 64 m) lies outside a wgmma's 64 rows, set as B's for form.
+      const uint64_t desc_a = kATransposed ? matrix_descriptor(a + kk * 2048, 8192, 1024)
+                                           : matrix_descriptor(a + kk * 32, 16, 1024);
       const uint64_t desc_b = kBTransposed ? matrix_descriptor(b + kk * 32, 16, 1024)
                                            : matrix_descriptor(b + kk * 2048, 8192, 1024);
       const int scale_d = first && kk == 0 ? 0 : 1;
       if constexpr (T::BN == 256)
-        wgmma_m64n256<kBTransposed ? 0 : 1>(acc, desc_a, desc_b, scale_d);
+        wgmma_m64n256<kBTransposed ? 0 : 1, kATransposed ? 1 : 0>(acc, desc_a, desc_b, scale_d);
       else
-        wgmma_m64n128<kBTransposed ? 0 : 1>(acc, desc_a, desc_b, scale_d);
+        wgmma_m64n128<kBTransposed ? 0 : 1, kATransposed ? 1 : 0>(acc, desc_a, desc_b, scale_d);
     }
   }
 
@@ -470,10 +554,10 @@ struct Consumer {
   // Consumer warpgroup `warpgroup` (0 or 1): per segment the mainloop, then the epilogue: a
   // stream-K contributor publishes its partial; an owner first adds the others' partials; whole
   // tiles and owners store C.
-  template <class TileOf>
+  template <class TileOf, class Walk>
   static __device__ __forceinline__ void run(const GemmArgs& args, const schedule::Plan& plan,
                                              float4* partials, int* flags,
-                                             const SharedStorage<T>& smem, Segments& segments,
+                                             const SharedStorage<T>& smem, Walk& segments,
                                              int rank, int warpgroup, const TileOf& tile_of) {
     const int consumer_thread = int(threadIdx.x) - 128;
     Acc acc;
@@ -574,6 +658,42 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #endif
 }
 
+// The grouped schedule's K form (tn: A_g stored K_g x M, B_g stored K_g x N, every group's M, N
+// equal; one CTA a cluster): persistent over `groups`' tiles (make_group_table_k: every group has
+// the same tiles), each tile running its group's ceil(K_g / 64) K-blocks. maps: 2 per group in
+// global memory (ProducerK). A is MN-major in shared memory (wgmma's transpose-A bit), B as nn's.
+// C: args.c, every group's M x N block stacked (group g's rows from g x M; args.stride_c 0), stored
+// up to the group's end. No stream-K.
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    gemm_grouped_k(const CUtensorMap* maps, GemmArgs args, schedule::Plan plan,
+                   const __grid_constant__ GroupTable groups) {
+  static_assert(T::CLUSTER == 1, "a cluster's CTAs share B, which two groups do not");
+  static_assert(T::BM == 2 * 64, "A: one {64 m, 64 k} box per consumer warpgroup");
+#if SHAPESCOPE_SM90A
+  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
+  const SharedStorage<T> smem(wgmma_tma_smem);
+  const int warpgroup = int(threadIdx.x) / 128;
+  if (threadIdx.x == 0) smem.init_barriers();
+  __syncthreads();
+
+  GroupKSegments<T> segments(plan, int(blockIdx.x), groups);
+  if (warpgroup == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) ProducerK<T>::run(maps, groups, plan, smem, segments);
+  } else {
+    setmaxnreg_inc<232>();
+    // C is one matrix of all groups' rows: its "batch" is 0.
+    const auto c_tile = [&](const schedule::Segment& s) {
+      const GroupTile g = groups.tile_k<T::BM, T::BN>(s.tile);
+      return schedule::TileCoord{g.m0, g.n0, 0, g.m_end};
+    };
+    Consumer<T, false, true>::run(args, plan, nullptr, nullptr, smem, segments, 0, warpgroup - 1,
+                                  c_tile);
+  }
+#endif
+}
+
 // ---- Host side ---------------------------------------------------------------------------------
 
 // cuTensorMapEncodeTiled is a driver API function; the runtime hands out its address, so that
@@ -639,17 +759,22 @@ struct LaunchConfig {
   }
 };
 
-// Once per device and kernel (gemm, or gemm_grouped when kGrouped): opt in to the dynamic shared
-// memory and count the clusters that fit on the GPU at once (cudaOccupancyMaxActiveClusters: one
-// CTA per SM, and a cluster's CTAs in one GPC) for the persistent, stream-K and grouped grids.
-template <class T, bool kBTransposed, bool kGrouped = false>
+// The kernel of tiling T that a launch runs: gemm, gemm_grouped or gemm_grouped_k.
+enum class KernelKind { kGemm, kGrouped, kGroupedK };
+
+// Once per device and kernel: opt in to the dynamic shared memory and count the clusters that fit
+// on the GPU at once (cudaOccupancyMaxActiveClusters: one CTA per SM, and a cluster's CTAs in one
+// GPC) for the persistent, stream-K and grouped grids.
+template <class T, bool kBTransposed, KernelKind kKind = KernelKind::kGemm>
 int resident_clusters() {
   static std::mutex mutex;
   static std::vector<int> per_device;  // 0: not set up yet on that device
   return schedule::once_per_device(mutex, per_device, [](int) {
     const void* kernel = nullptr;
-    if constexpr (kGrouped)
+    if constexpr (kKind == KernelKind::kGrouped)
       kernel = reinterpret_cast<const void*>(gemm_grouped<T, kBTransposed>);
+    else if constexpr (kKind == KernelKind::kGroupedK)
+      kernel = reinterpret_cast<const void*>(gemm_grouped_k<T>);
     else
       kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
     CHECK_CUDA(
@@ -716,7 +841,7 @@ schedule::Plan grouped_plan(const GemmArgs& args, const GroupTable& groups) {
   plan.tiles_n = groups.tiles_n;
   plan.tiles = groups.tiles();
   plan.k_blocks = (args.k + T::BK - 1) / T::BK;
-  plan.ctas = std::min(plan.tiles, resident_clusters<T, kBTransposed, true>());
+  plan.ctas = std::min(plan.tiles, resident_clusters<T, kBTransposed, KernelKind::kGrouped>());
   return plan;
 }
 
@@ -735,6 +860,42 @@ void launch_grouped(const GemmArgs& args, const GroupTable& groups, cudaStream_t
   const LaunchConfig<T> launch(plan.ctas, stream);
   CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm_grouped<T, kBTransposed>, map_a, map_b, args,
                                 plan, groups));
+  CHECK_CUDA(cudaGetLastError());
+}
+
+// The K form (tn, groups differ in K; make_group_table_k): the TMA maps of every group, 2 a group
+// (A_g as {M, K_g} of rows lda apart from args.a + row_start[g] x lda, B_g as {N, K_g} from args.b +
+// row_start[g] x ldb: the registry's unsupported() checked that the groups' K rows stack), boxes
+// of 64 x 64 (A: the rows of one consumer warpgroup; B: as nn's). The caller copies them to the
+// device once (kernels::prepare_launch) and hands them to every launch.
+template <class T>
+std::vector<CUtensorMap> grouped_k_maps(const GemmArgs& args, const GroupTable& groups) {
+  std::vector<CUtensorMap> maps;
+  maps.reserve(size_t(groups.count) * 2);
+  for (int g = 0; g < groups.count; ++g) {
+    const int64_t first = groups.row_start[g], k = groups.k(g);
+    maps.push_back(tensor_map(args.a + first * args.lda, k, args.m, args.lda, 0, 1, 64));
+    maps.push_back(tensor_map(args.b + first * args.ldb, k, args.n, args.ldb, 0, 1, 64));
+  }
+  return maps;
+}
+
+// A K-form grouped call: args.c the shared C buffer (every group's M x N block after the previous
+// one's, rows ldc apart), args.m, args.n every group's; maps the device copy of grouped_k_maps().
+// The plan's k_blocks is the largest group's (each tile runs its own group's).
+template <class T>
+void launch_grouped_k(const GemmArgs& args, const GroupTable& groups, const void* maps,
+                      cudaStream_t stream) {
+  schedule::Plan plan;
+  plan.tiles_n = groups.tiles_n;
+  plan.tiles = groups.tiles();
+  int k = 1;
+  for (int g = 0; g < groups.count; ++g) k = std::max(k, groups.k(g));
+  plan.k_blocks = (k + T::BK - 1) / T::BK;
+  plan.ctas = std::min(plan.tiles, resident_clusters<T, false, KernelKind::kGroupedK>());
+  const LaunchConfig<T> launch(plan.ctas, stream);
+  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm_grouped_k<T>,
+                                static_cast<const CUtensorMap*>(maps), args, plan, groups));
   CHECK_CUDA(cudaGetLastError());
 }
 

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/check.hpp"
 #include "common/error.hpp"
@@ -30,6 +32,11 @@ using WorkspaceSize = int64_t (*)(const GemmArgs& args, int batch);
 // The grouped schedule's: the shared buffers and the groups' table (kernels/group_table.hpp).
 using GroupedLauncher = void (*)(const GemmArgs& args, const GroupTable& groups,
                                  cudaStream_t stream);
+// The grouped schedule's K form (tn): its groups' TMA maps, made on the host, and the launcher that
+// takes their device copy.
+using GroupedKMaps = std::vector<CUtensorMap> (*)(const GemmArgs& args, const GroupTable& groups);
+using GroupedKLauncher = void (*)(const GemmArgs& args, const GroupTable& groups, const void* maps,
+                                  cudaStream_t stream);
 
 // A variant's launchers and kernels, nn and nt.
 struct Entry {
@@ -42,6 +49,9 @@ struct Entry {
   WorkspaceSize workspace_nn = nullptr, workspace_nt = nullptr;
   // Set instead of the others by the grouped schedule.
   GroupedLauncher grouped_launch_nn = nullptr, grouped_launch_nt = nullptr;
+  GroupedKMaps grouped_k_maps = nullptr;  // tn
+  GroupedKLauncher grouped_launch_tn = nullptr;
+  const void* kernel_tn = nullptr;
 };
 
 template <typename Kernel>
@@ -114,6 +124,9 @@ Entry wgmma_tma_grouped_entry() {
           address(wt::gemm_grouped<T, true>), T::kSmemBytes};
   e.grouped_launch_nn = wt::launch_grouped<T, false>;
   e.grouped_launch_nt = wt::launch_grouped<T, true>;
+  e.grouped_k_maps = wt::grouped_k_maps<T>;
+  e.grouped_launch_tn = wt::launch_grouped_k<T>;
+  e.kernel_tn = address(wt::gemm_grouped_k<T>);
   return e;
 }
 
@@ -199,11 +212,22 @@ GemmArgs grouped_args(const Problem& p, const void* a, const void* b, void* c) {
   return args;
 }
 
+// The K form (tn, unsupported() let through only groups that differ in K): the shared buffers, every
+// group's M and N; the groups' K rows of A and B stack, their C blocks too (group g's rows from g x M).
+GemmArgs grouped_k_args(const Problem& p, const void* a, const void* b, void* c) {
+  GemmArgs args = gemm_args(p.group(0), a, b, c);
+  args.stride_a = 0;
+  args.stride_b = 0;
+  args.stride_c = 0;
+  return args;
+}
+
 GroupTable group_table(const Problem& p, const Variant& v) {
-  std::vector<int64_t> rows;
-  rows.reserve(p.groups.size());
-  for (const GroupShape& g : p.groups) rows.push_back(g.m);
-  return make_group_table(rows, int(p.n), v.bm, v.bn);
+  std::vector<int64_t> sizes;  // M per group, or K (tn)
+  sizes.reserve(p.groups.size());
+  for (const GroupShape& g : p.groups) sizes.push_back(p.layout == Layout::kTN ? g.k : g.m);
+  if (p.layout == Layout::kTN) return make_group_table_k(sizes, int(p.m), int(p.n), v.bm, v.bn);
+  return make_group_table(sizes, int(p.n), v.bm, v.bn);
 }
 
 // The variant's entry, after checking that it can run the problem (a caller's bug otherwise).
@@ -221,8 +245,33 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
   launch(v, p, a, b, c, stream, nullptr, 0);
 }
 
+LaunchData::~LaunchData() {
+  if (device != nullptr) cudaFree(device);  // (no throw from a destructor)
+}
+
+std::unique_ptr<LaunchData> prepare_launch(const Variant& v, const Problem& p, const void* a,
+                                           const void* b) {
+  const Entry& e = checked_entry(v, p);
+  if (e.grouped_k_maps == nullptr || p.layout != Layout::kTN) return nullptr;
+  const std::vector<CUtensorMap> maps =
+      e.grouped_k_maps(grouped_k_args(p, a, b, nullptr), group_table(p, v));
+  auto data = std::make_unique<LaunchData>();
+  data->bytes = int64_t(maps.size() * sizeof(CUtensorMap));
+  data->a = a;
+  data->b = b;
+  // cudaMalloc aligns to 256 B; TMA wants its maps 64-byte aligned (CUtensorMap's alignas(64)).
+  CHECK_CUDA(cudaMalloc(&data->device, size_t(data->bytes)));
+  CHECK_CUDA(cudaMemcpy(data->device, maps.data(), size_t(data->bytes), cudaMemcpyHostToDevice));
+  return data;
+}
+
 void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
             void* stream, void* workspace, int64_t workspace_bytes) {
+  launch(v, p, a, b, c, stream, workspace, workspace_bytes, nullptr);
+}
+
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream, void* workspace, int64_t workspace_bytes, const LaunchData* data) {
   const Entry& e = checked_entry(v, p);
   // unsupported() checked the offsets; this catches a caller whose buffers are not cudaMalloc'ed.
   if (loads_16_byte_chunks(v) &&
@@ -230,6 +279,14 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
     throw Error(ExitCode::kInternal,
                 "kernels::launch(" + v.key() + "): A and B must start on 16-byte boundaries");
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (e.grouped_launch_tn != nullptr && p.layout == Layout::kTN) {
+    if (data == nullptr || data->device == nullptr || data->a != a || data->b != b)
+      throw Error(ExitCode::kInternal,
+                  "kernels::launch(" + v.key() + "): a tn grouped call needs the LaunchData that "
+                  "kernels::prepare_launch() made for these operands");
+    e.grouped_launch_tn(grouped_k_args(p, a, b, c), group_table(p, v), data->device, s);
+    return;
+  }
   if (e.grouped_launch_nn != nullptr) {
     // (unsupported() let only grouped calls through)
     const GroupedLauncher run = p.b_transposed() ? e.grouped_launch_nt : e.grouped_launch_nn;
@@ -277,7 +334,9 @@ std::string missing_code(const Variant& v) {
 KernelAttributes kernel_attributes(const Variant& v, Layout layout) {
   const Entry& e = entry_for(v);
   cudaFuncAttributes attr{};
-  CHECK_CUDA(cudaFuncGetAttributes(&attr, layout == Layout::kNT ? e.kernel_nt : e.kernel_nn));
+  const void* kernel = layout == Layout::kNT ? e.kernel_nt : e.kernel_nn;
+  if (layout == Layout::kTN && e.kernel_tn != nullptr) kernel = e.kernel_tn;
+  CHECK_CUDA(cudaFuncGetAttributes(&attr, kernel));
   KernelAttributes out;
   out.max_threads_per_block = attr.maxThreadsPerBlock;
   out.static_smem_bytes = int64_t(attr.sharedSizeBytes);

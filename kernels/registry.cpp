@@ -106,20 +106,41 @@ std::string unsupported_gpu(const Variant& v, int cc) {
 
 namespace {
 
-// The grouped schedule's rules (after the dtype and the GPU): an MoE layer's forward or input-gradient
-// call, whose groups differ in M only. With every group's N, K, lda, ldb, ldc equal and lda, ldb, ldc
-// multiples of 8 elements, each group's operands are whole 16-byte units, so Problem's starts need
-// no rounding: A's and C's rows of group g follow group g - 1's (one matrix of all rows, what the
-// kernel reads and writes) and B's groups lie stride_b() apart.
-std::string unsupported_grouped(const std::string& name, const Problem& p) {
-  if (!p.grouped()) return fmt::format("{} (grouped) runs grouped calls only", name);
-  if (p.layout != Layout::kNN && p.layout != Layout::kNT)
-    return fmt::format("{} (grouped) runs layouts nn and nt only (an MoE layer's forward and "
-                       "input-gradient calls; not the weight gradient's tn, K per group)",
+// The weight-gradient form (tn, kernels/group_table.hpp's K form): every group's M, N, lda, ldb, ldc
+// equal, K >= 1 per group. With lda, ldb, ldc multiples of 8, group g's A and B rows (K_g each)
+// follow group g - 1's and its C block (M rows) follows group g - 1's: the kernel's per-group maps
+// start at the stacked K row, its C is one matrix of count x M rows.
+std::string unsupported_grouped_k(const std::string& name, const Problem& p) {
+  const GroupShape& first = p.groups.front();
+  int64_t k_rows = 0;
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    const GroupShape& s = p.groups[g];
+    if (s.m != first.m || s.n != first.n || s.lda != first.lda || s.ldb != first.ldb ||
+        s.ldc != first.ldc)
+      return fmt::format("{} (grouped) tn needs every group's M, N, lda, ldb, ldc equal (K may "
+                         "differ); group {} is {}x{}x{} ld {} {} {}, group 0 {}x{}x{} ld {} {} {}",
+                         name, g, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, first.m, first.n, first.k,
+                         first.lda, first.ldb, first.ldc);
+    if (s.k < 1) return fmt::format("{} (grouped) needs K >= 1 in every group", name);
+    k_rows += s.k;
+  }
+  if (first.m < 1 || first.n < 1) return fmt::format("{} (grouped) needs M, N >= 1", name);
+  const int64_t groups = int64_t(p.groups.size());
+  // (at most: BM is 128, BN 128 or 256)
+  const int64_t tiles = (first.m + 127) / 128 * ((first.n + 127) / 128) * groups;
+  if (k_rows > INT_MAX || first.n > INT_MAX || first.m * groups > INT_MAX || tiles > INT_MAX)
+    return fmt::format("{} (grouped) needs all groups' K, all groups' C rows, N and tiles below "
+                       "2^31",
                        name);
-  if (p.groups.size() > size_t(GroupTable::kMaxGroups))
-    return fmt::format("{} (grouped) runs up to {} groups; this call has {}", name,
-                       GroupTable::kMaxGroups, p.groups.size());
+  return "";
+}
+
+// The forward and input-gradient form (nn, nt): groups differ in M only. With every group's N, K,
+// lda, ldb, ldc equal and lda, ldb, ldc multiples of 8 elements, each group's operands are whole
+// 16-byte units, so Problem's starts need no rounding: A's and C's rows of group g follow group
+// g - 1's (one matrix of all rows, what the kernel reads and writes) and B's groups lie stride_b()
+// apart.
+std::string unsupported_grouped_m(const std::string& name, const Problem& p) {
   const GroupShape& first = p.groups.front();
   int64_t rows = 0, tiles = 0;
   for (size_t g = 0; g < p.groups.size(); ++g) {
@@ -138,6 +159,23 @@ std::string unsupported_grouped(const std::string& name, const Problem& p) {
   tiles *= (first.n + 127) / 128;  // (at most: BN is 128 or 256)
   if (rows > INT_MAX || first.n > INT_MAX || first.k > INT_MAX || tiles > INT_MAX)
     return fmt::format("{} (grouped) needs all groups' rows, N, K and tiles below 2^31", name);
+  return "";
+}
+
+// The grouped schedule's rules (after the dtype and the GPU): an MoE layer's grouped calls.
+std::string unsupported_grouped(const std::string& name, const Problem& p) {
+  if (!p.grouped()) return fmt::format("{} (grouped) runs grouped calls only", name);
+  if (p.layout == Layout::kTT)
+    return fmt::format("{} (grouped) runs layouts nn and nt (groups that differ in M: an MoE "
+                       "layer's forward and input-gradient calls) and tn (groups that differ in "
+                       "K: its weight gradient), not tt",
+                       name);
+  if (p.groups.size() > size_t(GroupTable::kMaxGroups))
+    return fmt::format("{} (grouped) runs up to {} groups; this call has {}", name,
+                       GroupTable::kMaxGroups, p.groups.size());
+  const std::string why =
+      p.layout == Layout::kTN ? unsupported_grouped_k(name, p) : unsupported_grouped_m(name, p);
+  if (!why.empty()) return why;
   if (p.lda < p.a_cols() || p.ldb < p.b_cols() || p.ldc < p.n)
     return fmt::format("{} needs lda >= {}, ldb >= {}, ldc >= {} (got {}, {}, {})", name,
                        p.a_cols(), p.b_cols(), p.n, p.lda, p.ldb, p.ldc);

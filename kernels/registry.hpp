@@ -3,16 +3,20 @@
 // kernel_attributes() live in the GPU library (launch.cu), next to the kernels they dispatch to.
 //
 // Every variant computes C = A @ B (row-major, beta = 0) in bf16 with fp32 accumulation and
-// bf16 output, for layouts nn and nt, any M, N, K >= 1 and strided batches. 01-03 take any
+// bf16 output, for layouts nn and nt, any M, N, K >= 1 and strided batches (the grouped schedule
+// also tn, below). 01-03 take any
 // leading dimensions and offsets (element-wise loads with bounds checks); 04 (cp.async) and 05
 // (TMA) load 16-byte chunks and need lda, ldb and A's and B's offsets to be multiples of 8
 // elements; 05 runs on compute capability 9.0 only (sm_90a). unsupported() says what each variant
 // cannot run. The stream-K schedules also need a workspace (workspace_bytes()). 05's grouped
 // schedule (key "05_wgmma_tma:<BMxBN>:grouped") runs grouped calls only (Problem::groups, launched on
 // the whole shared buffers: each group's operands after the previous group's), and every other
-// variant single GEMMs only.
+// variant single GEMMs only: an MoE layer's forward and input-gradient calls (nn, nt; groups differ
+// in M) and its weight-gradient call (tn; groups differ in K). The tn form reads per-group TMA maps
+// from device memory that prepare_launch() makes once per prepared call (LaunchData).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +60,25 @@ std::string unsupported_gpu(const Variant& v, int cc);
 // the offsets; launch() the pointers, which cudaMalloc aligns to 256 B).
 bool loads_16_byte_chunks(const Variant& v);
 
+// What a launch needs on the device besides the operands and the workspace, made once when a call is
+// prepared (prepare_launch) and owned by it: the grouped schedule's tn form keeps its groups' TMA
+// maps there (2 x 128 B a group). Freed (cudaFree) by the destructor, defined in launch.cu.
+struct LaunchData {
+  LaunchData() = default;
+  LaunchData(const LaunchData&) = delete;
+  LaunchData& operator=(const LaunchData&) = delete;
+  ~LaunchData();
+  void* device = nullptr;  // cudaMalloc'ed
+  int64_t bytes = 0;
+  const void* a = nullptr;  // the operands it was made for (launch() checks them)
+  const void* b = nullptr;
+};
+// The variant's LaunchData for the problem on these operands (as launch() gets them), or null when
+// its launches need none (every variant but the grouped schedule's tn form). Allocates and copies
+// (synchronously): call outside graph captures. Throws like launch(). Defined in launch.cu.
+std::unique_ptr<LaunchData> prepare_launch(const Variant& v, const Problem& p, const void* a,
+                                           const void* b);
+
 // Launch on `stream` (a cudaStream_t passed as void*). a, b, c point at the operands' first
 // elements (offsets already applied); strides from the Problem (lda/ldb/ldc, stride_a() ... for
 // batches). C = A @ B (beta = 0), fp32 accumulation, bf16 output. Throws shapescope::Error:
@@ -70,6 +93,11 @@ void launch(const Variant& v, const Problem& p, const void* a, const void* b, vo
 // time: stream-K zeroes its flags (cudaMemsetAsync on `stream`) before each kernel.
 void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
             void* stream, void* workspace, int64_t workspace_bytes);
+// The same with the call's LaunchData (prepare_launch(v, p, a, b); null where it made none).
+// Throws Error(kInternal) when the variant needs LaunchData and gets none, or one made for other
+// operands. Enqueues the kernel only: capturable into a CUDA graph.
+void launch(const Variant& v, const Problem& p, const void* a, const void* b, void* c,
+            void* stream, void* workspace, int64_t workspace_bytes, const LaunchData* data);
 // Bytes of workspace launch() needs for the problem on the current device (0: none). Stream-K:
 // one BM x BN fp32 slot and one flag per CTA of its grid (SMs x resident CTAs per SM, fewer for
 // small problems). Throws like launch() when unsupported(v, p, v.min_sm) is not empty, and
@@ -83,7 +111,8 @@ int64_t workspace_bytes(const Variant& v, const Problem& p);
 // run. Reads cudaFuncGetAttributes (ptxVersion). Defined in launch.cu.
 std::string missing_code(const Variant& v);
 
-// What the compiler made of the variant's kernel for `layout` (nn or nt) on the current device
+// What the compiler made of the variant's kernel for `layout` (nn or nt; tn: the grouped
+// schedule's K form, nn's kernel for every other variant) on the current device
 // (cudaFuncGetAttributes): lets tests check the registry's threads and smem_bytes against the
 // kernels, and reports registers per thread for occupancy. Defined in launch.cu.
 struct KernelAttributes {

@@ -15,12 +15,14 @@ class CustomCall : public GemmCall {
  public:
   CustomCall(const kernels::Variant& variant, const Problem& problem, const DeviceBuffers& buffers)
       : variant_(variant), problem_(problem), pointers_(operand_pointers(problem, buffers)),
-        workspace_(buffers.workspace), workspace_bytes_(buffers.workspace_bytes) {}
+        workspace_(buffers.workspace), workspace_bytes_(buffers.workspace_bytes),
+        data_(kernels::prepare_launch(variant, problem, pointers_.a, pointers_.b)) {}
   void enqueue(cudaStream_t stream) override {
     // Stream-K keeps partials and flags in the shared workspace; the calls run one at a time on
-    // one stream, so no two use it at once.
+    // one stream, so no two use it at once. data_: what the launch reads on the device besides the
+    // operands (a tn grouped call's TMA maps), made here once; enqueue only launches.
     kernels::launch(variant_, problem_, pointers_.a, pointers_.b, pointers_.c, stream, workspace_,
-                    workspace_bytes_);
+                    workspace_bytes_, data_.get());
   }
 
  private:
@@ -29,6 +31,7 @@ class CustomCall : public GemmCall {
   OperandPointers pointers_;
   void* workspace_;
   int64_t workspace_bytes_;
+  std::unique_ptr<kernels::LaunchData> data_;  // null for most variants
 };
 
 }  // namespace

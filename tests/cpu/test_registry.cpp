@@ -494,12 +494,11 @@ TEST(Registry, GroupedNeedsAnMoeCallOfStackedRows) {
   Problem p = moe_call(kUneven, 1408, 2048, Layout::kNN);
   p.dtype = DType::kFp16;
   EXPECT_EQ(unsupported(v, p, 90), "05_wgmma_tma runs bf16 only");
-  // The weight gradient: tn, K per group.
-  std::vector<Problem> wgrad;
-  for (int64_t m : kUneven) wgrad.push_back(bf16_problem(2048, 1408, m, Layout::kTN));
-  EXPECT_EQ(unsupported(v, grouped_problem(wgrad), 90),
-            "05_wgmma_tma (grouped) runs layouts nn and nt only (an MoE layer's forward and "
-            "input-gradient calls; not the weight gradient's tn, K per group)");
+  // tt is no MoE call.
+  EXPECT_EQ(unsupported(v, moe_call(kUneven, 256, 64, Layout::kTT), 90),
+            "05_wgmma_tma (grouped) runs layouts nn and nt (groups that differ in M: an MoE "
+            "layer's forward and input-gradient calls) and tn (groups that differ in K: its weight "
+            "gradient), not tt");
   // Groups that differ in more than M.
   std::vector<Problem> mixed = {bf16_problem(64, 256, 128), bf16_problem(64, 128, 128)};
   EXPECT_EQ(unsupported(v, grouped_problem(mixed), 90),
@@ -518,6 +517,50 @@ TEST(Registry, GroupedNeedsAnMoeCallOfStackedRows) {
   EXPECT_EQ(unsupported(v, moe_call(std::vector<int64_t>(1024, 8), 256, 64, Layout::kNT), 90), "");
 }
 
+// An MoE layer's weight-gradient call: tn, M x N per group, `k` tokens per expert (A_g stored K_g x M,
+// B_g K_g x N), packed.
+Problem wgrad_call(const std::vector<int64_t>& k, int64_t m, int64_t n) {
+  std::vector<Problem> groups;
+  for (int64_t kg : k) groups.push_back(bf16_problem(m, n, kg, Layout::kTN));
+  Problem p = grouped_problem(groups);
+  // (grouped_problem() keeps a single problem as it is: a grouped call of one group is written so)
+  if (!p.grouped()) p.groups = {GroupShape{p.m, p.n, p.k, p.lda, p.ldb, p.ldc}};
+  return p;
+}
+
+TEST(Registry, GroupedRunsTheWeightGradientsTnCalls) {
+  for (const char* key : {"05_wgmma_tma:128x256:grouped", "05_wgmma_tma:128x128:grouped"}) {
+    const Variant& v = variant(key);
+    EXPECT_EQ(unsupported(v, wgrad_call(kUneven, 2048, 1408), 90), "") << key;
+    EXPECT_EQ(unsupported(v, wgrad_call(std::vector<int64_t>(60, 137), 2816, 2048), 90), "") << key;
+    EXPECT_EQ(unsupported(v, wgrad_call({1, 63, 64, 65, 137}, 200, 72), 90), "") << key;
+    EXPECT_EQ(unsupported(v, wgrad_call({1}, 8, 8), 90), "") << key << " one group of K 1";
+    EXPECT_EQ(unsupported(v, wgrad_call(kUneven, 2048, 1408), 80),
+              "05_wgmma_tma needs compute capability 9.0 exactly (sm_90a code); this GPU is 8.0");
+  }
+  const Variant& v = variant("05_wgmma_tma:128x256:grouped");
+  // Groups that differ in M (or N): not the weight gradient's form.
+  std::vector<Problem> mixed = {bf16_problem(256, 128, 64, Layout::kTN),
+                                bf16_problem(128, 128, 64, Layout::kTN)};
+  EXPECT_EQ(unsupported(v, grouped_problem(mixed), 90),
+            "05_wgmma_tma (grouped) tn needs every group's M, N, lda, ldb, ldc equal (K may "
+            "differ); group 1 is 128x128x64 ld 128 128 128, group 0 256x128x64 ld 256 128 128");
+  // M = 100 (lda) or N = 100 (ldb, ldc) are not whole 16-byte chunks; K = 3 is fine.
+  EXPECT_EQ(unsupported(v, wgrad_call({3, 5}, 100, 256), 90),
+            "05_wgmma_tma (grouped) needs lda, ldb and ldc that are multiples of 8 elements (rows "
+            "of 16-byte chunks, the groups' rows stacked); got 100, 256, 256");
+  EXPECT_EQ(unsupported(v, wgrad_call({3, 5}, 256, 100), 90),
+            "05_wgmma_tma (grouped) needs lda, ldb and ldc that are multiples of 8 elements (rows "
+            "of 16-byte chunks, the groups' rows stacked); got 256, 100, 100");
+  EXPECT_EQ(unsupported(v, wgrad_call(std::vector<int64_t>(1025, 8), 256, 64), 90),
+            "05_wgmma_tma (grouped) runs up to 1024 groups; this call has 1025");
+  EXPECT_EQ(unsupported(v, wgrad_call(std::vector<int64_t>(1024, 8), 256, 64), 90), "");
+  // All groups' C rows are one matrix the kernel indexes with int.
+  EXPECT_EQ(unsupported(v, wgrad_call(std::vector<int64_t>(1024, 8), int64_t(1) << 21, 64), 90),
+            "05_wgmma_tma (grouped) needs all groups' K, all groups' C rows, N and tiles below "
+            "2^31");
+}
+
 // What the kernel assumes of a call the registry lets through: A's and C's groups are the rows of
 // one matrix, B's lie one stride apart (kernels/launch.cu's grouped_args).
 TEST(Registry, GroupedCallsTheRegistryTakesHaveStackedRows) {
@@ -534,6 +577,19 @@ TEST(Registry, GroupedCallsTheRegistryTakesHaveStackedRows) {
         rows += p.groups[g].m;
       }
     }
+  // tn (K per group): A's and B's groups are the stacked K rows of one matrix each, C's groups M x N
+  // blocks one after the other (kernels/launch.cu's grouped_k_args, 05's grouped_k_maps).
+  for (const auto& [m, n] : {std::pair<int64_t, int64_t>{2816, 2048}, {200, 72}, {8, 8}}) {
+    const Problem p = wgrad_call(kUneven, m, n);
+    ASSERT_EQ(unsupported(v, p, 90), "");
+    int64_t k_rows = 0;
+    for (size_t g = 0; g < p.groups.size(); ++g) {
+      EXPECT_EQ(p.group_a_start(g), k_rows * p.lda) << g;
+      EXPECT_EQ(p.group_b_start(g), k_rows * p.ldb) << g;
+      EXPECT_EQ(p.group_c_start(g), int64_t(g) * m * p.ldc) << g;
+      k_rows += p.groups[g].k;
+    }
+  }
 }
 
 // The grouped schedule's tiles: group by group, along N then M inside a group, each tile's rows
@@ -572,6 +628,35 @@ TEST(GroupTable, MapsTilesToGroupsAndRows) {
     EXPECT_EQ(tile.m0, g);
     EXPECT_EQ(tile.m_end, g + 1);
   }
+}
+
+// The K form (tn): every group has the same tiles, along N then M; a tile's rows among all groups'
+// stacked C rows (group g's from g x M), its group's K from the stacked K rows.
+TEST(GroupTable, MapsTilesOfTheKFormToGroups) {
+  // M = 300: 3 tiles of 128 (the last 44 rows); N = 1408: 6 tiles of 256.
+  const GroupTable t = make_group_table_k({137, 1, 64}, 300, 1408, 128, 256);
+  EXPECT_EQ(t.count, 3);
+  EXPECT_EQ(t.m, 300);
+  EXPECT_EQ(t.tiles_n, 6);
+  EXPECT_EQ(t.tiles(), 3 * 3 * 6);
+  EXPECT_EQ(t.k(0), 137);
+  EXPECT_EQ(t.k(1), 1);
+  EXPECT_EQ(t.k(2), 64);
+  int expected = 0;
+  for (int g = 0; g < 3; ++g)
+    for (int m = 0; m < 3; ++m)
+      for (int n = 0; n < 6; ++n, ++expected) {
+        EXPECT_EQ(t.group_of_k(expected), g) << expected;
+        const GroupTile tile = t.tile_k<128, 256>(expected);
+        EXPECT_EQ(tile.group, g) << expected;
+        EXPECT_EQ(tile.m0, g * 300 + m * 128) << expected;
+        EXPECT_EQ(tile.n0, n * 256) << expected;
+        EXPECT_EQ(tile.m_end, (g + 1) * 300) << expected;
+      }
+  const GroupTable many = make_group_table_k(std::vector<int64_t>(GroupTable::kMaxGroups, 1), 8, 8, 128, 128);
+  EXPECT_EQ(many.tiles(), GroupTable::kMaxGroups);
+  const GroupTile last = many.tile_k<128, 128>(GroupTable::kMaxGroups - 1);
+  EXPECT_EQ(last.m0, (GroupTable::kMaxGroups - 1) * 8);
 }
 
 }  // namespace

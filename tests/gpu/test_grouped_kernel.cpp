@@ -1,6 +1,7 @@
 // Our grouped kernel (05_wgmma_tma's grouped schedule: one persistent launch over every group's
 // tiles) against cuBLAS: each group's C against cublasGemmEx of that group on the same operands,
-// for nn and nt, uneven groups (one row, 137 rows, tiles cut by a group's end) and small odd sizes;
+// for nn and nt, uneven groups (one row, 137 rows, tiles cut by a group's end) and small odd sizes,
+// and for the weight gradient's tn (K per group: 1, 63, 64, 65, 137 ... tokens; per-group TMA maps);
 // the measure pipeline's verification (against cublas_grouped) and timing of a grouped call; and
 // the graph capture the engine times it in. Needs an sm_90 GPU and a build with sm_90a code.
 #include <cuda_runtime_api.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iostream>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -63,6 +65,26 @@ std::vector<int64_t> uneven_60() {
   rows[7] = 137;
   rows[59] = 300;
   return rows;
+}
+
+// An MoE layer's weight-gradient call: k[g] tokens for expert g, an M x N gradient each (A_g stored
+// K_g x M, B_g K_g x N), packed bf16.
+Problem wgrad_call(const std::vector<int64_t>& k, int64_t m, int64_t n) {
+  std::vector<Problem> groups;
+  for (int64_t kg : k) groups.push_back(packed_problem(m, n, kg, Layout::kTN, DType::kBf16));
+  Problem p = grouped_problem(groups);
+  // (grouped_problem() keeps a single problem as it is: a grouped call of one group is written so)
+  if (!p.grouped()) p.groups = {GroupShape{p.m, p.n, p.k, p.lda, p.ldb, p.ldc}};
+  return p;
+}
+
+// 60 experts' tokens, 1 .. 300, with the K-block edges among them: 1, 63, 64, 65, 137 and 300.
+std::vector<int64_t> uneven_k_60() {
+  std::vector<int64_t> k = uneven_60();
+  k[10] = 63;
+  k[11] = 64;
+  k[12] = 65;
+  return k;
 }
 
 // Buffers for the problem: A and B random normal, C poisoned (NaN), so that a row the kernel skips fails.
@@ -142,11 +164,27 @@ TEST(GroupedKernel, EachGroupMatchesCublas) {
     }
 }
 
+// The weight gradient (tn): each tile runs its own group's K-blocks through that group's TMA maps,
+// which fill zeros past K_g (a group's last K-block must not add the next group's rows), past M and
+// past N; A is MN-major in shared memory (wgmma's transpose-A bit).
+TEST(GroupedKernel, WeightGradientTnEachGroupMatchesCublas) {
+  SKIP_WITHOUT_SM90();
+  for (const char* variant : kGroupedVariants) {
+    // Small M and N, 60 uneven groups: every K-block edge.
+    expect_matches_cublas(variant, wgrad_call(uneven_k_60(), 512, 384));
+    // Odd M and N (TMA's zero fill along M and N; C rows stored up to each group's M), K < 64.
+    expect_matches_cublas(variant, wgrad_call({1, 63, 64, 65, 137, 300, 2}, 200, 72));
+    // One group of K 1.
+    expect_matches_cublas(variant, wgrad_call({1}, 136, 264));
+    // Qwen1.5-MoE's two weight-gradient calls (60 experts).
+    expect_matches_cublas(variant, wgrad_call(uneven_k_60(), 2048, 1408));
+    expect_matches_cublas(variant, wgrad_call(uneven_k_60(), 2816, 2048));
+  }
+}
+
 // The engine times calls inside CUDA graphs: the grouped launch must capture (its group table is a
 // kernel parameter, baked into the graph) and the replay must write what the direct call wrote.
-TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
-  SKIP_WITHOUT_SM90();
-  const Problem p = moe_call({300, 17, 1024, 1}, 512, 256, Layout::kNT);
+void expect_capture_replays_direct_call(const Problem& p) {
   Buffers memory(p);
   auto custom = make_backend(BackendSpec(BackendKind::kCustom, kGroupedVariants[0]), memory.buf, 1);
   // measure() asks unsupported() first, which tells the backend the GPU's compute capability.
@@ -170,10 +208,19 @@ TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
   for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaGraphLaunch(exec, stream));
   CHECK_CUDA(cudaStreamSynchronize(stream));
   CHECK_CUDA(cudaMemcpy(replayed.data(), memory.buf.c, c_bytes, cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(direct == replayed) << "the graph replay wrote another C than the direct call";
+  EXPECT_TRUE(direct == replayed) << to_string(p.layout) << " " << p.shape_string()
+                                  << ": the graph replay wrote another C than the direct call";
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
+  SKIP_WITHOUT_SM90();
+  expect_capture_replays_direct_call(moe_call({300, 17, 1024, 1}, 512, 256, Layout::kNT));
+  // tn: the per-group TMA maps were copied to the device when the call was prepared; the captured
+  // launch reads them there.
+  expect_capture_replays_direct_call(wgrad_call({300, 17, 1024, 1, 64}, 512, 256));
 }
 
 struct TempStore {
@@ -218,6 +265,40 @@ TEST(GroupedKernel, MeasureVerifiesAndTimesAGroupedCall) {
     grouped_points += grouped_variant;
   }
   EXPECT_EQ(grouped_points, 2u) << "128x256 and 128x128 grouped on the grouped call";
+}
+
+// The weight gradient (tn) through measure(): verified against cublas_grouped, timed, stored.
+TEST(GroupedKernel, MeasureVerifiesAndTimesATnGroupedCall) {
+  SKIP_WITHOUT_SM90();
+  const DeviceContext device = query_device(0);
+  TempStore temp;
+  Store store(temp.path.string());
+  MeasureRequest request;
+  request.problems = {wgrad_call(uneven_k_60(), 2048, 1408)};
+  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
+  request.measure.samples = 5;
+  request.measure.warmup_ms = 0;
+  const MeasureOutcome outcome = measure(request, device, store, {}, nullptr);
+  EXPECT_TRUE(outcome.skipped.empty()) << outcome.skipped.front();
+  ASSERT_EQ(outcome.points.size(), 1u);
+  EXPECT_EQ(outcome.points[0].key.algo, kGroupedVariants[0]);
+  EXPECT_GT(outcome.points[0].result.timing.median_us, 0);
+}
+
+// The grouped kernels' (nn, nt: gemm_grouped; tn: gemm_grouped_k) shared memory is the registry's;
+// their registers and local memory (spills) are printed.
+TEST(GroupedKernel, RegistryMatchesTheCompiledKernels) {
+  SKIP_WITHOUT_SM90();
+  for (const char* key : kGroupedVariants)
+    for (Layout layout : {Layout::kNN, Layout::kNT, Layout::kTN}) {
+      const kernels::Variant* v = kernels::find_variant(key);
+      const kernels::KernelAttributes attr = kernels::kernel_attributes(*v, layout);
+      EXPECT_EQ(attr.static_smem_bytes, v->smem_bytes) << key;
+      EXPECT_EQ(attr.dynamic_smem_bytes, v->dynamic_smem_bytes) << key;
+      EXPECT_GE(attr.max_threads_per_block, v->threads) << key;
+      std::cerr << key << " " << to_string(layout) << ": " << attr.registers_per_thread
+                << " registers/thread, " << attr.local_bytes_per_thread << " B local memory/thread\n";
+    }
 }
 
 }  // namespace
