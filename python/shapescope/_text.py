@@ -275,6 +275,8 @@ def profile_blocks(r):
         blocks.append(f"the unmapped ops' kernels take {us_or_ms(t.unmapped_trace_us)} per step, "
                       "not in the totals above")
     blocks += [f"note: {n}" for n in r.notes or []]
+    if r.clocks_note:
+        blocks.append(r.clocks_note)
     blocks += [f"skipped: {s}" for s in r.skipped or []]
     return blocks
 

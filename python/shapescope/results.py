@@ -537,6 +537,7 @@ class ProfileResult(_Result, Record):
     notes: Optional[List[str]] = None
     skipped: Optional[List[str]] = None
     fused_note: Optional[str] = None
+    clocks_note: Optional[str] = None       # sustained clocks well above the trace: --clocks burst
     what_ifs: Optional[WhatIfs] = None      # measured on a GPU only
 
     def to_pandas(self):

@@ -234,6 +234,28 @@ TEST_F(ProfileCli, Gpt2TraceAgainstItsOwnKernelTimes) {
   }
 }
 
+// Measured at sustained clocks and more than 5 % above the trace: one line says a step below the
+// power cap runs at boost clocks, which --clocks burst measures; within 5 % nothing is said.
+TEST_F(ProfileCli, WellAboveTheTraceAtSustainedClocksPointsToBurst) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
+  const std::string trace = std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.json";
+  const Workload w = load_torch_trace(trace, "t");
+  for (const double factor : {1.2, 1.02}) {
+    const std::string db = (dir_ / ("store-" + std::to_string(int(factor * 100)) + ".db")).string();
+    {
+      Store store(db);
+      for (const WorkloadGemm& g : w.gemms)
+        save(store, g.problems[0], BackendKind::kCublas, factor * *g.kernel_us / double(g.count));
+    }
+    const CliRun r = read_only("profile --trace " + trace + " --db " + db + " --no-verdict");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const bool said = r.out.find("clocks: measured at sustained clocks (held at the power limit), 20.0 % above the "
+                                 "trace;") != std::string::npos;
+    EXPECT_EQ(said, factor > 1.1) << r.out;
+    EXPECT_EQ(r.out.find("--clocks burst measures them there") != std::string::npos, factor > 1.1) << r.out;
+  }
+}
+
 // The issue a user hit: an H100 trace against a store measured on an H200 read "measured / trace =
 // 1.026" with no word that the GPUs differ. The first lines say so now, and the total names both.
 TEST_F(ProfileCli, ATraceFromAnotherGpuIsNamedFirst) {
