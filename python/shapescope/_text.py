@@ -254,12 +254,12 @@ def profile_blocks(r):
     for g in r.gemms:
         if (g.our_grouped_kernel_us is not None and g.grouped_call_us is not None
                 and g.per_group_loop_us is not None):
-            blocks.append(f"grouped {gemm_cell(g)}: our grouped kernel (05, persistent over the groups) "
+            blocks.append(f"{gemm_cell(g)}: our grouped kernel (05, persistent over the groups) "
                           f"{fixed(g.our_grouped_kernel_us, 1)} us, one cublasGemmGroupedBatchedEx call "
                           f"{fixed(g.grouped_call_us, 1)} us, its groups as a loop of GEMMs "
                           f"{fixed(g.per_group_loop_us, 1)} us; the table takes the fastest")
         elif g.grouped_call_us is not None and g.per_group_loop_us is not None:
-            blocks.append(f"grouped {gemm_cell(g)}: one cublasGemmGroupedBatchedEx call {fixed(g.grouped_call_us, 1)} "
+            blocks.append(f"{gemm_cell(g)}: one cublasGemmGroupedBatchedEx call {fixed(g.grouped_call_us, 1)} "
                           f"us, its groups as a loop of GEMMs {fixed(g.per_group_loop_us, 1)} us; the table takes the "
                           "faster")
         if g.median_us is None:

@@ -155,12 +155,12 @@ std::vector<std::string> list_lines(const ProfileResult& r) {
   std::vector<std::string> lines;
   for (const ProfileEntry& e : r.entries) {
     if (e.custom_us && e.grouped_us && e.loop_us)
-      lines.push_back(fmt::format("grouped {}: our grouped kernel (05, persistent over the groups) {} us, one "
+      lines.push_back(fmt::format("{}: our grouped kernel (05, persistent over the groups) {} us, one "
                                   "cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs {} us; the table "
                                   "takes the fastest",
                                   gemm_cell(r, e), fixed(*e.custom_us, 1), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1)));
     else if (e.grouped_us && e.loop_us)
-      lines.push_back(fmt::format("grouped {}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs "
+      lines.push_back(fmt::format("{}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs "
                                   "{} us; the table takes the faster",
                                   gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1)));
     if (!e.row.time) lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), to_string(e.row.backend)));

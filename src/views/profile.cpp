@@ -232,15 +232,28 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   std::map<size_t, const StoredPoint*> of_gemm;  // by the row's call (rows are reordered when ranked)
   for (size_t i = 0; i < rows.size(); ++i)
     if (points[i]) of_gemm[rows[i].gemm] = &*points[i];
-  // Our grouped kernel's point of a grouped call, from the same GPU and setup (the newest), if stored.
-  const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
-    const auto ours = our_grouped_kernel(r.problem, source.device.cc_major * 10 + source.device.cc_minor);
+  // A point of the same GPU and setup (the newest), if stored.
+  const auto newest_of = [&](BackendKind kind, const std::string& algo, const Problem& problem) -> const StoredPoint* {
     const StoredPoint* newest = nullptr;
     for (const StoredPoint& p : pool)
-      if (ours && !p.key.hot && p.key.backend == ours->kind && p.key.algo == ours->algo() && p.key.problem == r.problem &&
+      if (!p.key.hot && p.key.backend == kind && p.key.algo == algo && p.key.problem == problem &&
           same_setup(p.device, source.device) && (!newest || p.result.measured_at > newest->result.measured_at))
         newest = &p;
     return newest;
+  };
+  // Our grouped kernel's point of a grouped call, and its groups as a loop.
+  const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
+    const auto ours = our_grouped_kernel(r.problem, source.device.cc_major * 10 + source.device.cc_minor);
+    return ours ? newest_of(ours->kind, ours->algo(), r.problem) : nullptr;
+  };
+  const LoopOf loop_of = [&](const ProfileRow& r) -> std::optional<double> {
+    double sum = 0;
+    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
+      const StoredPoint* p = newest_of(request.backend, std::string(default_algo(request.backend)), r.problem.group(g));
+      if (!p) return std::nullopt;
+      sum += p->result.timing.median_us;
+    }
+    return sum;
   };
   fill_entries(
       result, std::move(rows), store,
@@ -248,7 +261,7 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
         const auto it = of_gemm.find(r.gemm);
         return it != of_gemm.end() ? it->second : nullptr;
       },
-      {}, ours_of);
+      loop_of, ours_of);
   result.stored = source;
   add_verdicts(result, nullptr, nullptr, nullptr);
   return result;

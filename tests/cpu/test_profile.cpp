@@ -204,6 +204,38 @@ TEST_F(ProfileCli, RanksTheStoredGemmsAndListsTheMissingOnes) {
   EXPECT_LT(text.out.find("4096x4096x4096 nt"), text.out.find("1024x1024x1024 nn"));
 }
 
+// From a store without a GPU, a grouped call's three times as they were measured: our grouped kernel,
+// one cublasGemmGroupedBatchedEx call, its groups as a loop of cuBLAS GEMMs; the table takes the fastest.
+TEST_F(ProfileCli, AGroupedCallFromTheStoreShowsItsThreeTimes) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
+  const std::string list = file("moe.csv",
+                                "m,n,k,layout,dtype,batch,count,name,group\n"
+                                "300,1024,512,nt,bf16,1,4,expert0,moe\n"
+                                "212,1024,512,nt,bf16,1,4,expert1,moe\n");
+  const Problem call = grouped_problem({nt(300, 1024, 512), nt(212, 1024, 512)});
+  {
+    Store store((dir_ / "store.db").string());
+    save(store, call, BackendKind::kCublasGrouped, 30);
+    save(store, nt(300, 1024, 512), BackendKind::kCublas, 12);
+    save(store, nt(212, 1024, 512), BackendKind::kCublas, 10);
+    PointResult ours;
+    ours.timing.median_us = ours.timing.min_us = ours.timing.max_us = ours.timing.q1_us = ours.timing.q3_us = 15;
+    ours.timing.samples = 10;
+    ours.measured_at = "2026-11-25T00:00:00Z";
+    ours.command = "fixture";
+    store.save_point(h100(), PointKey{BackendKind::kCustom, "05_wgmma_tma:128x256:grouped", call, false}, ours);
+  }
+  const CliRun r = read_only("profile --gemms " + list + " --db " + (dir_ / "store.db").string() + " --no-verdict");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ngrouped 2 x "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": our grouped kernel (05, persistent over the groups) 15.0 us, one cublasGemmGroupedBatchedEx "
+                       "call 30.0 us, its groups as a loop of GEMMs 22.0 us; the table takes the fastest"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("grouped grouped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GEMM time per step: 60.0 us measured"), std::string::npos) << r.out;  // 4 calls x 15 us
+}
+
 TEST_F(ProfileCli, Gpt2TraceAgainstItsOwnKernelTimes) {
   if (device_count() > 0) GTEST_SKIP() << "a GPU is present: profile would measure";
   const std::string trace = std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.json";
