@@ -1,6 +1,6 @@
 // The grouped schedule's table (kernels/05_wgmma_tma.cuh, Schedule::kGrouped): a grouped call's
-// groups as one list of output tiles, numbered group by group and, inside a group, as schedule.cuh
-// numbers a matrix's tiles (along N, then M). Two forms: groups that differ in M (an MoE layer's
+// groups as one list of output tiles, numbered group by group and, inside a group, along M or N
+// first (the M form: see tile()) or along N first (the K form). Two forms: groups that differ in M (an MoE layer's
 // forward and input-gradient calls, nn and nt: the same N and K, M rows each; make_group_table) and
 // groups that differ in K (its weight-gradient call, tn: the same M and N, K_g each;
 // make_group_table_k).
@@ -26,7 +26,7 @@ struct GroupTile {
 };
 
 struct GroupTable {
-  // 2 x 4 x 1025 + 12 B of kernel parameters (CUDA 12.1+ takes up to 32764 B of them).
+  // 2 x 4 x 1025 + 16 B of kernel parameters (CUDA 12.1+ takes up to 32764 B of them).
   static constexpr int kMaxGroups = 1024;
   int count = 0;    // groups, 1 .. kMaxGroups
   int tiles_n = 0;  // tiles along N (every group has the same N)
@@ -39,6 +39,8 @@ struct GroupTable {
   // group g's C rows are rows g x m .. g x m + m - 1 of one matrix of all groups' rows. (After the
   // arrays: the M form's kernels read the table at the offsets they had before the K form.)
   int m = 0;
+  // The M form: inside a group along M first (nt) or along N first (nn); see tile().
+  int along_m = 0;
 
   int tiles() const { return tile_start[count]; }
   int rows() const { return row_start[count]; }
@@ -57,11 +59,18 @@ struct GroupTable {
     return lo;
   }
 
+  // The M form, inside a group along M first when along_m (nt: the group's tiles of one block of B
+  // rows follow each other, so the CTAs that read it run at once and the second reads it from L2;
+  // along N, six groups' B, 11.5 MiB each at 2816 x 2048, were in flight: an H100 ran the call
+  // 1.25x slower), else along N first (nn, where B's columns are read in boxes of 64 and CTAs side by
+  // side along N share its rows: along M it ran 1.1x slower).
   template <int BM, int BN>
   SHAPESCOPE_HOST_DEVICE GroupTile tile(int t) const {
     const int g = group_of(t);
     const int local = t - tile_start[g];
-    return {row_start[g] + local / tiles_n * BM, local % tiles_n * BN, g, row_start[g + 1]};
+    const int tiles_m = (tile_start[g + 1] - tile_start[g]) / tiles_n;
+    const int mi = along_m ? local % tiles_m : local / tiles_n, ni = along_m ? local / tiles_m : local % tiles_n;
+    return {row_start[g] + mi * BM, ni * BN, g, row_start[g + 1]};
   }
 
   // The K form (m > 0): every group has tile_start[1] tiles, so tile t's group is a division.
@@ -80,8 +89,9 @@ struct GroupTable {
 
 // The table of groups of rows[g] rows each (each >= 1, at most kMaxGroups groups, totals below
 // 2^31: the registry's unsupported() checks), N columns, BM x BN tiles.
-inline GroupTable make_group_table(const std::vector<int64_t>& rows, int n, int bm, int bn) {
+inline GroupTable make_group_table(const std::vector<int64_t>& rows, int n, int bm, int bn, bool along_m = false) {
   GroupTable t;
+  t.along_m = along_m ? 1 : 0;
   t.count = int(rows.size());
   t.tiles_n = (n + bn - 1) / bn;
   t.tile_start[0] = 0;

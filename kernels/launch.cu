@@ -227,7 +227,7 @@ GroupTable group_table(const Problem& p, const Variant& v) {
   sizes.reserve(p.groups.size());
   for (const GroupShape& g : p.groups) sizes.push_back(p.layout == Layout::kTN ? g.k : g.m);
   if (p.layout == Layout::kTN) return make_group_table_k(sizes, int(p.m), int(p.n), v.bm, v.bn);
-  return make_group_table(sizes, int(p.n), v.bm, v.bn);
+  return make_group_table(sizes, int(p.n), v.bm, v.bn, p.layout == Layout::kNT);
 }
 
 // The variant's entry, after checking that it can run the problem (a caller's bug otherwise).

@@ -596,25 +596,28 @@ TEST(Registry, GroupedCallsTheRegistryTakesHaveStackedRows) {
 // among all groups' stacked rows and its group's end.
 TEST(GroupTable, MapsTilesToGroupsAndRows) {
   // 137 rows: 2 tiles of 128 (the second 9 rows); 1 row: 1; 300: 3; N = 1408: 6 tiles of 256.
-  const GroupTable t = make_group_table({137, 1, 300}, 1408, 128, 256);
-  EXPECT_EQ(t.count, 3);
-  EXPECT_EQ(t.tiles_n, 6);
-  EXPECT_EQ(t.tiles(), (2 + 1 + 3) * 6);
-  EXPECT_EQ(t.rows(), 438);
-  int expected = 0;
-  for (int g = 0, first_row = 0; g < 3; ++g) {
-    const int rows = std::vector<int>{137, 1, 300}[size_t(g)];
-    for (int m = 0; m < (rows + 127) / 128; ++m)
-      for (int n = 0; n < 6; ++n, ++expected) {
-        const GroupTile tile = t.tile<128, 256>(expected);
-        EXPECT_EQ(tile.group, g) << expected;
-        EXPECT_EQ(tile.m0, first_row + m * 128) << expected;
-        EXPECT_EQ(tile.n0, n * 256) << expected;
-        EXPECT_EQ(tile.m_end, first_row + rows) << expected;
-      }
-    first_row += rows;
+  for (const bool along_m : {false, true}) {  // nn: along N first; nt: along M first
+    const GroupTable t = make_group_table({137, 1, 300}, 1408, 128, 256, along_m);
+    EXPECT_EQ(t.count, 3);
+    EXPECT_EQ(t.tiles_n, 6);
+    EXPECT_EQ(t.tiles(), (2 + 1 + 3) * 6);
+    EXPECT_EQ(t.rows(), 438);
+    int expected = 0;
+    for (int g = 0, first_row = 0; g < 3; ++g) {
+      const int rows = std::vector<int>{137, 1, 300}[size_t(g)], tiles_m = (rows + 127) / 128;
+      for (int outer = 0; outer < (along_m ? 6 : tiles_m); ++outer)
+        for (int inner = 0; inner < (along_m ? tiles_m : 6); ++inner, ++expected) {
+          const int m = along_m ? inner : outer, n = along_m ? outer : inner;
+          const GroupTile tile = t.tile<128, 256>(expected);
+          EXPECT_EQ(tile.group, g) << expected;
+          EXPECT_EQ(tile.m0, first_row + m * 128) << expected << " along_m " << along_m;
+          EXPECT_EQ(tile.n0, n * 256) << expected << " along_m " << along_m;
+          EXPECT_EQ(tile.m_end, first_row + rows) << expected;
+        }
+      first_row += rows;
+    }
+    EXPECT_EQ(expected, t.tiles());
   }
-  EXPECT_EQ(expected, t.tiles());
   // One group; many groups of one row (binary search over 1024 starts).
   const GroupTable one = make_group_table({5}, 200, 128, 128);
   EXPECT_EQ(one.tiles(), 2);
