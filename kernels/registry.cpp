@@ -106,6 +106,13 @@ std::string unsupported_gpu(const Variant& v, int cc) {
 
 namespace {
 
+// Why a grouped call's group g does not fit group 0: what the form needs, and both groups' sizes.
+std::string groups_differ(const std::string& name, const char* needs, size_t g, const GroupShape& s,
+                          const GroupShape& first) {
+  return fmt::format("{} (grouped) {}; group {} is {}x{}x{} ld {} {} {}, group 0 {}x{}x{} ld {} {} {}", name, needs, g,
+                     s.m, s.n, s.k, s.lda, s.ldb, s.ldc, first.m, first.n, first.k, first.lda, first.ldb, first.ldc);
+}
+
 // The weight-gradient form (tn, kernels/group_table.hpp's K form): every group's M, N, lda, ldb, ldc
 // equal, K >= 1 per group. With lda, ldb, ldc multiples of 8, group g's A and B rows (K_g each)
 // follow group g - 1's and its C block (M rows) follows group g - 1's: the kernel's per-group maps
@@ -117,10 +124,7 @@ std::string unsupported_grouped_k(const std::string& name, const Problem& p) {
     const GroupShape& s = p.groups[g];
     if (s.m != first.m || s.n != first.n || s.lda != first.lda || s.ldb != first.ldb ||
         s.ldc != first.ldc)
-      return fmt::format("{} (grouped) tn needs every group's M, N, lda, ldb, ldc equal (K may "
-                         "differ); group {} is {}x{}x{} ld {} {} {}, group 0 {}x{}x{} ld {} {} {}",
-                         name, g, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, first.m, first.n, first.k,
-                         first.lda, first.ldb, first.ldc);
+      return groups_differ(name, "tn needs every group's M, N, lda, ldb, ldc equal (K may differ)", g, s, first);
     if (s.k < 1) return fmt::format("{} (grouped) needs K >= 1 in every group", name);
     k_rows += s.k;
   }
@@ -147,10 +151,7 @@ std::string unsupported_grouped_m(const std::string& name, const Problem& p) {
     const GroupShape& s = p.groups[g];
     if (s.n != first.n || s.k != first.k || s.lda != first.lda || s.ldb != first.ldb ||
         s.ldc != first.ldc)
-      return fmt::format("{} (grouped) needs every group's N, K, lda, ldb, ldc equal (M may "
-                         "differ); group {} is {}x{}x{} ld {} {} {}, group 0 {}x{}x{} ld {} {} {}",
-                         name, g, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, first.m, first.n, first.k,
-                         first.lda, first.ldb, first.ldc);
+      return groups_differ(name, "needs every group's N, K, lda, ldb, ldc equal (M may differ)", g, s, first);
     if (s.m < 1) return fmt::format("{} (grouped) needs M >= 1 in every group", name);
     rows += s.m;
     tiles += (s.m + 127) / 128;  // (BM is 128 for every tile of 05)
