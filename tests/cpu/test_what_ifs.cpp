@@ -82,6 +82,10 @@ TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAWhatIfAlreadyInTheTotal) {
   ProfileEntry close = e;
   close.grouped_us = 301;  // within 2 %: nothing to change
   r.entries.push_back(close);
+  ProfileEntry ours = e;
+  ours.custom_us = 290;  // our grouped kernel beats the loop: the grouped call stays
+  ours.row.time = GemmTime{290, 0.01};
+  r.entries.push_back(ours);
   const WhatIfs w = what_ifs(r);
   ASSERT_EQ(w.ranked.size(), 1u);
   EXPECT_EQ(w.ranked[0].kind, WhatIfKind::kGrouping);
