@@ -80,9 +80,22 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
 }
 
 // A grouped call's groups run as a loop of ordinary GEMMs: the sum of their medians, where every
-// group is measured. OursOf: our grouped kernel's point of the call, where it was measured.
+// group is measured. PointOf: a row's point (ours_of: our grouped kernel's, where it was measured).
 using LoopOf = std::function<std::optional<double>(const ProfileRow&)>;
 using PointOf = std::function<const StoredPoint*(const ProfileRow&)>;
+
+// The loop of a call's groups from each group's point (`group_point`: nullptr where it has none).
+LoopOf loop_of_groups(std::function<const StoredPoint*(const Problem&)> group_point) {
+  return [group_point](const ProfileRow& r) -> std::optional<double> {
+    double sum = 0;
+    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
+      const StoredPoint* p = group_point(r.problem.group(g));
+      if (!p) return std::nullopt;
+      sum += p->result.timing.median_us;
+    }
+    return sum;
+  };
+}
 
 // Our grouped kernel's variant for a grouped call: 128x256 (05's fastest tile), where it runs the call
 // on a GPU of compute capability cc.
@@ -192,15 +205,7 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   const ProgressCallback progress = progress_for(points);
   result.skipped = set.measure_all(wanted, single_progress_line(progress, points));
   if (progress) progress(MeasureProgress{1.0, points, 0, true});
-  const LoopOf loop_of = [&](const ProfileRow& r) -> std::optional<double> {
-    double sum = 0;
-    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
-      const StoredPoint* p = set.find(r.problem.group(g), request.backend);
-      if (!p) return std::nullopt;
-      sum += p->result.timing.median_us;
-    }
-    return sum;
-  };
+  const LoopOf loop_of = loop_of_groups([&](const Problem& group) { return set.find(group, request.backend); });
   const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
     const auto ours = our_grouped_kernel(r.problem, cc);
     return ours ? set.find(r.problem, *ours) : nullptr;
@@ -246,15 +251,9 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
     const auto ours = our_grouped_kernel(r.problem, source.device.cc_major * 10 + source.device.cc_minor);
     return ours ? newest_of(ours->kind, ours->algo(), r.problem) : nullptr;
   };
-  const LoopOf loop_of = [&](const ProfileRow& r) -> std::optional<double> {
-    double sum = 0;
-    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
-      const StoredPoint* p = newest_of(request.backend, std::string(default_algo(request.backend)), r.problem.group(g));
-      if (!p) return std::nullopt;
-      sum += p->result.timing.median_us;
-    }
-    return sum;
-  };
+  const LoopOf loop_of = loop_of_groups([&](const Problem& group) {
+    return newest_of(request.backend, std::string(default_algo(request.backend)), group);
+  });
   fill_entries(
       result, std::move(rows), store,
       [&](const ProfileRow& r) -> const StoredPoint* {
