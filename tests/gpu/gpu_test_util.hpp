@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/check.hpp"
 #include "device/device.hpp"
 #include "backends/backend.hpp"
+#include "measure/measure.hpp"
 #include "timing/device_kernels.hpp"
 
 #define SKIP_WITHOUT_GPU()                                                  \
@@ -50,6 +53,36 @@ struct FlushBuffer {
   ~FlushBuffer() { cudaFree(ptr); }
   FlushBuffer(const FlushBuffer&) = delete;
   FlushBuffer& operator=(const FlushBuffer&) = delete;
+};
+
+// The shared buffers for these problems (as measure() plans them, without an L2 flush): A and B
+// random normal (seeds `seed` and `seed` + 1), C poisoned with NaN (seed + 2), so that an output a
+// kernel skips fails its comparison.
+struct FilledBuffers {
+  DeviceBuffers buf;
+  FilledBuffers(const std::vector<Problem>& problems, uint64_t seed) {
+    DeviceContext none;
+    none.l2_bytes = 0;
+    const MemoryPlan plan = memory_plan(problems, none, true);
+    CHECK_CUDA(cudaMalloc(&buf.a, size_t(plan.a)));
+    CHECK_CUDA(cudaMalloc(&buf.b, size_t(plan.b)));
+    CHECK_CUDA(cudaMalloc(&buf.c, size_t(plan.c)));
+    buf.workspace_bytes = std::max<int64_t>(plan.workspace, 16);
+    CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(buf.workspace_bytes)));
+    const DType dtype = problems.front().dtype;
+    fill_normal(buf.a, plan.a / input_bytes(dtype), dtype, false, seed, nullptr);
+    fill_normal(buf.b, plan.b / input_bytes(dtype), dtype, false, seed + 1, nullptr);
+    fill_normal(buf.c, plan.c / output_bytes(dtype), dtype, true, seed + 2, nullptr);
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+  ~FilledBuffers() {
+    cudaFree(buf.a);
+    cudaFree(buf.b);
+    cudaFree(buf.c);
+    cudaFree(buf.workspace);
+  }
+  FilledBuffers(const FilledBuffers&) = delete;
+  FilledBuffers& operator=(const FilledBuffers&) = delete;
 };
 
 inline float bf16_to_float(uint16_t bits) {

@@ -23,35 +23,9 @@ Problem packed(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype) {
   return packed_problem(m, n, k, layout, dtype);
 }
 
-// Buffers for these problems, A and B filled with random normal values, C poisoned.
-struct Buffers {
-  DeviceBuffers buf;
-  explicit Buffers(const std::vector<Problem>& problems) {
-    DeviceContext none;
-    none.l2_bytes = 0;
-    const MemoryPlan plan = memory_plan(problems, none, true);
-    CHECK_CUDA(cudaMalloc(&buf.a, size_t(plan.a)));
-    CHECK_CUDA(cudaMalloc(&buf.b, size_t(plan.b)));
-    CHECK_CUDA(cudaMalloc(&buf.c, size_t(plan.c)));
-    buf.workspace_bytes = plan.workspace;
-    CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(plan.workspace)));
-    const DType dtype = problems.front().dtype;
-    fill_normal(buf.a, plan.a / input_bytes(dtype), dtype, false, 11, nullptr);
-    fill_normal(buf.b, plan.b / input_bytes(dtype), dtype, false, 12, nullptr);
-    fill_normal(buf.c, plan.c / output_bytes(dtype), dtype, true, 13, nullptr);
-    CHECK_CUDA(cudaDeviceSynchronize());
-  }
-  ~Buffers() {
-    cudaFree(buf.a);
-    cudaFree(buf.b);
-    cudaFree(buf.c);
-    cudaFree(buf.workspace);
-  }
-};
-
 // Runs the grouped call, then each group with cuBLAS on the same operands, and compares C group by group.
 void expect_groups_match(const Problem& p) {
-  Buffers memory({p});
+  testing::FilledBuffers memory({p}, 11);
   auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), memory.buf, 1);
   auto cublas = make_backend(BackendSpec(BackendKind::kCublas), memory.buf, 1);
   std::string why;
@@ -122,7 +96,7 @@ TEST(GroupedBackend, MoeSizedExpertsMatch) {
 TEST(GroupedBackend, CapturesIntoACudaGraphAndReplays) {
   SKIP_WITHOUT_GPU();
   const Problem p = grouped_problem(groups_of({300, 17, 1024}, 'm', 512, 256, Layout::kNT, DType::kBf16));
-  Buffers memory({p});
+  testing::FilledBuffers memory({p}, 11);
   auto grouped = make_backend(BackendSpec(BackendKind::kCublasGrouped), memory.buf, 1);
   std::string why;
   auto calls = grouped->prepare(p, grouped->algo_keys(), why);

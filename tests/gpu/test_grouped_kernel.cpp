@@ -87,31 +87,6 @@ std::vector<int64_t> uneven_k_60() {
   return k;
 }
 
-// Buffers for the problem: A and B random normal, C poisoned (NaN), so that a row the kernel skips fails.
-struct Buffers {
-  DeviceBuffers buf;
-  explicit Buffers(const Problem& p) {
-    DeviceContext none;
-    none.l2_bytes = 0;
-    const MemoryPlan plan = memory_plan({p}, none, true);
-    CHECK_CUDA(cudaMalloc(&buf.a, size_t(plan.a)));
-    CHECK_CUDA(cudaMalloc(&buf.b, size_t(plan.b)));
-    CHECK_CUDA(cudaMalloc(&buf.c, size_t(plan.c)));
-    buf.workspace_bytes = std::max<int64_t>(plan.workspace, 16);
-    CHECK_CUDA(cudaMalloc(&buf.workspace, size_t(buf.workspace_bytes)));
-    fill_normal(buf.a, plan.a / 2, DType::kBf16, false, 21, nullptr);
-    fill_normal(buf.b, plan.b / 2, DType::kBf16, false, 22, nullptr);
-    fill_normal(buf.c, plan.c / 2, DType::kBf16, true, 23, nullptr);
-    CHECK_CUDA(cudaDeviceSynchronize());
-  }
-  ~Buffers() {
-    cudaFree(buf.a);
-    cudaFree(buf.b);
-    cudaFree(buf.c);
-    cudaFree(buf.workspace);
-  }
-};
-
 std::unique_ptr<GemmCall> prepared(Backend& backend, const Problem& p, const std::string& algo) {
   std::string why;
   auto calls = backend.prepare(p, {algo}, why);
@@ -122,7 +97,7 @@ std::unique_ptr<GemmCall> prepared(Backend& backend, const Problem& p, const std
 // Our grouped call against cublasGemmEx group by group (each check runs cuBLAS on the group, then our
 // whole call, and compares that group's C), then against the cublas_grouped call as measure() does.
 void expect_matches_cublas(const std::string& variant, const Problem& p) {
-  Buffers memory(p);
+  testing::FilledBuffers memory({p}, 21);
   const DeviceContext device = query_device(0);
   auto custom = make_backend(BackendSpec(BackendKind::kCustom, variant), memory.buf, 1);
   ASSERT_FALSE(custom->unsupported(p, device)) << *custom->unsupported(p, device);
@@ -185,7 +160,7 @@ TEST(GroupedKernel, WeightGradientTnEachGroupMatchesCublas) {
 // The engine times calls inside CUDA graphs: the grouped launch must capture (its group table is a
 // kernel parameter, baked into the graph) and the replay must write what the direct call wrote.
 void expect_capture_replays_direct_call(const Problem& p) {
-  Buffers memory(p);
+  testing::FilledBuffers memory({p}, 21);
   auto custom = make_backend(BackendSpec(BackendKind::kCustom, kGroupedVariants[0]), memory.buf, 1);
   // measure() asks unsupported() first, which tells the backend the GPU's compute capability.
   ASSERT_FALSE(custom->unsupported(p, query_device(0)));
@@ -230,6 +205,16 @@ struct TempStore {
   }
 };
 
+// measure() of one grouped call with our 128x256 grouped variant, 5 samples, no warm-up.
+MeasureRequest grouped_request(const Problem& call) {
+  MeasureRequest request;
+  request.problems = {call};
+  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
+  request.measure.samples = 5;
+  request.measure.warmup_ms = 0;
+  return request;
+}
+
 // `--backend custom:05_wgmma_tma:128x256:grouped` through measure(): the call is verified (against
 // cublas_grouped), timed and stored under its variant; `--backend custom` on the same grouped call
 // measures the grouped variants only, and on an ordinary problem none of them (no skip line per
@@ -239,11 +224,7 @@ TEST(GroupedKernel, MeasureVerifiesAndTimesAGroupedCall) {
   const DeviceContext device = query_device(0);
   TempStore temp;
   Store store(temp.path.string());
-  MeasureRequest request;
-  request.problems = {moe_call(uneven_60(), 1408, 2048, Layout::kNT)};
-  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
-  request.measure.samples = 5;
-  request.measure.warmup_ms = 0;
+  const MeasureRequest request = grouped_request(moe_call(uneven_60(), 1408, 2048, Layout::kNT));
   const MeasureOutcome outcome = measure(request, device, store, {}, nullptr);
   EXPECT_TRUE(outcome.skipped.empty()) << outcome.skipped.front();
   ASSERT_EQ(outcome.points.size(), 1u);
@@ -273,11 +254,7 @@ TEST(GroupedKernel, MeasureVerifiesAndTimesATnGroupedCall) {
   const DeviceContext device = query_device(0);
   TempStore temp;
   Store store(temp.path.string());
-  MeasureRequest request;
-  request.problems = {wgrad_call(uneven_k_60(), 2048, 1408)};
-  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
-  request.measure.samples = 5;
-  request.measure.warmup_ms = 0;
+  const MeasureRequest request = grouped_request(wgrad_call(uneven_k_60(), 2048, 1408));
   const MeasureOutcome outcome = measure(request, device, store, {}, nullptr);
   EXPECT_TRUE(outcome.skipped.empty()) << outcome.skipped.front();
   ASSERT_EQ(outcome.points.size(), 1u);
