@@ -39,48 +39,7 @@ case "${1:-}" in
     done
     ;;
   table)
-    python3 - "$W" <<'PY' | tee "$W/table.txt"
-import json, re, sys
-W = sys.argv[1]
-def gemm_ms(name):
-    m = re.search(r"([0-9.]+) ms GEMM kernel time", open(f"{W}/record-{name}.txt").read())
-    return float(m.group(1)) if m else None
-def profiled(name):
-    d = json.load(open(f"{W}/profile-{name}.out"))
-    w = d.get("what_ifs") or {}
-    print(f"== {name}: {d['total_text']}")
-    print(f"   GEMM time {w.get('step_us', 0) / 1000:.2f} ms now, {w.get('with_all_us', 0) / 1000:.2f} ms with each GEMM's best change")
-    for i, x in enumerate(w.get("ranked", [])[:8], 1):
-        iv = f"[{x['saving_low_us']:.0f}..{x['saving_high_us']:.0f}]" if x["paired"] else "(not paired)"
-        print(f"   {i}. {x['kind']:9} {x['saving_us']:8.0f} us/step {iv:>16}  {x['change'][:110]}")
-    return w.get("ranked", [])
-def compare(label, before, after, predicted_us, what):
-    a, b = gemm_ms(before), gemm_ms(after)
-    pred = predicted_us / 1000
-    line = (f"{label}: recorded GEMM kernel time {a} ms, with {what} {b} ms: moved {a - b:.2f} ms; "
-            f"the what-ifs predict {pred:.2f} ms")
-    if a and b and a != b:
-        line += f": predicted / recorded = {pred / (a - b):.2f}"
-    print(line)
-ranked = profiled("gpt2-fp32attn")
-# The fp32 GEMMs' precision what-ifs (to bf16 or fp16); fp8 ones are of the bf16 GEMMs.
-fp32 = [x for x in ranked if x["kind"] == "precision" and "in fp8" not in x["change"]]
-compare("gpt2 fp32 attention", "gpt2-fp32attn", "gpt2-bf16attn", sum(x["saving_us"] for x in fp32),
-        f"the attention in bf16 ({len(fp32)} precision what-ifs)")
-best = {}  # per GEMM with the vocabulary in it: its padding what-if (one change per GEMM)
-for x in ranked:
-    gemm = x["change"].split(":")[0]
-    if x["kind"] == "padding" and "50257" in gemm:
-        best[gemm] = max(best.get(gemm, 0), x["saving_us"])
-compare("gpt2 fp32 attention, vocabulary", "gpt2-fp32attn", "gpt2-fp32attn-50272", sum(best.values()),
-        f"vocab_size 50272 ({len(best)} padding what-ifs)")
-ranked = profiled("qwen2moe")
-head = [x for x in ranked if x["kind"] == "precision" and x["change"].startswith("2048x151936x2048 nt: run it in fp8")]
-compare("qwen2moe LM head", "qwen2moe", "qwen2moe-fp8head", sum(x["saving_us"] for x in head),
-        f"the LM head's forward in fp8 ({len(head)} precision what-if)")
-print("qwen2moe experts: recorded GEMM kernel time with grouped_mm", gemm_ms("qwen2moe"), "ms, as a loop (eager)",
-      gemm_ms("qwen2moe-loop"), "ms")
-PY
+    python3 "$(dirname "$0")/what_ifs_table.py" applied "$W" | tee "$W/table.txt"
     ;;
   *) echo "usage: $0 record|profile|table" >&2; exit 2 ;;
 esac

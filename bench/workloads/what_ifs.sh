@@ -17,29 +17,4 @@ python3 scripts/record_trace.py --model qwen2 --batch 4 --seq 1024 --out "$W/qwe
 timed profile-gpt2 "$BIN" profile --trace "$W/gpt2.json" --db "$W/gpt2.db" --json
 timed profile-gpt2-text "$BIN" profile --trace "$W/gpt2.json" --db "$W/gpt2.db"
 timed profile-qwen2 "$BIN" profile --trace "$W/qwen2.json" --db "$W/qwen2.db" --json
-python3 - "$W" <<'PY' | tee "$W/table.txt"
-import json, re, sys
-W = sys.argv[1]
-def gemm_ms(name):
-    m = re.search(r"([0-9.]+) ms GEMM kernel time", open(f"{W}/record-{name}.txt").read())
-    return float(m.group(1)) if m else None
-for name in ("gpt2", "qwen2"):
-    d = json.load(open(f"{W}/profile-{name}.out"))
-    w = d.get("what_ifs") or {}
-    print(f"== {name}: {d['total_text']}")
-    print(f"   GEMM time {w.get('step_us', 0) / 1000:.2f} ms now, {w.get('with_all_us', 0) / 1000:.2f} ms with each GEMM's best change")
-    for i, x in enumerate(w.get("ranked", [])[:8], 1):
-        iv = f"[{x['saving_low_us']:.0f}..{x['saving_high_us']:.0f}]" if x["paired"] else "(not paired)"
-        print(f"   {i}. {x['kind']:9} {x['saving_us']:8.0f} us/step {iv:>16}  {x['change'][:110]}")
-a, b = gemm_ms("gpt2"), gemm_ms("gpt2-50264")
-d = json.load(open(f"{W}/profile-gpt2.out"))
-best = {}  # per GEMM that has 50257 in it: its largest padding what-if (one change per GEMM)
-for x in (d.get("what_ifs") or {}).get("ranked", []):
-    gemm = x["change"].split(":")[0]
-    if x["kind"] == "padding" and "50257" in gemm:
-        best[gemm] = max(best.get(gemm, 0), x["saving_us"])
-pred = sum(best.values()) / 1000
-print(f"gpt2: recorded GEMM kernel time {a} ms, with vocab 50264 {b} ms: moved {a - b:.2f} ms; the best padding "
-      f"what-if of each of the {len(best)} GEMMs with 50257 predicts {pred:.2f} ms"
-      + (f": predicted / recorded = {pred / (a - b):.2f}" if a and b and a != b else ""))
-PY
+python3 "$(dirname "$0")/what_ifs_table.py" what_ifs "$W" | tee "$W/table.txt"
