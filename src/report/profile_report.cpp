@@ -344,7 +344,8 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   j["notes"] = r.workload.notes;
   j["skipped"] = r.skipped;
   j["fused_note"] = r.totals.outside_rows > 0 ? Json(kFusedNote) : Json(nullptr);
-  j["clocks_note"] = clocks_note(r) ? Json(*clocks_note(r)) : Json(nullptr);
+  const std::optional<std::string> clocks = clocks_note(r);
+  j["clocks_note"] = clocks ? Json(*clocks) : Json(nullptr);
   if (r.measured) j["what_ifs"] = what_ifs_json(r);
   out << j.dump(2) << "\n";
 }
