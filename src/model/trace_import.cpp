@@ -364,7 +364,7 @@ struct KernelSum {
 
 struct KernelEvent {
   const Json* args = nullptr;
-  double dur = 0;
+  double ts = 0, dur = 0;
   std::string name;
 };
 
@@ -422,7 +422,7 @@ TraceScan scan_events(const Json& events) {
     if (is_kernel(cat)) {
       s.any_kernel = true;
       s.all_kernels_us += number_of(e, "dur").value_or(0);
-      if (args) s.kernels.push_back({args, number_of(e, "dur").value_or(0), name});
+      if (args) s.kernels.push_back({args, number_of(e, "ts").value_or(0), number_of(e, "dur").value_or(0), name});
     } else if (is_launch(cat) && args) {
       const std::optional<int64_t> corr = id_of(*args, "correlation"), ext = id_of(*args, "External id");
       if (corr && ext) s.external_of_correlation[*corr] = *ext;
@@ -435,9 +435,15 @@ TraceScan scan_events(const Json& events) {
   return s;
 }
 
-// Kernel time per op (External id), through the launch's correlation or the kernel's own id.
-std::unordered_map<int64_t, KernelSum> kernels_by_op(const TraceScan& s) {
-  std::unordered_map<int64_t, KernelSum> out;
+// Each kernel's op (External id), through the launch's correlation or the kernel's own id: the kernel
+// time per op, and every kernel in trace order for the step's timeline (its GEMM calls marked later).
+struct LinkedKernels {
+  std::unordered_map<int64_t, KernelSum> by_op;
+  std::vector<TimelineKernel> in_order;
+};
+LinkedKernels link_kernels(const TraceScan& s) {
+  LinkedKernels linked;
+  std::unordered_map<int64_t, KernelSum>& out = linked.by_op;
   for (const KernelEvent& kernel : s.kernels) {
     std::optional<int64_t> ext;
     if (const std::optional<int64_t> corr = id_of(*kernel.args, "correlation")) {
@@ -445,13 +451,14 @@ std::unordered_map<int64_t, KernelSum> kernels_by_op(const TraceScan& s) {
       if (it != s.external_of_correlation.end()) ext = it->second;
     }
     if (!ext) ext = id_of(*kernel.args, "External id");
+    linked.in_order.push_back({kernel.ts, kernel.dur, kernel.name, std::nullopt, ext});
     if (!ext) continue;
     KernelSum& k = out[*ext];
     k.us += kernel.dur;
     k.count += 1;
     if (std::find(k.names.begin(), k.names.end(), kernel.name) == k.names.end()) k.names.push_back(kernel.name);
   }
-  return out;
+  return linked;
 }
 
 // The innermost GEMM op on each thread is the call: marks the others `outer` and returns the calls,
@@ -487,9 +494,9 @@ struct CallTally {
   bool strides_missing = false;
 };
 
-// One call: mapped onto problems and added, or counted as unmapped with its reason.
-void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
-              bool any_kernel, CallTally& tally) {
+// One call: mapped onto problems and added (its index in w.gemms returned), or counted as unmapped.
+std::optional<size_t> add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
+                               bool any_kernel, CallTally& tally) {
   ++tally.gemm_ops;
   KernelSum linked;
   std::optional<double> kernel_us;
@@ -503,18 +510,18 @@ void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, 
   const std::optional<OpArgs> args = op.args ? read_args(*op.args) : std::nullopt;
   if (!args) {
     w.add_unmapped(op.name, "no \"Input Dims\" (recorded without record_shapes=True)", kernel_us);
-    return;
+    return std::nullopt;
   }
   ++tally.with_shapes;
   if (!args->strides_recorded) tally.strides_missing = true;
   Mapping m = map_op(op.name, *args);
   if (!m.reason.empty()) {
     w.add_unmapped(op.name, m.reason, kernel_us);
-    return;
+    return std::nullopt;
   }
   if (any_kernel && linked.count == 0) {
     w.add_unmapped(op.name, "no GPU kernel is linked to it (CPU tensors, or a launch the trace lost)", kernel_us);
-    return;
+    return std::nullopt;
   }
   for (std::string& note : m.notes)
     if (std::find(w.notes.begin(), w.notes.end(), note) == w.notes.end()) w.notes.push_back(std::move(note));
@@ -526,7 +533,7 @@ void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, 
   g.kernels = linked.count;
   g.kernel_names = std::move(linked.names);
   g.group_rows_estimated = m.rows_estimated;
-  w.add(std::move(g));
+  return w.add(std::move(g));
 }
 
 // What the trace could not say, as notes; a trace whose GEMM ops all lack shapes is refused.
@@ -565,14 +572,20 @@ void set_trace_device(const Json& json, Workload& w) {
 Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   const Json json = parse_json_text(text, origin);
   TraceScan scan = scan_events(trace_events(json, origin));
-  const std::unordered_map<int64_t, KernelSum> kernels_of_op = kernels_by_op(scan);
+  LinkedKernels kernels = link_kernels(scan);
   Workload w;
   w.source = origin;
   set_trace_device(json, w);
   if (scan.any_kernel) w.all_kernels_us = scan.all_kernels_us;
   CallTally tally;
-  for (const OpEvent* op : innermost_calls(scan.ops_by_thread)) add_call(w, *op, kernels_of_op, scan.any_kernel, tally);
+  std::unordered_map<int64_t, size_t> gemm_of_op;  // a call's External id -> its index in w.gemms
+  for (const OpEvent* op : innermost_calls(scan.ops_by_thread))
+    if (const std::optional<size_t> gemm = add_call(w, *op, kernels.by_op, scan.any_kernel, tally); gemm && op->external_id)
+      gemm_of_op[*op->external_id] = *gemm;
   finish_notes(w, scan, tally, origin);
+  for (TimelineKernel& k : kernels.in_order)
+    if (const auto it = k.call ? gemm_of_op.find(*k.call) : gemm_of_op.end(); it != gemm_of_op.end()) k.gemm = it->second;
+  w.timeline = build_timeline(std::move(kernels.in_order));
   return w;
 }
 

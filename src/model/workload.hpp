@@ -16,6 +16,7 @@
 #include "core/problem.hpp"
 #include "model/explain.hpp"
 #include "model/pad.hpp"
+#include "model/step_timeline.hpp"
 
 namespace shapescope {
 
@@ -67,9 +68,13 @@ struct Workload {
   // Steps the source holds: a trace recorded over several profiler steps (ProfilerStep#N) counts
   // the calls of all of them; divide by this for one step's.
   int64_t steps = 1;
+  // A trace's kernels in time order as GEMM calls, other kernels and idle gaps (model/step_timeline.hpp):
+  // what a replay of the step runs. nullopt for the other sources, and once calls are changed or merged.
+  std::optional<StepTimeline> timeline;
 
-  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join).
-  void add(WorkloadGemm gemm);
+  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join);
+  // returns its index in `gemms`.
+  size_t add(WorkloadGemm gemm);
   // Counts one more unmapped op with this name and reason.
   void add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us);
 
