@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_clocks.hpp"
 
 namespace shapescope {
 
@@ -569,6 +570,7 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   Workload w;
   w.source = origin;
   set_trace_device(json, w);
+  w.recorded_clocks = read_recorded_clocks(json, w.notes);
   if (scan.any_kernel) w.all_kernels_us = scan.all_kernels_us;
   CallTally tally;
   for (const OpEvent* op : innermost_calls(scan.ops_by_thread)) add_call(w, *op, kernels_of_op, scan.any_kernel, tally);
