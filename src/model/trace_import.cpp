@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_clocks.hpp"
 
 namespace shapescope {
 
@@ -489,10 +490,7 @@ std::vector<const OpEvent*> innermost_calls(std::map<std::string, std::vector<Op
 }
 
 // What the calls were, for the notes and the no-shapes refusal.
-struct CallTally {
-  int64_t gemm_ops = 0, with_shapes = 0;
-  bool strides_missing = false;
-};
+struct CallTally { int64_t gemm_ops = 0, with_shapes = 0; bool strides_missing = false; };
 
 // One call: mapped onto problems and added (its index in w.gemms returned), or counted as unmapped.
 std::optional<size_t> add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
@@ -576,6 +574,7 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   Workload w;
   w.source = origin;
   set_trace_device(json, w);
+  w.recorded_clocks = read_recorded_clocks(json, w.notes);
   if (scan.any_kernel) w.all_kernels_us = scan.all_kernels_us;
   CallTally tally;
   std::unordered_map<int64_t, size_t> gemm_of_op;  // a call's External id -> its index in w.gemms
