@@ -1,5 +1,5 @@
 #include "views/explain.hpp"
-#include "views/explain_names.hpp"
+#include "views/explain_parts.hpp"
 
 #include <fmt/format.h>
 
@@ -19,308 +19,6 @@
 
 namespace shapescope {
 namespace {
-
-// The GPU is warm after the target's measurement: the later batches need no long warm-up.
-constexpr double kWarmAgainMs = 30;
-
-// The problems of the same-work controls, and of the target in other precisions.
-struct Controls {
-  std::optional<Problem> aligned16, aligned32;
-  bool copy = false;
-  Problem floor;
-  std::vector<Problem> precisions;
-};
-
-Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device) {
-  Controls c;
-  if (!o.controls) return c;
-  const Problem a16 = aligned_layout(target, 16), a32 = aligned_layout(target, 32);
-  if (!(a16 == target)) c.aligned16 = a16;
-  if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
-  c.copy = unaligned_operands(target, 16).any();
-  // Our kernels are the shape's controls, not a program's choice of precision.
-  if (o.precision && o.backend.kind != BackendKind::kCustom) {
-    for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
-      Problem p = target;
-      p.dtype = d;
-      c.precisions.push_back(p);
-    }
-  }
-  c.floor.m = c.floor.n = c.floor.k = 1;
-  c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
-  c.floor.dtype = target.dtype;
-  c.floor.layout = target.layout;
-  return c;
-}
-
-// Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
-// size) are listed as not measured, with the planner's reason.
-std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                                       const Annotation& target_annotation, std::vector<NotMeasured>& missing) {
-  std::vector<Candidate> planned;
-  for (Candidate c : neighbours(target, shape.square, target_annotation)) {
-    try {
-      c.problem = plan_one(o, c.problem.m, c.problem.n, c.problem.k);
-      planned.push_back(std::move(c));
-    } catch (const Error& e) {
-      missing.push_back({fmt::format("{} ({})", c.value, c.why), e.what()});
-    }
-  }
-  return planned;
-}
-
-// What explain needs from the pool of stored points, each with its role.
-struct Wanted {
-  Role role;
-  std::string label;
-  Candidate candidate;
-  BackendKind backend = BackendKind::kCublas;  // the store key's
-  std::string algo;
-  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
-};
-
-class Gatherer {
- public:
-  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
-  // The stored point of this key on the anchor's device (cold), if any.
-  const StoredPoint* find(const Problem& p, BackendKind backend, const std::string& algo) const {
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
-          s.key.algo == algo && s.key.problem == p)
-        return &s;
-    return nullptr;
-  }
-  // Every cuBLASLt algorithm stored for this problem.
-  std::vector<const StoredPoint*> alternatives(const Problem& p) const {
-    std::vector<const StoredPoint*> out;
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
-          s.key.backend == BackendKind::kCublasLt && s.key.problem == p)
-        out.push_back(&s);
-    std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
-    return out;
-  }
-
- private:
-  const std::vector<StoredPoint>& pool_;
-  const StoredPoint& anchor_;
-};
-
-ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annotation& annotation) {
-  ExplainPoint p;
-  p.role = w.role;
-  p.label = w.label;
-  p.candidate = w.candidate;
-  p.time_us = stored.result.timing.median_us;
-  p.noise = stored.result.timing.noise;
-  p.algo = stored.key.algo;
-  if (annotation.main_kernel >= 0) p.kernel = short_kernel_name(stored.kernels[size_t(annotation.main_kernel)].name);
-  p.annotation = annotation;
-  return p;
-}
-
-}  // namespace
-
-namespace {
-
-// Everything explain asks for besides the target: its neighbours, the same-work controls and the
-// fixed kernel's variant.
-struct Plan {
-  Problem target;
-  std::vector<Candidate> candidates;
-  Controls controls;
-  std::optional<BackendSpec> fixed;  // custom:<kernel>:<BMxBN>:<schedule>
-};
-
-class ReportBuilder {
- public:
-  ReportBuilder(const ExplainRequest& o, const ShapeArg& shape, const Plan& plan, const Gatherer& g)
-      : o_(o), shape_(shape), plan_(plan), g_(g) {}
-
-  // The wanted points found in the pool, annotated together, explained. `neighbour`: the problem of
-  // the compared neighbour, whose cuBLASLt alternatives are looked for too.
-  void build(const Store& store, std::optional<Problem> neighbour, ExplainReport& report) {
-    wanted_.clear();
-    library_points();
-    control_points();
-    alternatives(plan_.target, Role::kAlternative, self());
-    if (neighbour) {
-      for (const Candidate& c : plan_.candidates)
-        if (c.problem == *neighbour) alternatives(*neighbour, Role::kNeighbourAlternative, c);
-    }
-    collect(store, report);
-    report.explanation = explain(report.points);
-  }
-
- private:
-  Candidate self() const {
-    Candidate c;
-    c.value = shape_.square ? plan_.target.n : 0;
-    c.problem = plan_.target;
-    return c;
-  }
-  Candidate with_problem(const Problem& p) const {
-    Candidate c = self();
-    c.problem = p;
-    return c;
-  }
-  void want(Role role, std::string label, Candidate c, BackendKind backend, std::string algo,
-            std::optional<size_t> of = std::nullopt) {
-    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of});
-  }
-  void library_points() {
-    const BackendKind backend = o_.backend.kind;
-    const std::string algo = o_.backend.algo();
-    want(Role::kTarget, size_label(shape_, plan_.target), self(), backend, algo);
-    for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(shape_, c.problem), c, backend, algo);
-    if (plan_.controls.aligned16)
-      want(Role::kAligned16, ld_label(*plan_.controls.aligned16), with_problem(*plan_.controls.aligned16), backend, algo);
-    if (plan_.controls.aligned32)
-      want(Role::kAligned32, ld_label(*plan_.controls.aligned32), with_problem(*plan_.controls.aligned32), backend, algo);
-  }
-  void control_points() {
-    if (plan_.fixed) {
-      const std::string key = plan_.fixed->algo();
-      const size_t library = wanted_.size();
-      for (size_t i = 0; i < library; ++i)
-        want(Role::kFixedKernel, wanted_[i].label, wanted_[i].candidate, BackendKind::kCustom, key, i);
-    }
-    if (plan_.controls.copy)
-      want(Role::kCopy, "copy to 16-byte rows", self(), BackendKind::kCopy,
-           std::string(default_algo(BackendKind::kCopy)));
-    if (o_.controls)
-      want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor), BackendKind::kLaunchFloor,
-           std::string(default_algo(BackendKind::kLaunchFloor)));
-    for (const Problem& p : plan_.controls.precisions) {
-      const BackendSpec spec = precision_backend(o_, p.dtype);
-      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), spec.kind, spec.algo());
-    }
-  }
-  void alternatives(const Problem& p, Role role, const Candidate& c) {
-    const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
-    for (const StoredPoint* s : g_.alternatives(p)) {
-      if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == o_.backend.algo()) continue;
-      want(role, role == Role::kAlternative ? s->key.algo : size_label(shape_, p) + " " + s->key.algo, c,
-           s->key.backend, s->key.algo);
-    }
-  }
-  void collect(const Store& store, ExplainReport& report) {
-    std::vector<StoredPoint> found;
-    std::vector<size_t> from;  // wanted index of each found point
-    std::map<size_t, size_t> index_of;
-    for (size_t i = 0; i < wanted_.size(); ++i) {
-      const Wanted& w = wanted_[i];
-      const StoredPoint* s = g_.find(w.candidate.problem, w.backend, w.algo);
-      if (!s) {
-        // Measuring, a point missing here was skipped by measure(), which said why (measure_into).
-        const bool listed = w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
-                            w.role == Role::kPrecision;
-        if (listed && report.mode == "store")
-          report.missing.push_back({w.label + (w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"),
-                                    "the store has no point of it"});
-        continue;
-      }
-      index_of[i] = found.size();
-      found.push_back(*s);
-      from.push_back(i);
-    }
-    const std::vector<Annotation> annotations = annotate_points(store, found);
-    for (size_t j = 0; j < found.size(); ++j) {
-      ExplainPoint p = make_point(wanted_[from[j]], found[j], annotations[j]);
-      if (const auto of = wanted_[from[j]].of) {
-        if (!index_of.count(*of)) continue;  // the fixed kernel without its library point compares with nothing
-        p.of = index_of[*of];
-      }
-      report.points.push_back(std::move(p));
-      report.stored.push_back(found[j]);
-    }
-  }
-
-  const ExplainRequest& o_;
-  const ShapeArg& shape_;
-  const Plan& plan_;
-  const Gatherer& g_;
-  std::vector<Wanted> wanted_;
-};
-
-// The problem of the neighbour the verdict compares with, if it is one.
-std::optional<Problem> compared_problem(const ExplainReport& report) {
-  const auto& against = report.explanation.verdict.against;
-  if (!against || report.points[*against].role != Role::kNeighbour) return std::nullopt;
-  return report.points[*against].candidate.problem;
-}
-
-MeasureRequest base_request(const ExplainRequest& o) {
-  MeasureRequest r;
-  r.backends = {o.backend};
-  r.lt_algos = o.lt_algos;
-  r.measure = o.measure;
-  return r;
-}
-
-// The neighbours and every control in one request: (problem, backend) pairs.
-MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
-  MeasureRequest r = base_request(o);
-  r.measure.warmup_ms = kWarmAgainMs;
-  const auto add_problem = [&](const Problem& p) {
-    r.problems.push_back(p);
-    return r.problems.size() - 1;
-  };
-  std::vector<size_t> library;  // problems the library and the fixed kernel both run
-  for (const Candidate& c : plan.candidates) library.push_back(add_problem(c.problem));
-  if (plan.controls.aligned16) library.push_back(add_problem(*plan.controls.aligned16));
-  if (plan.controls.aligned32) library.push_back(add_problem(*plan.controls.aligned32));
-  for (size_t p : library) r.pairs.emplace_back(p, 0);
-  const size_t target = add_problem(plan.target);
-  if (plan.fixed) {
-    r.backends.push_back(*plan.fixed);
-    for (size_t p : library) r.pairs.emplace_back(p, r.backends.size() - 1);
-    r.pairs.emplace_back(target, r.backends.size() - 1);
-  }
-  if (plan.controls.copy) {
-    r.backends.emplace_back(BackendKind::kCopy);
-    r.pairs.emplace_back(target, r.backends.size() - 1);
-  }
-  if (o.controls) {
-    r.backends.emplace_back(BackendKind::kLaunchFloor);
-    r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
-  }
-  return r;
-}
-
-// The target in each other precision: a request of its own per dtype, so that its operands hold that
-// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
-// what a sweep of that dtype would store.
-std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan) {
-  std::vector<MeasureRequest> out;
-  for (const Problem& p : plan.controls.precisions) {
-    MeasureRequest r = base_request(o);
-    r.measure.warmup_ms = kWarmAgainMs;
-    r.backends = {precision_backend(o, p.dtype)};
-    r.lt_algos = 1;
-    r.problems = {p};
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-// Runs one request, annotates and saves what it measured, and adds it to the pool.
-void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
-                  const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
-                  MeasureOutcome& total) {
-  const MeasureOutcome got = measure(r, device, store, progress, interrupted);
-  annotate_and_save(store, got.points);
-  if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  // measure()'s skip lines read "BACKEND ALGO SHAPE DTYPE: why".
-  for (const std::string& line : got.skipped) {
-    const size_t colon = line.find(": ");
-    report.missing.push_back(colon == std::string::npos ? NotMeasured{line, "skipped"}
-                                                        : NotMeasured{line.substr(0, colon), line.substr(colon + 2)});
-  }
-  pool.insert(pool.end(), got.points.begin(), got.points.end());
-  total.measured += got.measured;
-  total.reused += got.reused;
-}
 
 // The backend that runs a point of the explanation, as a request names it.
 BackendSpec backend_spec(const ExplainRequest& o, const Plan& plan, const ExplainPoint& p) {
@@ -398,35 +96,6 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   report.explanation = explain(report.points);
 }
 
-// The target's output in its own precision and in each other one measured, against an fp64
-// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
-// points. A precision the GPU or the library cannot run is said in the missing lines.
-void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report) {
-  if (plan.controls.precisions.empty()) return;
-  std::vector<DType> dtypes = {plan.target.dtype};
-  for (const Problem& p : plan.controls.precisions) dtypes.push_back(p.dtype);
-  NumericalErrors got;
-  try {
-    got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::kOutOfMemory) throw;
-    report.missing.push_back({"numerical error", e.what()});  // the times stand without it
-    return;
-  }
-  for (const std::string& why : got.skipped) report.missing.push_back({"numerical error", why});
-  for (ExplainPoint& p : report.points) {
-    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
-    for (const NumericalError& e : got.errors)
-      if (e.dtype == p.candidate.problem.dtype) p.error = e;
-  }
-}
-
-std::string sampling_text(const MeasureOptions& m) {
-  const StopRule rule = m.stop_rule();
-  if (rule.min_samples == rule.max_samples) return fmt::format("{} samples", rule.min_samples);
-  return fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
-                     rule.target * 100);
-}
 
 }  // namespace
 
@@ -541,20 +210,14 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   MeasureRequest first = base_request(o);
   first.problems = {target};
   measure_into(first, device, store, ProgressCallback(), interrupted, pool, report, total);
-  const auto anchor = std::find_if(pool.begin(), pool.end(), [&](const StoredPoint& p) {
-    return !p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == o.backend.kind &&
-           p.key.algo == o.backend.algo() && p.key.problem == target;
-  });
-  if (anchor == pool.end())
+  const StoredPoint* anchor = find_anchor(pool, o, target);
+  if (!anchor)
     throw Error(ExitCode::kNoGpu, "explain: cannot measure " +
                                       (report.missing.empty() ? describe_problem(target, o.backend)
                                                               : report.missing.front().what + ": " +
                                                                     report.missing.front().why));
   const StoredPoint anchor_point = *anchor;
-  const std::vector<Annotation> own = annotate_points(store, {anchor_point});
-  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),
-            fixed_spec(o, device)};
-  if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
+  const Plan plan = make_plan(o, shape, target, anchor_point, device, store, report);
 
   // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
   // neighbour the verdict compares with (known only once the neighbours are measured).
@@ -568,12 +231,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   builder.build(store, std::nullopt, draft);
   const std::optional<Problem> neighbour = compared_problem(draft);
   if (o.controls) {
-    MeasureRequest alternatives = base_request(o);
-    alternatives.measure.warmup_ms = kWarmAgainMs;
-    alternatives.backends = {BackendSpec(BackendKind::kCublasLt)};
-    alternatives.lt_algos = o.alternatives;
-    alternatives.problems = {target};
-    if (neighbour) alternatives.problems.push_back(*neighbour);
+    const MeasureRequest alternatives = alternatives_request(o, target, neighbour);
     measure_into(alternatives, device, store, progress_for(alternatives.problems.size() * size_t(o.alternatives)),
                  interrupted, pool, report, total);
   }
@@ -581,10 +239,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   add_numerical_errors(o, plan, device, report);
   if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
   report.wall_s = seconds_since(started);
-  report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
-                              "{}, cold L2, {} clocks",
-                              device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured,
-                              total.reused, o.db, sampling_text(o.measure), to_string(o.measure.clocks));
+  report.source = measured_source(o, device, total);
   return report;
 }
 

@@ -82,4 +82,21 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                                const DeviceContext& device, Store& store, const ProgressFor& progress_for,
                                const std::atomic<bool>* interrupted);
 
+// Several explanations measured together (profile's verdicts): each phase of explain_measured (the
+// targets, the neighbours and controls, the other precisions, cuBLASLt's alternatives) runs as one
+// measure() for every job, so that a step's GEMMs pay the set-up and warm-up of a few measurements
+// rather than of four each. The jobs' measuring options are the first job's. A job that cannot be
+// explained gets why, in the words explain would say it.
+struct ExplainJob {
+  ExplainRequest request;
+  ShapeArg shape;
+  Problem target;
+};
+struct ExplainJobResult {
+  std::optional<ExplainReport> report;
+  std::string why_none;
+};
+std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
+                                           Store& store, const std::atomic<bool>* interrupted);
+
 }  // namespace shapescope

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <variant>
 
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -16,18 +17,13 @@
 namespace shapescope {
 namespace {
 
-// Explain's report for one GEMM (report/ words its first line), or why there is none.
-struct Verdict {
-  std::optional<ExplainReport> report;
-  std::string why_none;
-};
-
-// The one call into explain's view (views/explain.hpp): nothing else in this file knows explain, so
-// that a rewrite of explain changes this function only. With a device and a store it measures the
-// GEMM's neighbours (reusing the store); without, it reads them from the request's store.
-Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequest& r,
-                        const DeviceContext* device, Store* store, const std::atomic<bool>* interrupted) {
-  ExplainRequest o;
+// The calls into explain's view (views/explain.hpp): nothing else in this file knows explain, so
+// that a rewrite of explain changes these functions only. A GEMM's explanation as a job (or why it
+// has none): its problem planned as explain plans one, unpaired (the what-ifs are paired together
+// afterwards, views/profile_what_ifs.cpp).
+std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind backend, const ProfileRequest& r) {
+  ExplainJob job;
+  ExplainRequest& o = job.request;
   o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
   o.plan.dtype = std::string(to_string(p.dtype));
   o.plan.layout = std::string(to_string(p.layout));
@@ -36,24 +32,37 @@ Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequ
   if (p.lda != p.a_cols()) o.plan.lda = p.lda;
   if (p.ldb != p.b_cols()) o.plan.ldb = p.ldb;
   if (p.ldc != p.n) o.plan.ldc = p.ldc;
-  if (p.off_a != p.off_b || p.off_c != 0) return {std::nullopt, "explain takes one offset for A and B, none for C"};
+  if (p.off_a != p.off_b || p.off_c != 0) return std::string("explain takes one offset for A and B, none for C");
   o.plan.offset = p.off_a;
   o.backend = BackendSpec(backend);
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
-  o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
+  o.pair_seconds = 0;
   o.db = r.db;
-  const ShapeArg shape{p.m, p.n, p.k, false};
+  job.shape = ShapeArg{p.m, p.n, p.k, false};
   try {
-    const Problem target = plan_one(o, p.m, p.n, p.k);
-    const ProgressFor silent = [](size_t) { return ProgressCallback(); };
-    const ExplainReport report = device ? explain_measured(o, shape, target, *device, *store, silent, interrupted)
-                                        : explain_without_gpu(o, shape, nullptr, target);
-    return {report, ""};
+    job.target = plan_one(o, p.m, p.n, p.k);
   } catch (const Error& e) {
-    if (e.code() == ExitCode::kInterrupted) throw;
-    return {std::nullopt, e.what()};
+    return std::string(e.what());
   }
+  return job;
+}
+
+// Each job's explanation: measured together with a device and a store (explain_many), else read from
+// the request's store one by one.
+std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, const DeviceContext* device,
+                                           Store* store, const std::atomic<bool>* interrupted) {
+  if (device) return explain_many(jobs, *device, *store, interrupted);
+  std::vector<ExplainJobResult> out;
+  for (const ExplainJob& job : jobs) {
+    try {
+      out.push_back({explain_without_gpu(job.request, job.shape, nullptr, job.target), ""});
+    } catch (const Error& e) {
+      if (e.code() == ExitCode::kInterrupted) throw;
+      out.push_back({std::nullopt, e.what()});
+    }
+  }
+  return out;
 }
 
 // What a row's verdict is about: the row's GEMM, or a grouped call's largest group (explain knows
@@ -69,13 +78,24 @@ std::pair<Problem, BackendKind> explained(const ProfileRow& row, BackendKind bac
 void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* store,
                   const std::atomic<bool>* interrupted) {
   if (!result.request.verdicts) return;
+  std::vector<ExplainJob> jobs;
+  std::vector<ProfileEntry*> of_job;
   for (ProfileEntry& e : result.entries) {
     if (!e.row.time) continue;
     const auto [problem, backend] = explained(e.row, result.request.backend);
     if (e.row.problem.grouped()) e.verdict_shape = fmt::format("{} {}", problem.shape_string(), to_string(problem.layout));
-    const Verdict v = explain_verdict(problem, backend, result.request, device, store, interrupted);
-    e.explanation = v.report;
-    e.no_verdict = v.why_none;
+    auto job = verdict_job(problem, backend, result.request);
+    if (const std::string* why = std::get_if<std::string>(&job)) {
+      e.no_verdict = *why;
+      continue;
+    }
+    jobs.push_back(std::move(std::get<ExplainJob>(job)));
+    of_job.push_back(&e);
+  }
+  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted);
+  for (size_t j = 0; j < got.size(); ++j) {
+    of_job[j]->explanation = std::move(got[j].report);
+    of_job[j]->no_verdict = got[j].why_none;
   }
 }
 

@@ -49,11 +49,15 @@ std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry
   const ExplainReport& r = *e.explanation;
   const Fix& fix = r.explanation.fixes[f];
   const std::optional<WhatIfKind> kind = kind_of(fix.kind);
-  if (!kind || !fix.point || !e.row.time || !r.stored[*fix.point]) return std::nullopt;
+  // A grouped call's explanation is of one group: its fixes change that GEMM, not the call.
+  if (!kind || !fix.point || !e.row.time || !r.stored[*fix.point] || e.row.problem.grouped()) return std::nullopt;
   const ExplainPoint& target = r.points.front();
   if (!target.time_us || *target.time_us <= 0 || fix.time_us <= 0 || fix.time_us >= *target.time_us) return std::nullopt;
-  const std::optional<StepTerm> changed = term_of(*r.stored[*fix.point], e.row.calls_per_step);
+  std::optional<StepTerm> changed = term_of(*r.stored[*fix.point], e.row.calls_per_step);
   if (!changed) return std::nullopt;
+  // Batching: the same work in fewer, larger calls.
+  if (fix.kind == FixKind::kBatchMore && changed->problem.flops() > 0)
+    changed->count = e.row.calls_per_step * e.row.problem.flops() / changed->problem.flops();
   WhatIfCandidate c;
   c.kind = *kind;
   c.entry = entry;

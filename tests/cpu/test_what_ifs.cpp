@@ -97,6 +97,20 @@ TEST(WhatIfs, TheCandidatesAreEachKindsFastestFixAsTheCallsItRuns) {
   EXPECT_EQ(c[2].per_call[0].backend, BackendKind::kCublasLt);
   EXPECT_EQ(c[2].per_call[0].lt_rank, 3);
   EXPECT_EQ(c[2].per_call[0].algo(), "h3");
+  // Batching: the same work in fewer, larger calls.
+  ProfileResult batched;
+  batched.entries.push_back(entry(4, 15, packed_problem(60, 2048, 2048, Layout::kTN, DType::kBf16), 15,
+                                  {{FixKind::kBatchMore, packed_problem(240, 2048, 2048, Layout::kTN, DType::kBf16),
+                                    BackendKind::kCublas, "default", 11}}));
+  const std::vector<WhatIfCandidate> b = what_if_candidates(batched);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].kind, WhatIfKind::kBatching);
+  EXPECT_DOUBLE_EQ(b[0].per_call[0].count, 1) << "4 calls of 60 rows: 1 call of 240";
+  // A grouped call's explanation is of one group: no fix of it is a change to the call.
+  ProfileResult grouped;
+  grouped.entries.push_back(entry(4, 300, square(137), 10, {{FixKind::kPadUp, square(144), BackendKind::kCublas, "default", 8}}));
+  grouped.entries[0].row.problem = grouped_problem({square(137), square(137)});
+  EXPECT_TRUE(what_if_candidates(grouped).empty());
   // The step with the padding applied: the GEMM's term replaced, the others kept.
   r.entries.push_back(entry(4, 100, square(1024), 100, {}));
   r.candidates = c;

@@ -1,0 +1,205 @@
+#include "views/explain_parts.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "measure/precision_error.hpp"
+
+namespace shapescope {
+
+Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device) {
+  Controls c;
+  if (!o.controls) return c;
+  const Problem a16 = aligned_layout(target, 16), a32 = aligned_layout(target, 32);
+  if (!(a16 == target)) c.aligned16 = a16;
+  if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
+  c.copy = unaligned_operands(target, 16).any();
+  // Our kernels are the shape's controls, not a program's choice of precision.
+  if (o.precision && o.backend.kind != BackendKind::kCustom) {
+    for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
+      Problem p = target;
+      p.dtype = d;
+      c.precisions.push_back(p);
+    }
+  }
+  c.floor.m = c.floor.n = c.floor.k = 1;
+  c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
+  c.floor.dtype = target.dtype;
+  c.floor.layout = target.layout;
+  return c;
+}
+
+// Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
+// size) are listed as not measured, with the planner's reason.
+std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
+                                       const Annotation& target_annotation, std::vector<NotMeasured>& missing) {
+  std::vector<Candidate> planned;
+  for (Candidate c : neighbours(target, shape.square, target_annotation)) {
+    try {
+      c.problem = plan_one(o, c.problem.m, c.problem.n, c.problem.k);
+      planned.push_back(std::move(c));
+    } catch (const Error& e) {
+      missing.push_back({fmt::format("{} ({})", c.value, c.why), e.what()});
+    }
+  }
+  return planned;
+}
+
+ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annotation& annotation) {
+  ExplainPoint p;
+  p.role = w.role;
+  p.label = w.label;
+  p.candidate = w.candidate;
+  p.time_us = stored.result.timing.median_us;
+  p.noise = stored.result.timing.noise;
+  p.algo = stored.key.algo;
+  if (annotation.main_kernel >= 0) p.kernel = short_kernel_name(stored.kernels[size_t(annotation.main_kernel)].name);
+  p.annotation = annotation;
+  return p;
+}
+
+// The problem of the neighbour the verdict compares with, if it is one.
+std::optional<Problem> compared_problem(const ExplainReport& report) {
+  const auto& against = report.explanation.verdict.against;
+  if (!against || report.points[*against].role != Role::kNeighbour) return std::nullopt;
+  return report.points[*against].candidate.problem;
+}
+
+MeasureRequest base_request(const ExplainRequest& o) {
+  MeasureRequest r;
+  r.backends = {o.backend};
+  r.lt_algos = o.lt_algos;
+  r.measure = o.measure;
+  return r;
+}
+
+// The neighbours and every control in one request: (problem, backend) pairs.
+MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
+  MeasureRequest r = base_request(o);
+  r.measure.warmup_ms = kWarmAgainMs;
+  const auto add_problem = [&](const Problem& p) {
+    r.problems.push_back(p);
+    return r.problems.size() - 1;
+  };
+  std::vector<size_t> library;  // problems the library and the fixed kernel both run
+  for (const Candidate& c : plan.candidates) library.push_back(add_problem(c.problem));
+  if (plan.controls.aligned16) library.push_back(add_problem(*plan.controls.aligned16));
+  if (plan.controls.aligned32) library.push_back(add_problem(*plan.controls.aligned32));
+  for (size_t p : library) r.pairs.emplace_back(p, 0);
+  const size_t target = add_problem(plan.target);
+  if (plan.fixed) {
+    r.backends.push_back(*plan.fixed);
+    for (size_t p : library) r.pairs.emplace_back(p, r.backends.size() - 1);
+    r.pairs.emplace_back(target, r.backends.size() - 1);
+  }
+  if (plan.controls.copy) {
+    r.backends.emplace_back(BackendKind::kCopy);
+    r.pairs.emplace_back(target, r.backends.size() - 1);
+  }
+  if (o.controls) {
+    r.backends.emplace_back(BackendKind::kLaunchFloor);
+    r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
+  }
+  return r;
+}
+
+// The target in each other precision: a request of its own per dtype, so that its operands hold that
+// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
+// what a sweep of that dtype would store.
+std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan) {
+  std::vector<MeasureRequest> out;
+  for (const Problem& p : plan.controls.precisions) {
+    MeasureRequest r = base_request(o);
+    r.measure.warmup_ms = kWarmAgainMs;
+    r.backends = {precision_backend(o, p.dtype)};
+    r.lt_algos = 1;
+    r.problems = {p};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Runs one request, annotates and saves what it measured, and adds it to the pool.
+void add_skipped(const std::string& line, ExplainReport& report) {
+  const size_t colon = line.find(": ");
+  report.missing.push_back(colon == std::string::npos ? NotMeasured{line, "skipped"}
+                                                      : NotMeasured{line.substr(0, colon), line.substr(colon + 2)});
+}
+
+std::string measured_source(const ExplainRequest& o, const DeviceContext& device, const MeasureOutcome& total) {
+  const StopRule rule = o.measure.stop_rule();
+  const std::string sampling =
+      rule.min_samples == rule.max_samples
+          ? fmt::format("{} samples", rule.min_samples)
+          : fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
+                        rule.target * 100);
+  return fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
+                     "{}, cold L2, {} clocks",
+                     device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured, total.reused,
+                     o.db, sampling, to_string(o.measure.clocks));
+}
+
+MeasureRequest alternatives_request(const ExplainRequest& o, const Problem& target,
+                                    const std::optional<Problem>& neighbour) {
+  MeasureRequest r = base_request(o);
+  r.measure.warmup_ms = kWarmAgainMs;
+  r.backends = {BackendSpec(BackendKind::kCublasLt)};
+  r.lt_algos = o.alternatives;
+  r.problems = {target};
+  if (neighbour) r.problems.push_back(*neighbour);
+  return r;
+}
+
+const StoredPoint* find_anchor(const std::vector<StoredPoint>& pool, const ExplainRequest& o, const Problem& target) {
+  for (const StoredPoint& p : pool)
+    if (!p.key.hot && p.key.clocks == o.measure.clocks && p.key.backend == o.backend.kind &&
+        p.key.algo == o.backend.algo() && p.key.problem == target)
+      return &p;
+  return nullptr;
+}
+
+Plan make_plan(const ExplainRequest& o, const ShapeArg& shape, const Problem& target, const StoredPoint& anchor,
+               const DeviceContext& device, const Store& store, ExplainReport& report) {
+  const std::vector<Annotation> own = annotate_points(store, {anchor});
+  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),
+            fixed_spec(o, device)};
+  if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
+  return plan;
+}
+
+void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
+                  const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
+                  MeasureOutcome& total) {
+  const MeasureOutcome got = measure(r, device, store, progress, interrupted);
+  annotate_and_save(store, got.points);
+  if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
+  for (const std::string& line : got.skipped) add_skipped(line, report);
+  pool.insert(pool.end(), got.points.begin(), got.points.end());
+  total.measured += got.measured;
+  total.reused += got.reused;
+}
+
+// The target's output in its own precision and in each other one measured, against an fp64
+// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
+// points. A precision the GPU or the library cannot run is said in the missing lines.
+void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report) {
+  if (plan.controls.precisions.empty()) return;
+  std::vector<DType> dtypes = {plan.target.dtype};
+  for (const Problem& p : plan.controls.precisions) dtypes.push_back(p.dtype);
+  NumericalErrors got;
+  try {
+    got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kOutOfMemory) throw;
+    report.missing.push_back({"numerical error", e.what()});  // the times stand without it
+    return;
+  }
+  for (const std::string& why : got.skipped) report.missing.push_back({"numerical error", why});
+  for (ExplainPoint& p : report.points) {
+    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
+    for (const NumericalError& e : got.errors)
+      if (e.dtype == p.candidate.problem.dtype) p.error = e;
+  }
+}
+
+}  // namespace shapescope
