@@ -163,7 +163,11 @@ void run_profile(ProfileOptions o) {
     bar = std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1);
     return bar->callback();
   };
-  write(profile_measure(w, o.request, device, store, progress_for, &g_interrupted));
+  const ProfileResult result = profile_measure(w, o.request, device, store, progress_for, &g_interrupted);
+  write(result);
+  std::string phases;
+  for (const auto& [name, seconds] : result.phases) phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", name, seconds);
+  fmt::print(stderr, "profile: {}\n", phases);
 }
 
 // --clocks: the step's own clock (`step`, the default: a trace's step is replayed) or a state every

@@ -96,7 +96,9 @@ struct ExplainJobResult {
   std::optional<ExplainReport> report;
   std::string why_none;
 };
+// `phases`, where given, gets each phase's wall time ("targets", "neighbours and controls", ...).
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
-                                           Store& store, const std::atomic<bool>* interrupted);
+                                           Store& store, const std::atomic<bool>* interrupted,
+                                           std::vector<std::pair<std::string, double>>* phases = nullptr);
 
 }  // namespace shapescope

@@ -93,8 +93,14 @@ std::vector<std::optional<MeasureRequest>> requests_of(std::vector<JobState>& jo
 }  // namespace
 
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
-                                           Store& store, const std::atomic<bool>* interrupted) {
+                                           Store& store, const std::atomic<bool>* interrupted,
+                                           std::vector<std::pair<std::string, double>>* phases) {
   const auto started = std::chrono::steady_clock::now();
+  auto since = started;
+  const auto phase = [&](const char* name) {
+    if (phases) phases->emplace_back(name, seconds_since(since));
+    since = std::chrono::steady_clock::now();
+  };
   std::vector<JobState> states(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     states[j].job = &jobs[j];
@@ -123,10 +129,12 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
     s.anchor = *anchor;
     s.plan = std::make_unique<Plan>(make_plan(o, s.job->shape, s.job->target, *s.anchor, device, store, s.report));
   }
+  phase("verdicts: targets");
   // The neighbours and controls of every job; then each other precision (a request per dtype, so that
   // its operands hold that dtype's values), every job's at once.
   measure_phase(requests_of(states, [](JobState& s) { return std::optional(controls_request(s.job->request, *s.plan)); }),
                 states, device, store, interrupted, pool, total);
+  phase("verdicts: neighbours and controls");
   std::map<DType, std::vector<std::optional<MeasureRequest>>> by_dtype;
   for (size_t j = 0; j < states.size(); ++j) {
     if (!states[j].ok()) continue;
@@ -137,6 +145,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
     }
   }
   for (const auto& [dtype, requests] : by_dtype) measure_phase(requests, states, device, store, interrupted, pool, total);
+  phase("verdicts: other precisions");
   // cuBLASLt's alternatives at each target and at the neighbour its verdict compares with.
   for (JobState& s : states) {
     if (!s.ok()) continue;
@@ -152,6 +161,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
                               return alternatives_request(s.job->request, s.job->target, s.neighbour);
                             }),
                 states, device, store, interrupted, pool, total);
+  phase("verdicts: alternatives");
   std::vector<ExplainJobResult> out(states.size());
   for (size_t j = 0; j < states.size(); ++j) {
     JobState& s = states[j];
@@ -165,6 +175,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
     s.report.source = measured_source(s.job->request, device, total);
     out[j].report = std::move(s.report);
   }
+  phase("verdicts: numerical errors");
   return out;
 }
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <variant>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "kernels/registry.hpp"
@@ -51,8 +53,9 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
 // Each job's explanation: measured together with a device and a store (explain_many), else read from
 // the request's store one by one.
 std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, const DeviceContext* device,
-                                           Store* store, const std::atomic<bool>* interrupted) {
-  if (device) return explain_many(jobs, *device, *store, interrupted);
+                                           Store* store, const std::atomic<bool>* interrupted,
+                                           std::vector<std::pair<std::string, double>>* phases) {
+  if (device) return explain_many(jobs, *device, *store, interrupted, phases);
   std::vector<ExplainJobResult> out;
   for (const ExplainJob& job : jobs) {
     try {
@@ -92,7 +95,7 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
     jobs.push_back(std::move(std::get<ExplainJob>(job)));
     of_job.push_back(&e);
   }
-  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted);
+  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted, &result.phases);
   for (size_t j = 0; j < got.size(); ++j) {
     of_job[j]->explanation = std::move(got[j].report);
     of_job[j]->no_verdict = got[j].why_none;
@@ -235,7 +238,13 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   }
   const size_t points = set.unknown(wanted);
   const ProgressCallback progress = progress_for(points);
+  auto since = std::chrono::steady_clock::now();
+  const auto phase = [&](const char* name) {
+    result.phases.emplace_back(name, seconds_since(since));
+    since = std::chrono::steady_clock::now();
+  };
   result.skipped = set.measure_all(wanted, single_progress_line(progress, points));
+  phase("GEMMs measured");
   if (progress) progress(MeasureProgress{1.0, points, 0, true});
   const LoopOf loop_of = loop_of_groups([&](const Problem& group) { return set.find(group, request.backend); });
   const PointOf ours_of = [&](const ProfileRow& r) -> const StoredPoint* {
@@ -247,6 +256,7 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       ours_of);
   result.measured = set.summary();
   add_verdicts(result, &device, &store, interrupted);
+  since = std::chrono::steady_clock::now();
   measure_what_ifs(result, device, store, interrupted);
   return result;
 }

@@ -85,6 +85,8 @@ struct ProfileResult {
   std::vector<WhatIfCandidate> candidates;
   std::optional<PairedStepsRun> candidates_run;
   std::vector<ChangedStep> changed_steps;
+  // Where the wall time went: (phase, seconds) in order ("GEMMs measured", "verdicts", ...).
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 // The what-ifs of a measured profile (views/profile_what_ifs.cpp): every candidate in one paired run

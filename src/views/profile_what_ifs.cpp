@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "views/profile.hpp"
 
@@ -215,12 +217,16 @@ bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Sto
 
 void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store& store,
                       const std::atomic<bool>* interrupted) {
+  auto since = std::chrono::steady_clock::now();
   pair_candidates(result, device, store, interrupted);
+  result.phases.emplace_back("what-ifs paired", seconds_since(since));
+  since = std::chrono::steady_clock::now();
   result.changed_steps = plan_changed_steps(result);
   const bool replay = result.workload.timeline && !result.request.clocks_given;
   if (replay) result.trace_clock = trace_clock(result);
   if (!replay || !replay_with_changes(result, device, store, interrupted))
     pair_changed_steps(result, device, store, interrupted);
+  result.phases.emplace_back(replay ? "the step replayed" : "changed steps paired", seconds_since(since));
 }
 
 }  // namespace shapescope

@@ -192,7 +192,7 @@ WhatIfs what_ifs(const ProfileResult& result) {
       continue;  // not measured: no claim
     }
     if (w.saving_us <= 0 || w.calls_per_step <= 0) continue;
-    w.after_us = w.now_us - w.saving_us / w.calls_per_step;
+    w.after_us = std::max(0.0, w.now_us - w.saving_us / w.calls_per_step);
     (changes_dtype(w.kind) ? out.precision : out.same_dtype).ranked.push_back(w);
   }
   size_t number = 0;
