@@ -17,6 +17,10 @@ if ! "$src/scripts/slurm/local_cluster.sh" status; then
   echo "SKIP: Slurm is installed but no node is up (sinfo); start one: scripts/slurm/local_cluster.sh start"
   exit 77
 fi
+# The four shard stores the tasks take, one each.
+for store in "shard-1-of-4.db" "shard-2-of-4.db" "shard-3-of-4.db" "shard-4-of-4.db"; do
+  [ -f "$src/tests/data/slurm/$store" ] || { echo "FAIL: tests/data/slurm/$store is missing"; exit 1; }
+done
 dir=$(mktemp -d /tmp/shapescope_slurm_XXXXXX)
 jobs=""
 cleanup() {
