@@ -1,5 +1,9 @@
 // Kernel 05: Hopper. TMA loads into a multi-stage shared-memory ring completed on mbarriers,
 // wgmma by two consumer warpgroups, a producer warpgroup, the schedules of kernels/schedule.cuh.
+// This file is its device side: the tiling, the shared storage, the producer and the consumers,
+// the prologue every entry point runs, and the dense entry point `gemm`. The host side (TMA maps,
+// clusters, launches) is kernels/05_wgmma_tma_host.cuh; kernels/05_wgmma_tma_grouped.cuh runs the
+// same producer and consumers over grouped calls (gemm_grouped, gemm_grouped_k).
 //
 //   adds over 04:    the sm_90a path: one producer thread issues TMA copies of whole A and B
 //                    tiles into a ring whose stages complete on mbarriers ("full": the bytes
@@ -22,44 +26,18 @@
 //                    the units that fit at once (cudaOccupancyMaxActiveClusters) loop over the
 //                    tiles; streamk: whole tiles, then the last wave's tiles in K-pieces, each
 //                    unit taking its piece from an atomic counter when its whole tiles are done
-//   grouped:         Schedule::kGrouped, for grouped calls (Problem::groups: an MoE layer's
-//                    experts, PyTorch's _grouped_mm): gemm_grouped, one persistent launch over the
-//                    tiles of every group, numbered group by group (kernels/group_table.hpp: the
-//                    table rides in the kernel parameters, __grid_constant__, <= 1024 groups; a CTA
-//                    finds its tile's group by binary search). A is one TMA map over all groups'
-//                    stacked rows (a tile's rows past its group's end read the next group's and
-//                    are not stored), B a 3D map whose third coordinate is the group (zeros past
-//                    each group's N and K), C stored up to the group's end row. No cluster: a
-//                    cluster's CTAs share B, which two groups do not (128x128 runs alone here).
-//                    Requires bf16, nn or nt, every group's N, K, lda, ldb, ldc equal (M varies),
-//                    lda, ldb, ldc multiples of 8 (the groups' rows then stack in the buffers).
-//                    The K form (tn, an MoE layer's weight gradient: every group's M, N, lda, ldb,
-//                    ldc equal, K = the expert's tokens varies, >= 1): gemm_grouped_k; every group
-//                    has the same tiles (group_table.hpp's make_group_table_k), each tile runs its
-//                    own group's ceil(K_g / 64) K-blocks through its group's own TMA maps (A_g
-//                    {M, K_g}, B_g {N, K_g}: zeros past K_g, not the next group's rows), encoded on
-//                    the host when the call is prepared (kernels::prepare_launch) and read from
-//                    global memory (2 x 128 B a group; the producer acquires them with
-//                    fence.proxy.tensormap when its tile's group changes). A is MN-major in shared
-//                    memory (below), C one matrix of all groups' M x N blocks.
-//                    ptxas: 128x256 grouped spills 10 B (8 B stack) under the 168-register compile
-//                    cap, 128x128 grouped none, the K form (both tiles) none. Measured on an H100
-//                    (Qwen-MoE widths, 60 experts, burst clocks; PyTorch's CUTLASS 3 sm90 grouped
-//                    kernel per call in the recorded step in brackets): nt forward 328 us [329], nn
-//                    input gradient 354 us [318], tn weight gradient 292 us [363];
-//                    bench/workloads/results/applied-what-ifs-h100-2026-11-26/final-kernel/.
+//   grouped:         Schedule::kGrouped (kernels/05_wgmma_tma_grouped.cuh): one persistent launch
+//                    over the tiles of every group of a grouped call, on this file's producer and
+//                    consumers, one CTA a cluster
 //   shared memory:   dynamic: mbarriers and the stream-K piece (256 B), the epilogue's staging
 //                    buffers (16 x 128 bf16 per consumer warp, 32 KiB), 1 KiB to align the ring,
 //                    the ring: 225.25 KiB of the 227 KiB a CTA may have; one CTA per SM
-//   registers:       168 a thread at compile time, no spills (ptxas -v, CUDA 13.0)
+//   registers:       gemm: 168 a thread at compile time, no spills (ptxas -v, CUDA 13.0)
 //   requirements:    sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are
 //                    architecture-specific; the sm_80 build compiles this kernel to nothing).
 //                    bf16, nn and nt, any M, N, K >= 1; lda, ldb and A's and B's offsets
 //                    multiples of 8 elements (TMA: 16-byte aligned rows), as 04; any ldc;
 //                    tiles x batch < 2^31
-//   measured share of cuBLAS on an NVIDIA H200 (4096^3 bf16, cold L2, cuBLAS 13.1 in the same
-//   run, tests/data/h200-2026-11-21-ladder): 128x256 persistent 97.5 % (nn), 97.9 % (nt);
-//   streamk 96.5 %, dp 95 %; 128x128 persistent 88 %, dp 83 %
 //
 // Stream-K in 05: the consumers publish and collect partials as schedule.cuh describes, in the
 // workspace slot of their piece (pieces are per cluster: an owner of rank r collects from the
@@ -76,10 +54,7 @@
 //   nn's B (MN-major: rows of k, contiguous n): BN / 64 TMA boxes of {64 n, 64 k rows}, 8 KiB
 //     each. Descriptor: LBO = 8192 B (the next 64 columns of n: the next box), SBO = 1024 B (the
 //     next 8 k-rows); the k16 step kk starts at + 2048 kk bytes; wgmma's transpose-B bit is set.
-//   tn's A (grouped K form; MN-major: rows of k, contiguous m): BM / 64 = 2 TMA boxes of {64 m,
-//     64 k rows}, 8 KiB each, box w the rows of consumer warpgroup w. Descriptor as nn's B: SBO =
-//     1024 B (the next 8 k-rows), the k16 step at + 2048 kk bytes, LBO = 8192 B (the next 64 m,
-//     outside a wgmma's 64 rows); wgmma's transpose-A bit is set (Consumer's kATransposed).
+//   tn's A (the grouped K form, MN-major): kernels/05_wgmma_tma_grouped.cuh.
 //
 // Napkin math (H100/H200 SXM: 132 SMs, dense bf16 ~990 TFLOP/s at 1.98 GHz, ~1.6 GHz power-capped):
 //   - Per K-block a CTA loads (BM + BN) x 64 x 2 B = 32 KiB (128x128) or 48 KiB (128x256) for
@@ -94,32 +69,24 @@
 #pragma once
 #include <cuda.h>
 #include <cuda_bf16.h>
-#include <cuda_runtime_api.h>
-#include <cudaTypedefs.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <mutex>
-#include <string>
-#include <vector>
 
-#include "common/check.hpp"
-#include "common/error.hpp"
 #include "kernels/common.cuh"
-#include "kernels/group_table.hpp"
 #include "kernels/schedule.cuh"
 #include "kernels/tilings.hpp"
 
-namespace shapescope::kernels::wgmma_tma {
-
 // wgmma, setmaxnreg and the sm_90a forms of the TMA and mbarrier instructions are compiled for the
-// sm_90a target only; the sm_80 (and compute_80 PTX) build of this file gets an empty kernel that
-// the registry never launches there (unsupported(): compute capability 9.0 only).
+// sm_90a target only; the sm_80 (and compute_80 PTX) build of 05's entry points (here and in
+// 05_wgmma_tma_grouped.cuh) gets empty kernels that the registry never launches there
+// (unsupported(): compute capability 9.0 only).
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define SHAPESCOPE_SM90A 1
 #else
 #define SHAPESCOPE_SM90A 0
 #endif
+
+namespace shapescope::kernels::wgmma_tma {
 
 template <int BN_, int STAGES_, int CLUSTER_>
 struct Tiling {
@@ -273,14 +240,6 @@ __device__ __forceinline__ schedule::TileCoord tile_of(const schedule::Plan& pla
   return tile;
 }
 
-// The grouped schedule's tile t: its rows among all groups' stacked rows (A and C are one matrix of
-// them), its group (B's third coordinate) and the end of the group's rows (C's row limit).
-template <class T>
-__device__ __forceinline__ schedule::TileCoord grouped_tile_of(const GroupTable& groups, int t) {
-  const GroupTile g = groups.tile<T::BM, T::BN>(t);
-  return {g.m0, g.n0, g.group, g.m_end};
-}
-
 // Warpgroup 0: one thread issues every TMA copy, up to STAGES K-blocks ahead of the consumers,
 // across tiles and segments, so the next tile's loads are in flight during this tile's epilogue.
 // kGrouped: A is one 2D matrix of every group's rows (its third coordinate 0); B's is the group.
@@ -343,70 +302,6 @@ struct Producer {
         const uint32_t bar = smem_address(&smem.full[ring.stage]);
         mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // own A, everyone's shares of B
         load_k_block(map_a, map_b, bar, smem.ring + ring.stage * T::kStageBytes, tile, kb, rank);
-        ring.advance();
-      }
-    }
-  }
-};
-
-// The grouped schedule's K form (tn: groups differ in K): the persistent walk's tiles, each with
-// its own group's K-blocks [0, ceil(K_g / BK)). No stream-K: piece() is never asked for a share.
-template <class T>
-class GroupKSegments {
- public:
-  __device__ __forceinline__ GroupKSegments(const schedule::Plan& plan, int cta,
-                                            const GroupTable& groups)
-      : cursor_(schedule::Cursor::whole_tiles(plan, cta)), groups_(groups) {}
-
-  template <class Take>
-  __device__ __forceinline__ bool next(const schedule::Plan& plan, schedule::Segment& s, Take) {
-    if (!cursor_.next(plan, s)) return false;
-    s.kb_end = (groups_.k(groups_.group_of_k(s.tile)) + T::BK - 1) / T::BK;  // >= 1: K_g >= 1
-    return true;
-  }
-
-  __device__ __forceinline__ int piece() const { return 0; }
-
- private:
-  schedule::Cursor cursor_;
-  const GroupTable& groups_;
-};
-
-// The K form's producer: each tile reads its group's own TMA maps (maps[2g]: A_g stored K_g x M,
-// {M, K_g}; maps[2g + 1]: B_g stored K_g x N, {N, K_g}; in global memory, written by the host
-// before the launch), so that TMA fills zeros past K_g rather than reading group g + 1's rows. A
-// stage's A is BM / 64 boxes of {64 m, 64 k-rows} (box i: the rows of consumer warpgroup i), its B
-// BN / 64 boxes of {64 n, 64 k-rows}, as nn's.
-template <class T>
-struct ProducerK {
-  static __device__ __forceinline__ void run(const CUtensorMap* maps, const GroupTable& groups,
-                                             const schedule::Plan& plan,
-                                             const SharedStorage<T>& smem,
-                                             GroupKSegments<T>& segments) {
-    RingPosition<T> ring;
-    schedule::Segment segment;
-    int fenced = -1;  // the group whose maps this thread has acquired
-    while (segments.next(plan, segment, []() { return 0; })) {
-      const GroupTile tile = groups.tile_k<T::BM, T::BN>(segment.tile);
-      const CUtensorMap* map_a = maps + 2 * tile.group;
-      const CUtensorMap* map_b = map_a + 1;
-      if (tile.group != fenced) {
-        fence_tensormap_acquire(map_a);
-        fence_tensormap_acquire(map_b);
-        fenced = tile.group;
-      }
-      const int m0 = tile.m0 - tile.group * groups.m;  // the tile's rows inside its group
-      for (int kb = segment.kb_begin; kb < segment.kb_end; ++kb) {
-        mbarrier_wait(smem_address(&smem.empty[ring.stage]), ring.phase ^ 1);
-        const uint32_t bar = smem_address(&smem.full[ring.stage]);
-        mbarrier_arrive_expect_tx(bar, T::kStageBytes);  // boxes past M, N, K_g count in full
-        const uint32_t a = smem.ring + ring.stage * T::kStageBytes, b = a + T::kABytes;
-#pragma unroll
-        for (int i = 0; i < T::BM / 64; ++i)
-          tma_load_3d(a + i * 64 * 128, map_a, bar, m0 + i * 64, kb * T::BK, 0);
-#pragma unroll
-        for (int j = 0; j < T::BN / 64; ++j)
-          tma_load_3d(b + j * 64 * 128, map_b, bar, tile.n0 + j * 64, kb * T::BK, 0);
         ring.advance();
       }
     }
@@ -580,6 +475,26 @@ struct Consumer {
   }
 };
 
+// ---- The entry points --------------------------------------------------------------------------
+
+// Every entry point's prologue: the CTA's dynamic shared memory carved into its storage, whose
+// barriers one thread initialises; every thread of the CTA (in a cluster, of every CTA: the peers
+// multicast into this CTA's ring and arrive on its barriers) waits for that before any role starts.
+// Each entry point then splits its warpgroups into the producer and the consumers itself: with the
+// split in a function taking the two roles as lambdas, the compiler laid gemm_grouped's segment
+// walk out differently (8 to 16 more instructions), where this way every kernel's code is the same.
+template <class T>
+__device__ __forceinline__ SharedStorage<T> prologue() {
+  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
+  const SharedStorage<T> smem(wgmma_tma_smem);
+  if (threadIdx.x == 0) smem.init_barriers();
+  if constexpr (T::CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
+  return smem;
+}
+
 // map_a: A as {K, M, batch}, boxes {64, BM}. map_b: nt's B^T as {K, N, batch}, boxes {64, BN /
 // CLUSTER}; nn's B as {N, K, batch}, boxes {64, 64}. The plan's units are clusters, its tiles
 // (CLUSTER x BM) x BN; rank r of a cluster computes rows r x BM of each. partials and flags:
@@ -589,17 +504,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
          GemmArgs args, schedule::Plan plan, float4* partials, int* flags) {
 #if SHAPESCOPE_SM90A
-  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
-  const SharedStorage<T> smem(wgmma_tma_smem);
-  const int warpgroup = int(threadIdx.x) / 128;
   const int cluster = int(blockIdx.x) / T::CLUSTER, rank = int(blockIdx.x) % T::CLUSTER;
-  if (threadIdx.x == 0) smem.init_barriers();
-  // The peers' barriers must be initialised before anyone multicasts into them or arrives there.
-  if constexpr (T::CLUSTER > 1)
-    cluster_sync();
-  else
-    __syncthreads();
-
+  const SharedStorage<T> smem = prologue<T>();
   Segments segments(plan, cluster);
   // The tile's rows end at M.
   const auto tile = [&](const schedule::Segment& s) {
@@ -607,6 +513,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t.m_end = args.m;
     return t;
   };
+  const int warpgroup = int(threadIdx.x) / 128;
   if (warpgroup == 0) {
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0)
@@ -620,299 +527,5 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if constexpr (T::CLUSTER > 1) cluster_sync();
 #endif
 }
-
-// The grouped schedule (one CTA a cluster): persistent over `groups`' tiles, plan.tiles of them;
-// CTA c computes tiles c, c + G, ... (schedule.cuh's persistent walk), each mapped to its group by
-// groups.tile(). map_a: every group's rows of A as one {K, rows, 1}, boxes {64, BM}; a tile's rows
-// past its group's end read the next group's rows (their outputs are not stored), past the last
-// group's TMA fills zeros. map_b: {K, N, groups} (nt) or {N, K, groups} (nn), zeros past each
-// group's K and N. C: args.c, every group's rows stacked (args.stride_c 0), stored up to the tile's
-// group end. No stream-K: partials and flags are not used.
-template <class T, bool kBTransposed>
-__global__ void __launch_bounds__(T::kThreads, 1)
-    gemm_grouped(const __grid_constant__ CUtensorMap map_a,
-                 const __grid_constant__ CUtensorMap map_b, GemmArgs args, schedule::Plan plan,
-                 const __grid_constant__ GroupTable groups) {
-  static_assert(T::CLUSTER == 1, "a cluster's CTAs share B, which two groups do not");
-#if SHAPESCOPE_SM90A
-  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
-  const SharedStorage<T> smem(wgmma_tma_smem);
-  const int warpgroup = int(threadIdx.x) / 128;
-  if (threadIdx.x == 0) smem.init_barriers();
-  __syncthreads();
-
-  Segments segments(plan, int(blockIdx.x));
-  const auto tile = [&](const schedule::Segment& s) { return grouped_tile_of<T>(groups, s.tile); };
-  // C is one matrix of all groups' rows: its "batch" is 0.
-  const auto c_tile = [&](const schedule::Segment& s) {
-    schedule::TileCoord t = grouped_tile_of<T>(groups, s.tile);
-    t.batch = 0;
-    return t;
-  };
-  if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
-    if (threadIdx.x == 0)
-      Producer<T, kBTransposed, true>::run(map_a, map_b, plan, nullptr, smem, segments, 0, tile);
-  } else {
-    setmaxnreg_inc<232>();
-    Consumer<T, kBTransposed>::run(args, plan, nullptr, nullptr, smem, segments, 0, warpgroup - 1,
-                                   c_tile);
-  }
-#endif
-}
-
-// The grouped schedule's K form (tn: A_g stored K_g x M, B_g stored K_g x N, every group's M, N
-// equal; one CTA a cluster): persistent over `groups`' tiles (make_group_table_k: every group has
-// the same tiles), each tile running its group's ceil(K_g / 64) K-blocks. maps: 2 per group in
-// global memory (ProducerK). A is MN-major in shared memory (wgmma's transpose-A bit), B as nn's.
-// C: args.c, every group's M x N block stacked (group g's rows from g x M; args.stride_c 0), stored
-// up to the group's end. No stream-K.
-template <class T>
-__global__ void __launch_bounds__(T::kThreads, 1)
-    gemm_grouped_k(const CUtensorMap* maps, GemmArgs args, schedule::Plan plan,
-                   const __grid_constant__ GroupTable groups) {
-  static_assert(T::CLUSTER == 1, "a cluster's CTAs share B, which two groups do not");
-  static_assert(T::BM == 2 * 64, "A: one {64 m, 64 k} box per consumer warpgroup");
-#if SHAPESCOPE_SM90A
-  extern __shared__ __align__(16) unsigned char wgmma_tma_smem[];
-  const SharedStorage<T> smem(wgmma_tma_smem);
-  const int warpgroup = int(threadIdx.x) / 128;
-  if (threadIdx.x == 0) smem.init_barriers();
-  __syncthreads();
-
-  GroupKSegments<T> segments(plan, int(blockIdx.x), groups);
-  if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) ProducerK<T>::run(maps, groups, plan, smem, segments);
-  } else {
-    setmaxnreg_inc<232>();
-    // C is one matrix of all groups' rows: its "batch" is 0.
-    const auto c_tile = [&](const schedule::Segment& s) {
-      const GroupTile g = groups.tile_k<T::BM, T::BN>(s.tile);
-      return schedule::TileCoord{g.m0, g.n0, 0, g.m_end};
-    };
-    Consumer<T, false, true>::run(args, plan, nullptr, nullptr, smem, segments, 0, warpgroup - 1,
-                                  c_tile);
-  }
-#endif
-}
-
-// ---- Host side ---------------------------------------------------------------------------------
-
-// cuTensorMapEncodeTiled is a driver API function; the runtime hands out its address, so that
-// shapescope needs no link against libcuda.
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static std::mutex mutex;
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (encode == nullptr) {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || function == nullptr)
-      throw Error(ExitCode::kInternal,
-                  "05_wgmma_tma: the CUDA driver has no cuTensorMapEncodeTiled (needs 12.0+)");
-    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  }
-  return encode;
-}
-
-// A TMA map of `batch` row-major bf16 matrices of rows x cols (ld elements between rows, stride
-// between matrices), boxes of box_rows x 64 columns with the 128-byte swizzle; zeros outside.
-inline CUtensorMap tensor_map(const void* base, int64_t rows, int64_t cols, int64_t ld,
-                              int64_t stride, int batch, int box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(batch)};
-  // Byte strides of dimensions 1 and 2 (multiples of 16: lda, ldb multiples of 8 elements). A
-  // single matrix gets rows x ld, which nothing reads.
-  const cuuint64_t strides[2] = {cuuint64_t(ld) * 2,
-                                 cuuint64_t(batch > 1 ? stride : rows * ld) * 2};
-  const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    throw Error(ExitCode::kInternal,
-                "05_wgmma_tma: cuTensorMapEncodeTiled failed (CUresult " +
-                    std::to_string(int(result)) + ") for " + std::to_string(batch) + " x " +
-                    std::to_string(rows) + " x " + std::to_string(cols) + ", ld " +
-                    std::to_string(ld) + ", stride " + std::to_string(stride));
-  return map;
-}
-
-// The launch configuration of `units` plan units (clusters of T::CLUSTER CTAs).
-template <class T>
-struct LaunchConfig {
-  cudaLaunchAttribute attribute[1];
-  cudaLaunchConfig_t config{};
-  LaunchConfig(int units, cudaStream_t stream) {
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = T::CLUSTER;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
-    config.gridDim = dim3(unsigned(units) * T::CLUSTER);
-    config.blockDim = dim3(T::kThreads);
-    config.dynamicSmemBytes = size_t(T::kSmemBytes);
-    config.stream = stream;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-  }
-};
-
-// The kernel of tiling T that a launch runs: gemm, gemm_grouped or gemm_grouped_k.
-enum class KernelKind { kGemm, kGrouped, kGroupedK };
-
-// Once per device and kernel: opt in to the dynamic shared memory and count the clusters that fit
-// on the GPU at once (cudaOccupancyMaxActiveClusters: one CTA per SM, and a cluster's CTAs in one
-// GPC) for the persistent, stream-K and grouped grids.
-template <class T, bool kBTransposed, KernelKind kKind = KernelKind::kGemm>
-int resident_clusters() {
-  static std::mutex mutex;
-  static std::vector<int> per_device;  // 0: not set up yet on that device
-  return schedule::once_per_device(mutex, per_device, [](int) {
-    const void* kernel = nullptr;
-    if constexpr (kKind == KernelKind::kGrouped)
-      kernel = reinterpret_cast<const void*>(gemm_grouped<T, kBTransposed>);
-    else if constexpr (kKind == KernelKind::kGroupedK)
-      kernel = reinterpret_cast<const void*>(gemm_grouped_k<T>);
-    else
-      kernel = reinterpret_cast<const void*>(gemm<T, kBTransposed>);
-    CHECK_CUDA(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    const LaunchConfig<T> launch(1, nullptr);
-    int clusters = 0;
-    CHECK_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
-    if (clusters < 1)
-      throw Error(ExitCode::kInternal,
-                  "05_wgmma_tma: no cluster of " + std::to_string(T::CLUSTER) + " CTAs of " +
-                      std::to_string(T::kThreads) + " threads and " +
-                      std::to_string(T::kSmemBytes) + " B of shared memory fits on the GPU");
-    return clusters;
-  });
-}
-
-template <class T, bool kBTransposed>
-schedule::Plan plan_for(schedule::Kind kind, const GemmArgs& args, int batch) {
-  return schedule::make_plan(kind, args.m, args.n, args.k, batch, T::BM * T::CLUSTER, T::BN,
-                             T::BK, resident_clusters<T, kBTransposed>());
-}
-
-template <class T, bool kBTransposed>
-int64_t workspace_streamk(const GemmArgs& args, int batch) {
-  const schedule::Plan plan = plan_for<T, kBTransposed>(schedule::Kind::kStreamK, args, batch);
-  return plan.sk_tiles > 0 ? streamk_workspace_bytes<T>(plan.ctas * T::CLUSTER) : 0;
-}
-
-template <class T, bool kBTransposed>
-void run(schedule::Kind kind, const GemmArgs& args, int batch, cudaStream_t stream,
-         void* workspace, int64_t workspace_bytes) {
-  const schedule::Plan plan = plan_for<T, kBTransposed>(kind, args, batch);
-  float4* partials = nullptr;
-  int* flags = nullptr;
-  if (plan.sk_tiles > 0) {
-    const int ctas = plan.ctas * T::CLUSTER;
-    const int64_t need = streamk_workspace_bytes<T>(ctas);
-    if (workspace == nullptr || workspace_bytes < need)
-      throw Error(ExitCode::kInternal, "05_wgmma_tma stream-K needs a workspace of " +
-                                           std::to_string(need) + " B, got " +
-                                           std::to_string(workspace_bytes));
-    partials = static_cast<float4*>(workspace);
-    flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + ctas * kSlotBytes<T>);
-    // The flags, then the counter that hands out the stream-K pieces (flags[ctas]).
-    CHECK_CUDA(cudaMemsetAsync(flags, 0, size_t(ctas + 1) * sizeof(int), stream));
-  }
-  const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, args.stride_a, batch,
-                                       T::BM);
-  const CUtensorMap map_b =
-      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, batch,
-                                T::kBRowsPerCta)
-                   : tensor_map(args.b, args.k, args.n, args.ldb, args.stride_b, batch, 64);
-  const LaunchConfig<T> launch(plan.ctas, stream);
-  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm<T, kBTransposed>, map_a, map_b, args, plan,
-                                partials, flags));
-  CHECK_CUDA(cudaGetLastError());
-}
-
-// The grouped schedule's plan: groups.tiles() tiles, the CTAs that fit at once (at most one per tile)
-// walking them.
-template <class T, bool kBTransposed>
-schedule::Plan grouped_plan(const GemmArgs& args, const GroupTable& groups) {
-  schedule::Plan plan;
-  plan.tiles_n = groups.tiles_n;
-  plan.tiles = groups.tiles();
-  plan.k_blocks = (args.k + T::BK - 1) / T::BK;
-  plan.ctas = std::min(plan.tiles, resident_clusters<T, kBTransposed, KernelKind::kGrouped>());
-  return plan;
-}
-
-// A grouped call (Schedule::kGrouped): args.a, args.b, args.c are the shared buffers, args.m all
-// groups' rows, args.stride_b the elements between groups' B (the registry's unsupported() checks
-// that the groups' A and C rows are stacked and their B evenly spaced), args.stride_a and
-// args.stride_c 0.
-template <class T, bool kBTransposed>
-void launch_grouped(const GemmArgs& args, const GroupTable& groups, cudaStream_t stream) {
-  const schedule::Plan plan = grouped_plan<T, kBTransposed>(args, groups);
-  const CUtensorMap map_a = tensor_map(args.a, args.m, args.k, args.lda, 0, 1, T::BM);
-  const CUtensorMap map_b =
-      kBTransposed ? tensor_map(args.b, args.n, args.k, args.ldb, args.stride_b, groups.count,
-                                T::kBRowsPerCta)
-                   : tensor_map(args.b, args.k, args.n, args.ldb, args.stride_b, groups.count, 64);
-  const LaunchConfig<T> launch(plan.ctas, stream);
-  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm_grouped<T, kBTransposed>, map_a, map_b, args,
-                                plan, groups));
-  CHECK_CUDA(cudaGetLastError());
-}
-
-// The K form (tn, groups differ in K; make_group_table_k): the TMA maps of every group, 2 a group
-// (A_g as {M, K_g} of rows lda apart from args.a + row_start[g] x lda, B_g as {N, K_g} from args.b +
-// row_start[g] x ldb: the registry's unsupported() checked that the groups' K rows stack), boxes
-// of 64 x 64 (A: the rows of one consumer warpgroup; B: as nn's). The caller copies them to the
-// device once (kernels::prepare_launch) and hands them to every launch.
-template <class T>
-std::vector<CUtensorMap> grouped_k_maps(const GemmArgs& args, const GroupTable& groups) {
-  std::vector<CUtensorMap> maps;
-  maps.reserve(size_t(groups.count) * 2);
-  for (int g = 0; g < groups.count; ++g) {
-    const int64_t first = groups.row_start[g], k = groups.k(g);
-    maps.push_back(tensor_map(args.a + first * args.lda, k, args.m, args.lda, 0, 1, 64));
-    maps.push_back(tensor_map(args.b + first * args.ldb, k, args.n, args.ldb, 0, 1, 64));
-  }
-  return maps;
-}
-
-// A K-form grouped call: args.c the shared C buffer (every group's M x N block after the previous
-// one's, rows ldc apart), args.m, args.n every group's; maps the device copy of grouped_k_maps().
-// The plan's k_blocks is the largest group's (each tile runs its own group's).
-template <class T>
-void launch_grouped_k(const GemmArgs& args, const GroupTable& groups, const void* maps,
-                      cudaStream_t stream) {
-  schedule::Plan plan;
-  plan.tiles_n = groups.tiles_n;
-  plan.tiles = groups.tiles();
-  int k = 1;
-  for (int g = 0; g < groups.count; ++g) k = std::max(k, groups.k(g));
-  plan.k_blocks = (k + T::BK - 1) / T::BK;
-  plan.ctas = std::min(plan.tiles, resident_clusters<T, false, KernelKind::kGroupedK>());
-  const LaunchConfig<T> launch(plan.ctas, stream);
-  CHECK_CUDA(cudaLaunchKernelEx(&launch.config, gemm_grouped_k<T>,
-                                static_cast<const CUtensorMap*>(maps), args, plan, groups));
-  CHECK_CUDA(cudaGetLastError());
-}
-
-template <class T, bool kBTransposed, schedule::Kind kKind>
-void launch(const GemmArgs& args, int batch, cudaStream_t stream) {
-  run<T, kBTransposed>(kKind, args, batch, stream, nullptr, 0);
-}
-
-template <class T, bool kBTransposed>
-void launch_streamk(const GemmArgs& args, int batch, cudaStream_t stream, void* workspace,
-                    int64_t workspace_bytes) {
-  run<T, kBTransposed>(schedule::Kind::kStreamK, args, batch, stream, workspace, workspace_bytes);
-}
-
-#undef SHAPESCOPE_SM90A
 
 }  // namespace shapescope::kernels::wgmma_tma

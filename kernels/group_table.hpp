@@ -1,4 +1,4 @@
-// The grouped schedule's table (kernels/05_wgmma_tma.cuh, Schedule::kGrouped): a grouped call's
+// The grouped schedule's table (kernels/05_wgmma_tma_grouped.cuh, Schedule::kGrouped): a grouped call's
 // groups as one list of output tiles, numbered group by group and, inside a group, along M or N
 // first (the M form: see tile()) or along N first (the K form). Two forms: groups that differ in M (an MoE layer's
 // forward and input-gradient calls, nn and nt: the same N and K, M rows each; make_group_table) and

@@ -41,7 +41,7 @@ struct Tiling {
 
 // One row per tiling; the registry lists each row once per schedule it runs, in this order.
 // Rows of a kernel are adjacent. Why these numbers (H200, 4096^3 bf16, share of cuBLAS; the
-// kernels' headers and tests/data/*/README.md have more):
+// kernels' headers and bench/kernels/results/*/README.md have more):
 //   - 04: BK = 64 with 3 stages halves the barriers per FLOP against BK = 32 with 4 (5 % faster
 //     at 128x128, 17 % at 128x256); 4 stages for 128x256 and 256x128 gained nothing, and 192 KiB
 //     would shut out the A100's 163 KiB. 2 CTAs/SM cap 128x128 at 128 registers.

@@ -13,9 +13,10 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
   -DSHAPESCOPE_TESTS=OFF -DSHAPESCOPE_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz
 status=0
-# -V: every target's summary line (and, on a finding, its input and stack) goes to the log.
+# -V: every target's summary line (and, on a finding, its input and stack) goes to the log. The
+# timeout leaves room for one slow last input (run_target.sh's -timeout, 60 s) and a busy machine.
 TMPDIR=$tmp SHAPESCOPE_FUZZ_SECONDS=$seconds ctest --test-dir build-fuzz -L fuzz -j "$(nproc)" -V \
-  --timeout $((seconds * 2 + 120)) >"$tmp/ctest.log" 2>&1 || status=$?
+  --timeout $((seconds * 2 + 300)) >"$tmp/ctest.log" 2>&1 || status=$?
 grep -h "fuzz summary:" "$tmp/ctest.log" | sed 's/^.*fuzz summary: /  /' | sort || true
 [ "$status" -eq 0 ] || grep -h "finding\|ERROR\|SUMMARY\|tests failed\|(Failed)" "$tmp/ctest.log" | head -n 60 >&2
 left=$(find "$tmp" -mindepth 1 -maxdepth 1 ! -name ctest.log | head -n 5)

@@ -13,7 +13,8 @@ host=$(hostname -s)
 
 status() {
   command -v sinfo >/dev/null 2>&1 || return 1
-  timeout 10 sinfo -h -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed|allocated|completing)'
+  # 30 s: a busy 2-core machine (CI's) can be slow to answer.
+  timeout 30 sinfo -h -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed|allocated|completing)'
 }
 
 install() {
@@ -72,7 +73,9 @@ start() {
   write_config
   pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
   pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
-  for _ in $(seq 1 60); do
+  # Up to five minutes for the node to come up: the daemons start slowly on a busy machine.
+  local deadline=$((SECONDS + 300))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     if status; then
       scontrol update nodename="$host" state=resume >/dev/null 2>&1 || true
       echo "local_cluster: up ($(sinfo -h -o '%N %T %c CPUs'))"

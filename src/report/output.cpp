@@ -340,15 +340,6 @@ std::string point_json(const StoredPoint& point, const Annotation& annotation) {
 
 std::string annotation_json(const Annotation& annotation) { return one_line(annotation_object(annotation)); }
 
-std::string json_string(std::string_view value) { return dump_scalar(std::string(value)); }
-
-std::string field_text(const FieldValue& value) {
-  if (const auto* integer = std::get_if<int64_t>(&value)) return fmt::format("{}", *integer);
-  if (const auto* real = std::get_if<double>(&value)) return number(*real);
-  if (const auto* text = std::get_if<std::string>(&value)) return *text;
-  return {};
-}
-
 std::string shorten_middle(const std::string& name, size_t width) {
   constexpr std::string_view kElided = "...";
   // The end of a library kernel's name says its tile and alignment ("256x128_nn_align1"): keep 17.

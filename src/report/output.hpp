@@ -39,10 +39,6 @@ std::string annotation_json(const Annotation& annotation);
 // How a sustained warm-up ended: "warm-up settled after 1.2 s at 1530 MHz, 690 W", "warm-up: the
 // clock did not settle within 2 % in 5.0 s (1480 MHz, 700 W at its end)"; "" when not watched.
 std::string settle_text(const SettleFacts& settle);
-// A JSON string literal, escaped.
-std::string json_string(std::string_view value);
-// Text of a FieldValue for a table cell or CSV ("" for unknown, numbers in shortest form).
-std::string field_text(const FieldValue& value);
 
 // --dry-run: the plan as a table on stdout, then on stderr its points, memory and rough GPU time
 // (`where` names the GPU or says what was assumed), and the warnings of warn_if_absurd().

@@ -222,8 +222,6 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
   return problems;
 }
 
-std::string Shard::text() const { return fmt::format("{}/{}", index, count); }
-
 Shard parse_shard(const std::string& text, const std::string& option) {
   const auto refuse = [&] {
     return usage_error(fmt::format("{}: '{}' is not I/N with 1 <= I <= N <= 2^63-1 (e.g. 2/8)", option, text));
@@ -249,15 +247,6 @@ std::vector<size_t> shard_positions(size_t plan_size, const Shard& shard) {
   for (size_t i = size_t(shard.index - 1); i < plan_size; i += size_t(std::min<uint64_t>(uint64_t(shard.count), plan_size)))
     positions.push_back(i);
   return positions;
-}
-
-// Outer shard I/N takes positions I-1 + jN; its part k of D takes j = k-1 + tD, that is positions
-// I-1 + (k-1)N + tND: the shard (I + (k-1)N) / (ND).
-Shard sub_shard(const Shard& outer, int64_t index, int64_t count) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  if (count < 1 || index < 1 || index > count || outer.count > kMax / count)
-    throw usage_error(fmt::format("--shard: {} split {} ways is more parts than a plan can have", outer.text(), count));
-  return Shard{outer.index + (index - 1) * outer.count, outer.count * count};
 }
 
 std::vector<Problem> take_shard(const std::vector<Problem>& problems, const std::string& shard) {

@@ -28,17 +28,12 @@ std::vector<Problem> plan_problems(const ShapeOptions& options);
 // One of `count` interleaved parts of a plan: every count-th problem from the index-th (1-based).
 struct Shard {
   int64_t index = 1, count = 1;
-  std::string text() const;  // "2/8"
 };
 // "2/8" as a Shard; Error(kUsage) naming `option` for anything but I/N with 1 <= I <= N.
 Shard parse_shard(const std::string& text, const std::string& option = "--shard");
 // The plan positions the shard takes: index-1, index-1+count, ... below plan_size. The shards
 // 1/N..N/N of a plan take every position exactly once.
 std::vector<size_t> shard_positions(size_t plan_size, const Shard& shard);
-// Part `index` of `count` of the shard `outer`, as a shard of the whole plan: the parts of
-// outer's positions taken as shard_positions takes them (for --devices within a --shard).
-// Error(kUsage) when outer.count * count overflows.
-Shard sub_shard(const Shard& outer, int64_t index, int64_t count);
 
 // "2/8": the second of eight interleaved parts of the plan (every 8th problem from the 2nd), for a
 // job array; an empty text is the whole plan. Throws Error(kUsage) naming --shard for anything else.

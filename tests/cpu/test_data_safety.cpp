@@ -326,9 +326,11 @@ TEST_F(DataSafety, KilledPlotKeepsTheEarlierFigure) {
   pid_t pid = 0;
   ASSERT_EQ(posix_spawn(&pid, SHAPESCOPE_BIN, nullptr, &attr, const_cast<char* const*>(argv.data()), environ), 0);
   posix_spawnattr_destroy(&attr);
-  // Wait until the figure is being made (its temporary folder exists), then kill.
+  // Wait until the figure is being made (its temporary folder exists), then kill. On a busy machine
+  // getting there can take many seconds: up to two minutes.
   bool staging = false;
-  for (int i = 0; i < 200 && !staging; ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!staging && std::chrono::steady_clock::now() - start < std::chrono::minutes(2)) {
     for (const auto& entry : fs::directory_iterator(dir_ / "figures"))
       if (entry.path().filename().string().rfind(".shapescope-", 0) == 0) staging = true;
     if (!staging) std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -1,5 +1,5 @@
 // explain's verdicts on controls recorded on an NVIDIA H100 (tests/data/h100-2026-11-25-explain/,
-// made by bench/explain/cases.sh): read from the store with no GPU, each verdict must name
+// made by bench/explain/cases.sh; its outputs are in bench/explain/results/h100-2026-11-25-explain/): read from the store with no GPU, each verdict must name
 // the effect its control measured, and the effects must add up to the gap.
 #include <gtest/gtest.h>
 

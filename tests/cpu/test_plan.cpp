@@ -431,25 +431,6 @@ TEST(Shard, EveryPointExactlyOnce) {
   }
 }
 
-TEST(Shard, PartsOfAShardTakeItsPositionsOnce) {
-  constexpr size_t kSize = 997;  // prime: no shard count divides it
-  for (int64_t outer_count = 1; outer_count <= 4; ++outer_count) {
-    for (int64_t outer_index = 1; outer_index <= outer_count; ++outer_index) {
-      const Shard outer{outer_index, outer_count};
-      const std::vector<size_t> whole = shard_positions(kSize, outer);
-      for (int64_t devices = 1; devices <= 16; ++devices) {
-        std::vector<size_t> parts;
-        for (int64_t k = 1; k <= devices; ++k) {
-          const std::vector<size_t> part = shard_positions(kSize, sub_shard(outer, k, devices));
-          parts.insert(parts.end(), part.begin(), part.end());
-        }
-        std::sort(parts.begin(), parts.end());
-        ASSERT_EQ(parts, whole) << outer.text() << " in " << devices << " parts";
-      }
-    }
-  }
-}
-
 TEST(Shard, TakeShardMatchesThePositions) {
   ShapeOptions options;
   options.n = "1..37";
@@ -462,8 +443,6 @@ TEST(Shard, TakeShardMatchesThePositions) {
   for (const char* bad : {"0/4", "5/4", "1/0", "a/4", "1/", "/4", "-1/4", "1/4/2", " 1/4", "99999999999999999999/1"})
     EXPECT_THROW(parse_shard(bad), Error) << bad;
   EXPECT_EQ(parse_shard("9223372036854775807/9223372036854775807").index, INT64_MAX);
-  EXPECT_THROW(sub_shard(Shard{1, INT64_MAX}, 1, 2), Error);
-  EXPECT_EQ(sub_shard(Shard{2, 3}, 2, 4).text(), "5/12");
 }
 
 }  // namespace

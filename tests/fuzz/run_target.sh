@@ -10,15 +10,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shapescope-fuzz-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/corpus" "$work/findings"
 cp "$corpus"/* "$work/corpus/"
-# -max_len: inputs up to 64 KiB (deep nesting, long lists); -timeout: one input over 10 s is a
-# finding; -rss_limit_mb: so is one that takes over 2 GiB. tests/fuzz/dict/NAME.dict, where there is
+# -max_len: inputs up to 64 KiB (deep nesting, long lists); -timeout: one input over 60 s is a
+# finding (a parser takes milliseconds; 60 s, not libFuzzer's usual 10, so that a busy 2-core
+# machine running the sanitizers does not make a slow input a finding); -rss_limit_mb: so is one
+# that takes over 2 GiB. tests/fuzz/dict/NAME.dict, where there is
 # one, gives the mutations the keys and words the parser knows.
 dict=$(dirname "$corpus")/../dict/$(basename "$corpus").dict
 options=()
 [ -f "$dict" ] && options+=(-dict="$dict")
 status=0
 start=$(date +%s)
-"$binary" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$binary" -max_total_time="$seconds" -max_len=65536 -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 \
   "${options[@]}" -artifact_prefix="$work/findings/" "$work/corpus" >"$work/log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))
 findings=0
