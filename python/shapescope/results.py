@@ -91,6 +91,8 @@ class Point(Record):
     off_c: Optional[int] = None
     mode: Optional[str] = None
     clocks: Optional[str] = None
+    recipe: Optional[str] = None            # fp8's recipe ("tensor", "block", ...); "" for other dtypes
+    cast: Optional[str] = None              # a cast point's operand ("a", "b"); "" for a GEMM
     gpu_name: Optional[str] = None
     gpu_uuid: Optional[str] = None
     driver: Optional[str] = None

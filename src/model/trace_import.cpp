@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_fp8.hpp"
 
 namespace shapescope {
 
@@ -299,6 +300,16 @@ Mapping map_op(const std::string& op, const OpArgs& args) {
   const Tensor* b = tensor_arg(args, first + 1);
   if (!a || !b) return fail("it has no two tensor inputs");
   std::string reason;
+  if (op == "aten::_scaled_mm" && a->rank() == 2 && b->rank() == 2) {  // formats and recipe: model/trace_fp8.hpp
+    const Tensor *sa = tensor_arg(args, 2), *sb = tensor_arg(args, 3);
+    const ScaledMmArgs x{a->type, b->type, a->dim(2), b->dim(1), a->dim(1), sa ? sa->dims : std::vector<int64_t>{},
+                         sb ? sb->dims : std::vector<int64_t>{}};
+    const std::optional<Fp8Recipe> recipe = scaled_mm_recipe(x, reason);
+    if (!recipe) return fail(reason);
+    Mapping m = gemm_of(a->matrix(), b->matrix(), 1, DType::kFp8);
+    for (Problem& p : m.problems) p.recipe = *recipe;
+    return m;
+  }
   const std::optional<DType> dtype = pair_dtype(*a, *b, reason);
   if (!dtype) return fail(reason);
   const bool batched_op = op == "aten::bmm" || op == "aten::baddbmm";

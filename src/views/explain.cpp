@@ -1,5 +1,6 @@
 #include "views/explain.hpp"
 #include "views/explain_names.hpp"
+#include "views/explain_precision.hpp"
 
 #include <fmt/format.h>
 
@@ -28,7 +29,7 @@ struct Controls {
   std::optional<Problem> aligned16, aligned32;
   bool copy = false;
   Problem floor;
-  std::vector<Problem> precisions;
+  PrecisionControls precision;  // the target in other precisions, and every fp8 point's casts
 };
 
 Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device) {
@@ -38,14 +39,7 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
   if (!(a16 == target)) c.aligned16 = a16;
   if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
   c.copy = unaligned_operands(target, 16).any();
-  // Our kernels are the shape's controls, not a program's choice of precision.
-  if (o.precision && o.backend.kind != BackendKind::kCustom) {
-    for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
-      Problem p = target;
-      p.dtype = d;
-      c.precisions.push_back(p);
-    }
-  }
+  c.precision = precision_controls(o, target, device.cc_major * 10 + device.cc_minor);
   c.floor.m = c.floor.n = c.floor.k = 1;
   c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
   c.floor.dtype = target.dtype;
@@ -76,7 +70,8 @@ struct Wanted {
   Candidate candidate;
   BackendKind backend = BackendKind::kCublas;  // the store key's
   std::string algo;
-  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
+  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point; kCast: its fp8 point's
+  bool per_call = true;       // kCast: an activation's cast
 };
 
 class Gatherer {
@@ -114,6 +109,7 @@ ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annota
   p.time_us = stored.result.timing.median_us;
   p.noise = stored.result.timing.noise;
   p.algo = stored.key.algo;
+  p.per_call = w.per_call;
   if (annotation.main_kernel >= 0) p.kernel = short_kernel_name(stored.kernels[size_t(annotation.main_kernel)].name);
   p.annotation = annotation;
   return p;
@@ -149,7 +145,7 @@ class ReportBuilder {
         if (c.problem == *neighbour) alternatives(*neighbour, Role::kNeighbourAlternative, c);
     }
     collect(store, report);
-    report.explanation = explain(report.points);
+    report.explanation = explain_with_limits(o_, report.points, report.over_max_error);
   }
 
  private:
@@ -165,8 +161,8 @@ class ReportBuilder {
     return c;
   }
   void want(Role role, std::string label, Candidate c, BackendKind backend, std::string algo,
-            std::optional<size_t> of = std::nullopt) {
-    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of});
+            std::optional<size_t> of = std::nullopt, bool per_call = true) {
+    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of, per_call});
   }
   void library_points() {
     const BackendKind backend = o_.backend.kind;
@@ -191,10 +187,14 @@ class ReportBuilder {
     if (o_.controls)
       want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor), BackendKind::kLaunchFloor,
            std::string(default_algo(BackendKind::kLaunchFloor)));
-    for (const Problem& p : plan_.controls.precisions) {
+    const size_t first_precision = wanted_.size();
+    for (const Problem& p : plan_.controls.precision.problems) {
       const BackendSpec spec = precision_backend(o_, p.dtype);
-      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), spec.kind, spec.algo());
+      want(Role::kPrecision, precision_label(p), with_problem(p), spec.kind, spec.algo());
     }
+    for (const CastControl& c : plan_.controls.precision.casts)
+      want(Role::kCast, c.label, with_problem(c.problem), BackendKind::kCast, "default",
+           c.precision ? first_precision + *c.precision : 0, c.per_call);
   }
   void alternatives(const Problem& p, Role role, const Candidate& c) {
     const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
@@ -214,7 +214,7 @@ class ReportBuilder {
       if (!s) {
         // Measuring, a point missing here was skipped by measure(), which said why (measure_into).
         const bool listed = w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
-                            w.role == Role::kPrecision;
+                            w.role == Role::kPrecision || w.role == Role::kCast;
         if (listed && report.mode == "store")
           report.missing.push_back({w.label + (w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"),
                                     "the store has no point of it"});
@@ -288,22 +288,6 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
   return r;
 }
 
-// The target in each other precision: a request of its own per dtype, so that its operands hold that
-// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
-// what a sweep of that dtype would store.
-std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan) {
-  std::vector<MeasureRequest> out;
-  for (const Problem& p : plan.controls.precisions) {
-    MeasureRequest r = base_request(o);
-    r.measure.warmup_ms = kWarmAgainMs;
-    r.backends = {precision_backend(o, p.dtype)};
-    r.lt_algos = 1;
-    r.problems = {p};
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 // Runs one request, annotates and saves what it measured, and adds it to the pool.
 void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
                   const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
@@ -365,7 +349,8 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   for (size_t i = 0; i < report.points.size(); ++i) {
     // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
     const Role role = report.points[i].role;
-    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy) continue;
+    // A cast is priced by its own time too: it runs beside its GEMM, not instead of the target.
+    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy || role == Role::kCast) continue;
     const BackendSpec spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
@@ -395,30 +380,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   }
   if (report.points.front().paired) report.points.front().paired->low = report.points.front().paired->high = 1;
   report.paired = c.outcome;
-  report.explanation = explain(report.points);
-}
-
-// The target's output in its own precision and in each other one measured, against an fp64
-// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
-// points. A precision the GPU or the library cannot run is said in the missing lines.
-void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report) {
-  if (plan.controls.precisions.empty()) return;
-  std::vector<DType> dtypes = {plan.target.dtype};
-  for (const Problem& p : plan.controls.precisions) dtypes.push_back(p.dtype);
-  NumericalErrors got;
-  try {
-    got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::kOutOfMemory) throw;
-    report.missing.push_back({"numerical error", e.what()});  // the times stand without it
-    return;
-  }
-  for (const std::string& why : got.skipped) report.missing.push_back({"numerical error", why});
-  for (ExplainPoint& p : report.points) {
-    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
-    for (const NumericalError& e : got.errors)
-      if (e.dtype == p.candidate.problem.dtype) p.error = e;
-  }
+  report.explanation = explain_with_limits(o, report.points, report.over_max_error);
 }
 
 std::string sampling_text(const MeasureOptions& m) {
@@ -560,7 +522,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   // neighbour the verdict compares with (known only once the neighbours are measured).
   const MeasureRequest rest = controls_request(o, plan);
   measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
-  for (const MeasureRequest& r : precision_requests(o, plan))
+  for (const MeasureRequest& r : precision_requests(o, target, plan.controls.precision))
     measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);
   const Gatherer g(pool, anchor_point);
   ReportBuilder builder(o, shape, plan, g);
@@ -578,7 +540,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                  interrupted, pool, report, total);
   }
   builder.build(store, neighbour, report);
-  add_numerical_errors(o, plan, device, report);
+  add_numerical_errors(o, target, plan.controls.precision, device, report);
   if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
   report.wall_s = seconds_since(started);
   report.source = fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
