@@ -20,12 +20,12 @@ class CastCall : public GemmCall {
     args_.layout = layout;
     CHECK_CUDA(cudaMalloc(&out_, size_t(args_.rows * p.k)));
     args_.out = out_;
-    CHECK_CUDA(cudaMalloc(&scales_, sizeof(float) * size_t(layout.count)));
+    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&scales_), sizeof(float) * size_t(layout.count)));
     // The 128x128 layout's padding (its K blocks rounded up to 4) is never written: zeros, not garbage.
     CHECK_CUDA(cudaMemset(scales_, 0, sizeof(float) * size_t(layout.count)));
     args_.scales = scales_;
     if (layout.grain == ScaleGrain::kTensor || layout.grain == ScaleGrain::kRow) {
-      CHECK_CUDA(cudaMalloc(&amax_, sizeof(float) * size_t(layout.count)));
+      CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&amax_), sizeof(float) * size_t(layout.count)));
       args_.amax = amax_;
     }
   }

@@ -136,7 +136,7 @@ cublasLtMatmulMatrixScale_t scale_mode(ScaleGrain grain) {
 // Powers of two from 1/4 to 4, a different one for neighbouring entries: a product that reads a
 // scale from the wrong entry comes out wrong by a factor, which the check before timing sees.
 std::vector<float> test_scales(int64_t count, uint32_t salt) {
-  std::vector<float> out(size_t(count));
+  std::vector<float> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     const uint32_t h = (uint32_t(i) + salt) * 2654435761u;
     out[size_t(i)] = std::ldexp(1.0f, int((h >> 16) % 5) - 2);
@@ -149,7 +149,7 @@ std::vector<float> test_scales(int64_t count, uint32_t salt) {
 void set_fp8_scales(LtDescriptors& d, const Problem& p, const float* scale_a, const float* scale_b) {
   const ScaleLayout la = scale_layout(p, CastOperand::kA), lb = scale_layout(p, CastOperand::kB);
   if (!scale_a || !scale_b) {
-    CHECK_CUDA(cudaMalloc(&d.own_scales, sizeof(float) * size_t(la.count + lb.count)));
+    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&d.own_scales), sizeof(float) * size_t(la.count + lb.count)));
     const std::vector<float> a = test_scales(la.count, 1), b = test_scales(lb.count, 2);
     CHECK_CUDA(cudaMemcpy(d.own_scales, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(d.own_scales + la.count, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice));

@@ -137,6 +137,18 @@ CLI::Option* add_backend_option(CLI::App* cmd, BackendSpec& backend, const std::
       ->default_str(backend.text());
 }
 
+CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_error) {
+  return cmd->add_option_function<double>(
+      "--max-error",
+      [&max_error](const double& given) {
+        if (!(given > 0 && given <= 1))
+          throw usage_error(fmt::format("--max-error: {} must be a relative error above 0 and at most 1 (e.g. 0.05)", given));
+        max_error = given;
+      },
+      "precision fixes (fp8 per recipe, with its casts) only where the relative error against fp64, the worse of "
+      "Gaussian and outlier-channel inputs, is at most this");
+}
+
 void check_fp8_backend(DType dtype, BackendKind backend) {
   if (dtype == DType::kFp8 && backend == BackendKind::kCublas)
     throw usage_error("--backend: 'cublas' has no fp8 (cublasGemmEx); use --backend cublaslt");

@@ -66,6 +66,7 @@ Workload model_workload(const ProfileOptions& o) {
   r.train = o.step.train;
   r.tp = o.step.tp;
   r.dtype = step.dtype;
+  r.fp8 = step.fp8;
   if (!o.expert_tokens.empty()) r.expert_tokens = parse_counts(o.expert_tokens);
   r.fused_gate_up = o.fused_gate_up;
   r.attention = o.attention;
@@ -210,6 +211,7 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "compare each GEMM with its verdict's neighbours and controls");
+  add_max_error_option(cmd, o->request.max_error);
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");

@@ -22,6 +22,8 @@ namespace shapescope {
 struct Precision {
   DType dtype = DType::kBf16;
   Fp8Recipe recipe;
+  Precision() = default;
+  Precision(DType d, Fp8Recipe r = {}) : dtype(d), recipe(r) {}  // a dtype alone is a precision (fp8: tensor)
   bool operator==(const Precision& o) const { return dtype == o.dtype && (dtype != DType::kFp8 || recipe == o.recipe); }
 };
 // "bf16", "fp8 block", "fp8 tensor:e5m2xe4m3"

@@ -1,5 +1,7 @@
 #include "model/fp8_steps.hpp"
 
+#include <algorithm>
+
 namespace shapescope {
 
 std::string_view to_string(OperandRole role) {
@@ -70,6 +72,20 @@ std::vector<Fp8Candidate> precision_candidates(const Problem& source, OperandRol
     else
       c.refused = recipe_unsupported(c.gemm, cc);
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<StepCast> step_fp8_casts(const std::vector<std::pair<Problem, double>>& gemms) {
+  std::vector<StepCast> out;
+  for (const auto& [gemm, calls] : gemms) {
+    if (gemm.dtype != DType::kFp8 || gemm.grouped() || gemm.cast != CastOperand::kNone) continue;
+    for (CastOperand operand : {CastOperand::kA, CastOperand::kB}) {
+      const Problem cast = cast_problem(gemm, gemm.recipe, operand);
+      const auto same = std::find_if(out.begin(), out.end(), [&](const StepCast& c) { return c.problem == cast; });
+      if (same != out.end()) same->per_step += calls;
+      else out.push_back({cast, calls});
+    }
   }
   return out;
 }

@@ -58,6 +58,18 @@ struct Fp8Candidate {
 // tensor, row and block for `source` (nothing for another dtype, a grouped call or an fp8 GEMM).
 std::vector<Fp8Candidate> precision_candidates(const Problem& source, OperandRoles roles, int cc);
 
+// The casts of a step's fp8 GEMMs (each already in its nt fp8 form, from a trace, a GEMM list or a
+// model's fp8 step) with their calls per step: both operands of every call, merged where the same
+// cast recurs. A trace does not say which operand is a weight nor how often a weight serves per
+// step; in a step of one micro-batch each weight serves one call of each pass, so casting both
+// operands at every call is what such a step pays (with micro-batches a weight's casts are fewer:
+// this is then an upper bound). Grouped calls add none.
+struct StepCast {
+  Problem problem;       // cast_problem(), backend cast
+  double per_step = 0;   // calls per step
+};
+std::vector<StepCast> step_fp8_casts(const std::vector<std::pair<Problem, double>>& gemms);
+
 // A candidate priced: its GEMM's time per call, its casts' (per call, and per step), its error on
 // outlier data (the worse of the kinds measured).
 struct PricedCandidate {

@@ -27,6 +27,7 @@ struct ProfileRequest {
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
   bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
   double pair_seconds = kExplainPairSeconds;  // each verdict's paired passes (0: none)
+  std::optional<double> max_error;            // --max-error: precision what-ifs within this error only
 };
 
 struct ProfileEntry {
@@ -58,6 +59,13 @@ struct ProfileResult {
   std::optional<MeasurementSummary> measured;  // measured now, on a GPU here
   std::optional<StoredSource> stored;          // read from the store (no GPU here)
   std::vector<std::string> skipped;            // measure()'s skip lines
+  // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast: their time
+  // per step beside the GEMM time, which does not include it; nullopt when the step has no fp8 GEMM.
+  struct Fp8Casts {
+    double us_per_step = 0;
+    size_t casts = 0, measured = 0;
+  };
+  std::optional<Fp8Casts> fp8_casts;
 };
 
 // With a GPU: every GEMM measured (what the store has is reused) on one progress line, asked of
