@@ -12,6 +12,12 @@ parser's tests. Run on a GPU host:
   python3 scripts/record_trace.py --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024 --out gpt2-fp32attn.json
   python3 scripts/record_trace.py --model qwen2moe --layers 4 --batch 2 --seq 1024 --out qwen2moe.json
   python3 scripts/record_trace.py --model qwen2moe --experts eager --layers 4 --batch 2 --seq 1024 --out qwen2moe-loop.json
+  python3 scripts/record_trace.py --model gptj-6b --layers 4 --batch 2 --seq 1024 --out gptj.json
+  python3 scripts/record_trace.py --model llama3-8b --layers 8 --batch 2 --seq 4096 --out llama3-8l.json
+
+Dense families at a real model's widths (--layers, 2 by default, keeps them small): gptj-6b (GPT-J 6B,
+hidden 4096), bloom-7b1 (4096), opt-6.7b (4096), gpt-neox-20b (6144), falcon-7b (4544, one KV head),
+llama3-8b (Llama 3 8B: 4096, FFN 14336, 8 KV heads) and qwen2.5-7b (3584, FFN 18944, 4 KV heads).
 
 --attn picks transformers' attention implementation (sdpa, the default, or eager: attention's QK^T
 and PV as GEMMs). --upcast-attn (gpt2) sets reorder_and_upcast_attn: eager attention computes QK^T
@@ -20,14 +26,23 @@ runs its experts (transformers' experts implementation: grouped_mm, batched_mm o
 --fp8-lm-head computes the LM head's forward GEMM in fp8 (torch._scaled_mm, e4m3 with one scale per
 tensor; its backward stays bf16), as profile's precision what-if for that GEMM proposes.
 
+While the step runs, the GPU's SM clock, board power and utilization are sampled through NVML every
+20 ms and kept in the trace (its "shapescopeClocks" key: the clock the step ran at; docs/method.md);
+without NVML the trace has none and the log says why.
+
 Besides the trace it prints one line per distinct GEMM kernel launch shape it saw (from the trace's
-own cpu_op events) and the step's GEMM kernel time, so a run's log can be compared with shapescope's.
+own cpu_op events), the step's GEMM kernel time and the clock it ran at, so a run's log can be
+compared with shapescope's.
 """
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+from shapescope import _clocks  # noqa: E402  (the source tree's package: NVML sampling, standard library only)
 
 
 class Fp8Logits(torch.autograd.Function):
@@ -61,8 +76,47 @@ def build(args):
     return model, vocab
 
 
+# Dense families at one real model's widths each: (config class, model class, the config's values).
+DENSE = {
+    "gptj-6b": ("GPTJConfig", "GPTJForCausalLM",
+                dict(n_embd=4096, n_head=16, rotary_dim=64, n_positions=2048, vocab_size=50400)),
+    "bloom-7b1": ("BloomConfig", "BloomForCausalLM", dict(hidden_size=4096, n_head=32, vocab_size=250880)),
+    "opt-6.7b": ("OPTConfig", "OPTForCausalLM",
+                 dict(hidden_size=4096, ffn_dim=16384, num_attention_heads=32, word_embed_proj_dim=4096,
+                      max_position_embeddings=2048, vocab_size=50272)),
+    "gpt-neox-20b": ("GPTNeoXConfig", "GPTNeoXForCausalLM",
+                     dict(hidden_size=6144, intermediate_size=24576, num_attention_heads=64,
+                          max_position_embeddings=2048, vocab_size=50432)),
+    "falcon-7b": ("FalconConfig", "FalconForCausalLM",
+                  dict(hidden_size=4544, num_attention_heads=71, multi_query=True, new_decoder_architecture=False,
+                       parallel_attn=True, bias=False, vocab_size=65024)),
+    "llama3-8b": ("LlamaConfig", "LlamaForCausalLM",
+                  dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_key_value_heads=8,
+                       max_position_embeddings=8192, vocab_size=128256)),
+    "qwen2.5-7b": ("Qwen2Config", "Qwen2ForCausalLM",
+                   dict(hidden_size=3584, intermediate_size=18944, num_attention_heads=28, num_key_value_heads=4,
+                        max_position_embeddings=32768, vocab_size=152064)),
+}
+
+
+def build_dense(tf, args):
+    config_name, model_name, values = DENSE[args.model]
+    config_class, model_class = getattr(tf, config_name, None), getattr(tf, model_name, None)
+    if config_class is None or model_class is None:
+        sys.exit(f"--model {args.model}: transformers {tf.__version__} has no {config_name}/{model_name}")
+    values = dict(values, vocab_size=args.vocab or values["vocab_size"])
+    # GPT-J's and Bloom's configs take the layer count as n_layer, the others as num_hidden_layers.
+    layers_key = "n_layer" if args.model in ("gptj-6b", "bloom-7b1") else "num_hidden_layers"
+    config = config_class(**values, **{layers_key: args.layers or 2})
+    return model_class(config), config.vocab_size
+
+
 def build_on_device(args):
     import transformers as tf
+
+    if args.model in DENSE:
+        model, vocab = build_dense(tf, args)
+        return finish(model, vocab, args)
 
     if args.model == "gpt2":
         config = tf.GPT2Config(n_layer=args.layers or 12, reorder_and_upcast_attn=args.upcast_attn)
@@ -95,7 +149,12 @@ def build_on_device(args):
         model = tf.Qwen2MoeForCausalLM(config)
         vocab = config.vocab_size
     else:
-        sys.exit(f"--model: '{args.model}' is not gpt2, mixtral, qwen2 or qwen2moe")
+        sys.exit(f"--model: '{args.model}' is not gpt2, mixtral, qwen2, qwen2moe or {', '.join(DENSE)}")
+    return finish(model, vocab, args)
+
+
+def finish(model, vocab, args):
+    """The options that change how a built model runs, then the model on the GPU in bf16."""
     if args.attn:
         model.set_attn_implementation(args.attn)
     if args.fp8_lm_head:
@@ -110,7 +169,7 @@ def build_on_device(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2", "qwen2moe"])
+    parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2", "qwen2moe", *DENSE])
     parser.add_argument("--attn", choices=["sdpa", "eager"], default=None)
     parser.add_argument("--upcast-attn", action="store_true")
     parser.add_argument("--experts", choices=["grouped_mm", "batched_mm", "eager"], default=None)
@@ -140,10 +199,13 @@ def main():
     torch.cuda.synchronize()
     from torch.profiler import ProfilerActivity, profile
 
+    sampler = _clocks.ClockSampler.for_torch_device(torch)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
-        step()
-        torch.cuda.synchronize()
+        with sampler:
+            step()
+            torch.cuda.synchronize()
     prof.export_chrome_trace(args.out)
+    clocks_line = sampler.attach(args.out)
 
     # A summary from the trace itself: GEMM-like kernels and their total time.
     with open(args.out) as f:
@@ -157,6 +219,7 @@ def main():
           f"{len(gemm)} GEMM-like, {total / 1000:.3f} ms GEMM kernel time; torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
     config = model.config
+    print(clocks_line)
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
           f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}

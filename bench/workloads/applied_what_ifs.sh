@@ -17,12 +17,7 @@ OUT=${OUT:?set OUT to a folder for the results}
 W="$OUT/applied"
 mkdir -p "$W"
 . "$(dirname "$0")/../timed.sh"
-record() {  # name, then record_trace.py's arguments
-  local name=$1
-  shift
-  PYTHONUNBUFFERED=1 python3 scripts/record_trace.py "$@" --out "$W/$name.json" > "$W/record-$name.txt" 2>&1
-  echo "record $name: exit $?; $(grep -E 'ms GEMM kernel time|^attention' "$W/record-$name.txt" | tr '\n' ' ')"
-}
+. "$(dirname "$0")/recording.sh"
 case "${1:-}" in
   record)
     record gpt2-fp32attn --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024

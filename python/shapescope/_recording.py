@@ -5,14 +5,17 @@ package is imported: the rest of shapescope needs only the standard library.
 
 The trace is what `shapescope profile --trace` reads: torch.profiler with the CPU and CUDA
 activities and record_shapes=True, written with export_chrome_trace. Steps are marked with the
-profiler's step() (ProfilerStep#N), so profile divides the counts and times by their number.
+profiler's step() (ProfilerStep#N), so profile divides the counts and times by their number. While
+the steps run, the GPU's SM clock, power and utilization are sampled through NVML (_clocks.py) and
+kept in the trace ("shapescopeClocks"): the clock the step ran at.
 """
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
-from . import commands
+from . import _clocks, commands
 
 
 def _torch():
@@ -35,15 +38,22 @@ class Recording:
     the Chrome trace (kept); by default a temporary file, removed once profiled. db, binary and
     options (a dict of profile's options, e.g. {"no_verdict": True}) go to shapescope.profile. An
     exception in the body is passed on and nothing is profiled.
+
+    clocks: sample the GPU's SM clock, power and utilization through NVML every 20 ms while the body
+    runs and keep them in the trace (its "shapescopeClocks"); rec.clocks_line then says what they
+    read. Without NVML the trace has none and a RuntimeWarning says why.
     """
 
-    def __init__(self, trace=None, db=None, binary=None, options=None):
+    def __init__(self, trace=None, db=None, binary=None, options=None, clocks=True):
         self.trace = os.fspath(trace) if trace is not None else None
         self.db = db
         self.binary = binary
         self.options = dict(options or {})
+        self.clocks = clocks
+        self.clocks_line = None
         self.result = None
         self._profiler = None
+        self._sampler = None
 
     def __enter__(self):
         torch = _torch()
@@ -59,6 +69,9 @@ class Recording:
         # the trace's steps could not be counted.
         self._profiler = profile(activities=activities, record_shapes=True,
                                  schedule=lambda _step: ProfilerAction.RECORD, **keep)
+        if self.clocks and torch.cuda.is_available():
+            self._sampler = _clocks.ClockSampler.for_torch_device(torch)
+            self._sampler.start()
         self._profiler.__enter__()
         return self
 
@@ -70,18 +83,29 @@ class Recording:
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
             _synchronize()
+        if self._sampler is not None:
+            self._sampler.stop()
         self._profiler.__exit__(exc_type, exc, tb)
         if exc_type is not None:
             return False
         if self.trace is not None:
-            self._profiler.export_chrome_trace(self.trace)
+            self._export(self.trace)
             self.result = commands.profile(trace=self.trace, db=self.db, binary=self.binary, **self.options)
             return False
         with tempfile.TemporaryDirectory(prefix="shapescope-trace-") as folder:
             path = os.path.join(folder, "trace.json")
-            self._profiler.export_chrome_trace(path)
+            self._export(path)
             self.result = commands.profile(trace=path, db=self.db, binary=self.binary, **self.options)
         return False
+
+    def _export(self, path):
+        """The Chrome trace, with the clock samples of the recorded steps where there are some."""
+        self._profiler.export_chrome_trace(path)
+        if self._sampler is None:
+            return
+        self.clocks_line = self._sampler.attach(path)
+        if not self._sampler.available or not self._sampler.samples:
+            warnings.warn(f"shapescope: {self.clocks_line}", RuntimeWarning, stacklevel=3)
 
 
 def _synchronize():
@@ -90,20 +114,22 @@ def _synchronize():
         torch.cuda.synchronize()
 
 
-def record(fn, *args, steps=1, warmup=1, trace=None, db=None, binary=None, options=None, **kwargs):
+def record(fn, *args, steps=1, warmup=1, trace=None, db=None, binary=None, options=None, clocks=True, **kwargs):
     """Runs fn(*args, **kwargs) `warmup` times, then `steps` times under torch.profiler (shapes
     recorded), and returns shapescope.profile's result for the trace: every GEMM of one step with
     its count, time (measured on this GPU, or read from `db` without one) and verdict.
 
     trace: keep the Chrome trace at this path (by default it is removed once profiled); options:
-    profile's options as a dict ({"no_verdict": True} skips the verdicts' neighbour measurements)."""
+    profile's options as a dict ({"no_verdict": True} skips the verdicts' neighbour measurements);
+    clocks: sample the GPU's clock and power through NVML while the steps run, kept in the trace
+    (see Recording)."""
     if steps < 1:
         raise ValueError(f"steps: {steps} must be at least 1")
     _torch()  # before running anything of the caller's
     for _ in range(warmup):
         fn(*args, **kwargs)
     _synchronize()
-    with Recording(trace=trace, db=db, binary=binary, options=options) as recording:
+    with Recording(trace=trace, db=db, binary=binary, options=options, clocks=clocks) as recording:
         for i in range(steps):
             fn(*args, **kwargs)
             if i + 1 < steps:
@@ -179,12 +205,13 @@ def _sequence(config, tokens, sequence):
 
 
 def record_model(config, tokens, *, sequence=None, train=True, layers=None, steps=1, warmup=2, device="cuda",
-                 dtype="bfloat16", trace=None, db=None, binary=None, options=None, seed=0):
+                 dtype="bfloat16", trace=None, db=None, binary=None, options=None, seed=0, clocks=True):
     """One step of a transformers causal LM built from `config` (see load_config) with random weights,
     recorded and profiled as scripts/record_trace.py records it: `tokens` = batch x sequence random
     token ids (sequence: the model's longest by default, at most `tokens`), a training step
     (forward with the labels, backward, zero_grad) or with train=False a forward pass without
-    gradients. Returns the ProfileResult; its `model_config` is the config the model was built from."""
+    gradients; clocks: as record's. Returns the ProfileResult; its `model_config` is the config the
+    model was built from."""
     torch = _torch()
     torch.manual_seed(seed)
     model, built = build_model(config, layers=layers, device=device, dtype=dtype, binary=binary)
@@ -202,6 +229,7 @@ def record_model(config, tokens, *, sequence=None, train=True, layers=None, step
         def step():
             with torch.no_grad():
                 model(input_ids=ids)
-    result = record(step, steps=steps, warmup=warmup, trace=trace, db=db, binary=binary, options=options)
+    result = record(step, steps=steps, warmup=warmup, trace=trace, db=db, binary=binary, options=options,
+                    clocks=clocks)
     result.model_config = built
     return result

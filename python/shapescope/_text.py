@@ -7,8 +7,7 @@ could print other numbers than the result holds. The tables follow the CLI's wri
 the CLI's own output for the committed stores. What each result shows:
 
 - sweep, export: the whole points table;
-- profile: the whole output (source, numbers, another GPU, what is outside every total, ranked
-  table, totals, what would make the step faster, the lists below it);
+- profile: the whole output, as the CLI wrote it into its JSON ("text"): not rendered here;
 - explain: the verdict, source, effects, heuristic regret, controls, precision, neighbours, the not-measured
   and cannot-tell lines and the fixes (not the target's evidence block);
 - a GPU comparison: the whole output;
@@ -69,11 +68,6 @@ def us_or_ms(us):
 
 def percent(fraction, decimals):
     return f"{fraction * 100:.{decimals}f} %"
-
-
-def signed_percent(fraction):
-    p = fraction * 100
-    return f"{p:+.3f} %" if abs(p) < 0.1 and p != 0 else f"{p:+.2f} %"
 
 
 def scientific(value):
@@ -202,115 +196,13 @@ def points_blocks(result):
     return [Table(rows, [r for _, r in POINT_COLUMNS])]
 
 
-# --- profile (src/report/profile_report.cpp) ---
-
-def gemm_cell(g):
-    cell = f"{g.shape} {g.dtype}"
-    if g.group_rows_estimated:
-        cell += " (rows per group estimated)"
-    if g.usually_fused:
-        cell += " [fused]"
-    return cell
-
-
-def calls_text(calls):
-    return str(int(calls)) if calls == int(calls) else fixed(calls, 2)
-
-
-def profile_verdict_cell(g):
-    if g.verdict:
-        return g.verdict if not g.verdict_shape else f"largest group {g.verdict_shape}: {g.verdict}"
-    return "-" if g.median_us is not None else "not measured"
-
+# --- profile: the CLI's own text (its JSON's "text"), line for line ---
 
 def profile_blocks(r):
-    t = r.totals
-    head = f"profile of {r.source}: {len(r.gemms)} distinct GEMMs, {calls_text(t.calls_per_step)} calls per step"
-    if r.steps and r.steps > 1:
-        head += f" (the trace holds {r.steps} steps)"
-    if r.recorded_on:
-        head += f"; recorded on {r.recorded_on}"
-    head += f"; {t.unmapped_ops} ops not mapped"
-    traced = t.trace_us is not None
-    header = ["#", "GEMM", "origin", "calls/step", "per call [us]", "noise [%]", "per step [us]", "share [%]"]
-    if traced:
-        header.append("trace [us]")
-    header += ["kernel", "verdict"]
-    rows = [header]
-    for i, g in enumerate(r.gemms, 1):
-        measured = g.median_us is not None
-        cells = [str(i), gemm_cell(g), g.origin, calls_text(g.calls_per_step), fixed(g.median_us, 2),
-                 fixed(g.noise * 100, 1) if measured else "-", fixed(g.step_us, 1),
-                 fixed(g.share * 100, 1) if g.share is not None else "-"]
-        if traced:
-            cells.append(fixed(g.trace_step_us, 1))
-        cells += [g.kernel or "-", profile_verdict_cell(g)]
-        rows.append(cells)
-    right = [True] * len(header)
-    right[1] = right[2] = right[-2] = right[-1] = False
-    blocks = [head, r.numbers] + [line for line in (r.other_gpu, r.outside) if line is not None]
-    blocks += ["", Table(rows, right), "", r.total_text]
-    blocks += what_if_blocks(r)
-    for g in r.gemms:
-        if (g.our_grouped_kernel_us is not None and g.grouped_call_us is not None
-                and g.per_group_loop_us is not None):
-            blocks.append(f"{gemm_cell(g)}: our grouped kernel (05, persistent over the groups) "
-                          f"{fixed(g.our_grouped_kernel_us, 1)} us, one cublasGemmGroupedBatchedEx call "
-                          f"{fixed(g.grouped_call_us, 1)} us, its groups as a loop of GEMMs "
-                          f"{fixed(g.per_group_loop_us, 1)} us; the table takes the fastest")
-        elif g.grouped_call_us is not None and g.per_group_loop_us is not None:
-            blocks.append(f"{gemm_cell(g)}: one cublasGemmGroupedBatchedEx call {fixed(g.grouped_call_us, 1)} "
-                          f"us, its groups as a loop of GEMMs {fixed(g.per_group_loop_us, 1)} us; the table takes the "
-                          "faster")
-        if g.median_us is None:
-            blocks.append(f"not measured: {gemm_cell(g)} ({g.backend})")
-        elif g.no_verdict:
-            blocks.append(f"no verdict for {gemm_cell(g)}: {g.no_verdict}")
-    if t.outside_gemms:
-        blocks.append(f"outside the total: {r.fused_note}")
-    for u in r.unmapped or []:
-        blocks.append(f"not mapped: {u.count} x {u.op}: {u.reason}" +
-                      (f" ({us_or_ms(u.kernel_us)} of kernels)" if u.kernel_us is not None else ""))
-    if t.unmapped_trace_us is not None:
-        blocks.append(f"the unmapped ops' kernels take {us_or_ms(t.unmapped_trace_us)} per step, "
-                      "not in the totals above")
-    blocks += [f"note: {n}" for n in r.notes or []]
-    if r.clocks_note:
-        blocks.append(r.clocks_note)
-    blocks += [f"skipped: {s}" for s in r.skipped or []]
-    return blocks
-
-
-def what_if_saving_cell(w, step_us):
-    text = f"{us_or_ms(w.saving_us)} ({percent(w.saving_us / step_us, 1)})"
-    if w.paired:
-        text += f" [{us_or_ms(w.saving_low_us)}..{us_or_ms(w.saving_high_us)}]"
-    return text
-
-
-def what_if_blocks(r):
-    """print_what_ifs: measured on a GPU only, the what-ifs ranked by their saving per step."""
-    w = r.what_ifs
-    if r.mode != "measured" or w is None:
-        return []
-    ranked = w.ranked or []
-    if not ranked or not w.step_us or w.step_us <= 0:
-        return ["", "what would make this step faster: no change measured here saves more than 2 % of a GEMM "
-                "(explain's fixes, paired)"]
-    rows = [["rank", "kind", "calls/step", "now", "after", "saving/step [95 %]", "change"]]
-    for i, x in enumerate(ranked, 1):
-        rows.append([str(i), x.kind, fixed(x.calls_per_step, 0), us_or_ms(x.now_us), us_or_ms(x.after_us),
-                     what_if_saving_cell(x, w.step_us), x.change])
-    blocks = ["", "what would make this step faster (measured: explain's fixes in its paired passes, the saving per "
-              "step = calls x time x (1 - the paired ratio) [95 % interval]):",
-              Table(rows, [True, False, True, True, True, False, False]),
-              f"the step's GEMM time: {us_or_ms(w.step_us)} now, {us_or_ms(w.with_all_us)} with each GEMM's best "
-              f"change ({signed_percent(w.with_all_us / w.step_us - 1)}; added over distinct GEMMs, each measured "
-              "against its own GEMM)"]
-    not_paired = sum(1 for x in ranked if not x.paired)
-    if not_paired:
-        blocks.append(f"{not_paired} of them not paired (the points' own medians)")
-    return blocks
+    if r.cli_text is None:
+        raise ValueError("this profile result carries no text (its JSON has no \"text\": a binary older than "
+                         "this package)")
+    return r.cli_text.rstrip("\n").split("\n")
 
 
 # --- explain (src/report/explain_report.cpp) ---

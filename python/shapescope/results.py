@@ -39,8 +39,10 @@ class _Result:
         return _text.html_page(self)
 
     def text(self):
-        """The CLI's text table for this result (see docs/python.md for what it shows)."""
-        return _text.render(self)
+        """The CLI's text table for this result (see docs/python.md for what it shows): the CLI's own
+        text where its JSON carries it, else rendered here from the result."""
+        cli_text = getattr(self, "cli_text", None)
+        return cli_text if cli_text is not None else _text.render(self)
 
     def figure(self):
         """The SVG the CLI's `plot` draws for these points (sweep, export: flops; explain: the
@@ -517,9 +519,20 @@ class UnmappedOp(Record):
 
 
 @dataclasses.dataclass
+class PairedRatioRecord(Record):
+    """A paired ratio: its median, 95 % interval and number of pairs."""
+    median: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    pairs: Optional[int] = None
+
+
+@dataclasses.dataclass
 class WhatIf(Record):
-    """One measured change to a GEMM of the step (explain's fix, or a grouped call as a loop) and
-    what it saves per step; saving_low_us/saving_high_us: the paired 95 % interval (None unpaired)."""
+    """One measured change to a GEMM of the step (explain's fix, or a grouped call as a loop), priced
+    with what it adds (a copy, casts), and what it saves per step; saving_low_us/saving_high_us: the
+    paired 95 % interval (None unpaired); ratio: the changed step's GEMM time over the step's."""
+    number: Optional[int] = None
     kind: Optional[str] = None
     change: Optional[str] = None
     calls_per_step: Optional[float] = None
@@ -529,15 +542,42 @@ class WhatIf(Record):
     saving_low_us: Optional[float] = None
     saving_high_us: Optional[float] = None
     paired: Optional[bool] = None
+    changes_dtype: Optional[bool] = None
+    ratio: Optional[PairedRatioRecord] = None
+
+
+@dataclasses.dataclass
+class ChangedStep(Record):
+    """Several what-ifs applied at once (a list's, or --what-if N's), measured against the step as a
+    step: replayed at the step's clock, or its GEMMs paired."""
+    name: Optional[str] = None
+    what_ifs: Optional[int] = None
+    replayed: Optional[bool] = None
+    before_us: Optional[float] = None
+    after_us: Optional[float] = None
+    text: Optional[str] = None
+    why_not: Optional[str] = None
+    ratio: Optional[PairedRatioRecord] = None
+
+
+@dataclasses.dataclass
+class WhatIfList(Record):
+    """One list of what-ifs (those that keep the dtype, or those that change it), and all of them at
+    once measured as a step."""
+    ranked: Optional[List[WhatIf]] = None
+    all: Optional[ChangedStep] = None
 
 
 @dataclasses.dataclass
 class WhatIfs(Record):
-    """What would make the step faster: the what-ifs ranked by their saving, the step's GEMM time now
-    and with each GEMM's best change."""
+    """What would make the step faster: both lists' what-ifs ranked and numbered together, each list,
+    the changed steps measured, the step's GEMM time, and the lines about the measurement."""
     ranked: Optional[List[WhatIf]] = None
+    same_dtype: Optional[WhatIfList] = None
+    precision: Optional[WhatIfList] = None
+    changed_steps: Optional[List[ChangedStep]] = None
     step_us: Optional[float] = None
-    with_all_us: Optional[float] = None
+    lines: Optional[List[str]] = None
 
 
 @dataclasses.dataclass
@@ -573,9 +613,10 @@ class ProfileResult(_Result, Record):
     notes: Optional[List[str]] = None
     skipped: Optional[List[str]] = None
     fused_note: Optional[str] = None
-    clocks_note: Optional[str] = None       # sustained clocks well above the trace: --clocks burst
+    clocks_note: Optional[str] = None       # the clock the step's GEMMs were measured at, and how
     what_ifs: Optional[WhatIfs] = None      # measured on a GPU only
     fp8_casts: Optional[Fp8Casts] = None    # a step with fp8 GEMMs: their casts per step, beside the GEMM time
+    cli_text: Optional[str] = json_field("text")  # the CLI's own text of this result (what text() returns)
 
     def to_pandas(self):
         """One row per GEMM, ranked; a grouped call's problems as `groups` and the first problem's

@@ -167,6 +167,22 @@ void run_profile(ProfileOptions o) {
   write(profile_measure(w, o.request, device, store, progress_for, &g_interrupted));
 }
 
+// --clocks: the step's own clock (`step`, the default: a trace's step is replayed) or a state every
+// GEMM is measured in (sustained, burst: `given` is set).
+void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given) {
+  const auto read = [&clocks, &given](const std::string& text) {
+    given = text != "step";
+    const std::optional<ClockState> state = parse_clock_state(text);
+    if (given && (!state || *state == ClockState::kUnrecorded))
+      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (step, sustained, burst)", text));
+    if (given) clocks = *state;
+  };
+  cmd->add_option_function<std::string>("--clocks", read,
+                                        "step (a trace's step replayed in its order, its other kernels stood in for: "
+                                        "the clock it runs at) | sustained (the power limit) | burst (boost clocks)")
+      ->default_str("step");
+}
+
 }  // namespace
 
 void register_profile(CLI::App& app) {
@@ -205,12 +221,19 @@ void register_profile(CLI::App& app) {
   add_backend_option(cmd, o->backend, "profile", {BackendKind::kCublas, BackendKind::kCublasLt},
                      "cublas | cublaslt (grouped calls always run on cublas_grouped)");
   add_samples_option(cmd, o->request.samples, "samples per GEMM");
-  add_clocks_option(cmd, o->request.clocks);
+  add_step_clocks_option(cmd, o->request.clocks, o->request.clocks_given);
   add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
-  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare each GEMM with its verdict's neighbours and controls");
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "measure every what-if against the step in one paired run");
+  cmd->add_option_function<int64_t>(
+      "--what-if",
+      [o](const int64_t& n) {
+        if (n < 1 || n > 100000) throw usage_error(fmt::format("--what-if: {} is not a what-if's number (1, 2, ...)", n));
+        o->request.what_if = size_t(n);
+      },
+      "also measure the step with what-if N alone applied, as a step (N as the what-ifs are numbered)");
   add_max_error_option(cmd, o->request.max_error);
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "device/gpu_processes.hpp"
+
 namespace shapescope {
 namespace {
 
@@ -34,6 +36,7 @@ struct NvmlProcessInfo {
   unsigned compute_instance_id;
 };
 using ProcessesFn = NvmlReturn (*)(NvmlDeviceHandle, unsigned*, NvmlProcessInfo*);
+using MinorNumberFn = NvmlReturn (*)(NvmlDeviceHandle, unsigned*);
 constexpr unsigned kUuidSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE is 96
 
 // The entry points we use. Any of them may be null when the installed NVML lacks it; `ready`
@@ -50,6 +53,7 @@ struct NvmlApi {
   PowerUsageFn power_limit = nullptr;  // the enforced limit, in milliwatts like the usage
   UuidFn uuid = nullptr;
   ProcessesFn compute_processes = nullptr;
+  MinorNumberFn minor_number = nullptr;
 };
 
 template <typename Fn>
@@ -83,6 +87,7 @@ NvmlApi load_nvml() {
   api.power_limit = symbol<PowerUsageFn>(library, "nvmlDeviceGetEnforcedPowerLimit");
   api.uuid = symbol<UuidFn>(library, "nvmlDeviceGetUUID");
   api.compute_processes = symbol<ProcessesFn>(library, "nvmlDeviceGetComputeRunningProcesses_v3");
+  api.minor_number = symbol<MinorNumberFn>(library, "nvmlDeviceGetMinorNumber");
   api.ready = true;
   return api;
 }
@@ -204,15 +209,25 @@ std::optional<std::vector<GpuProcess>> NvmlDevice::compute_processes() const {
   return processes;
 }
 
+std::optional<unsigned> NvmlDevice::minor_number() const {
+  const NvmlApi& api = nvml();
+  unsigned minor = 0;
+  if (!api.ready || api.minor_number == nullptr || api.minor_number(handle_, &minor) != kNvmlSuccess) return std::nullopt;
+  return minor;
+}
+
 std::optional<size_t> NvmlDevice::other_processes() const {
   const auto processes = compute_processes();
   if (!processes) return std::nullopt;
-  // NVML gives the host's process ids: inside a container ours is not among them. This process
-  // holds a context on the GPU while it measures, so then one of the processes is this one.
-  const unsigned self = unsigned(getpid());
-  const bool seen = std::any_of(processes->begin(), processes->end(), [&](const GpuProcess& p) { return p.pid == self; });
-  if (seen) return processes->size() - 1;
-  return processes->empty() ? 0 : processes->size() - 1;
+  std::vector<unsigned> listed;
+  for (const GpuProcess& p : *processes) listed.push_back(p.pid);
+  // This process and the ones that started it (they wait on it) are not others: gpu_processes.hpp.
+  const std::vector<unsigned> ancestors = ancestor_pids();
+  const auto ancestors_holding = [&]() -> size_t {
+    const std::optional<unsigned> minor = minor_number();
+    return minor ? holding_device(ancestors, *minor) : 0;
+  };
+  return other_processes_on_gpu(listed, unsigned(getpid()), ancestors, ancestors_holding);
 }
 
 ClockSampler::ClockSampler(const NvmlDevice* device, std::chrono::milliseconds period)

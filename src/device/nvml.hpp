@@ -64,8 +64,10 @@ class NvmlDevice {
   std::optional<std::string> uuid() const;  // "GPU-1a2b..." as CUDA's UUID is written
   // The processes holding a compute context on the GPU; nullopt where NVML cannot say.
   std::optional<std::vector<GpuProcess>> compute_processes() const;
-  // Of those, how many are not this process (which is to hold a context on the GPU when asked).
+  // Of those, how many are neither this process (which is to hold a context on the GPU when asked)
+  // nor one of the processes that started it (device/gpu_processes.hpp says why and how).
   std::optional<size_t> other_processes() const;
+  std::optional<unsigned> minor_number() const;  // N of the GPU's device file /dev/nvidiaN
 
  private:
   explicit NvmlDevice(void* handle) : handle_(handle) {}

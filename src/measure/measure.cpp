@@ -18,7 +18,7 @@
 #include "device/nvml.hpp"
 #include "measure/verify.hpp"
 #include "timing/engine.hpp"
-#include "timing/paired_run.hpp"
+#include "measure/compared_runs.hpp"
 #include "timing/device_kernels.hpp"
 #include "timing/stats.hpp"
 #include "trace/graph_kernels.hpp"
@@ -123,6 +123,9 @@ void report(const Session& s, MeasureProgress p) {
 
 bool stop_requested(const Session& s) { return s.interrupted && s.interrupted->load(); }
 
+// Paired passes or a replayed step: the request's calls run together, nothing timed one by one or stored.
+bool compared(const Session& s) { return s.request.paired || s.request.replay; }
+
 // The GPU load before the first timed sample starts with the first GEMM that runs (verification,
 // the CUPTI pass): the engine's warm-up makes up the rest.
 void mark_warm(Session& s) {
@@ -173,8 +176,8 @@ void plan_against_store(Session& s) {
     if (found[i]) e.id = found[i]->id;
     e.measure = !e.id || s.request.force;
     e.annotate = e.measure || !found[i]->annotated;
-    if (s.request.paired) e.measure = e.annotate = false;  // compared, not stored
-    if (e.measure || e.annotate || s.request.paired) s.gpu_problems.push_back(e.key.problem);
+    if (compared(s)) e.measure = e.annotate = false;  // compared, not stored
+    if (e.measure || e.annotate || compared(s)) s.gpu_problems.push_back(e.key.problem);
     any_measured = any_measured || e.measure;
   }
   if (any_measured) {
@@ -189,7 +192,7 @@ void plan_against_store(Session& s) {
 std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   plan = memory_plan(s.gpu_problems, s.device, s.request.measure.hot);
   for (const Entry& e : s.entries)
-    if ((e.measure || s.request.paired) && s.backends[e.backend]->needs_verification())
+    if ((e.measure || compared(s)) && s.backends[e.backend]->needs_verification())
       plan.reference = std::max(plan.reference, reference_bytes(e.key.problem));
   int64_t free_bytes = 0, total_bytes = 0;
   memory_info(free_bytes, total_bytes);
@@ -226,7 +229,7 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
 // (cuBLASLt's heuristic is queried here, never inside a capture); an algo the library did not
 // provide is listed as skipped. The sentinel's call too.
 void prepare_calls(Session& s) {
-  const bool paired = s.request.paired.has_value();
+  const bool paired = compared(s);
   for (auto& e : s.entries) {
     if (!e.measure && !e.annotate && !paired) continue;
     const auto slot = std::make_pair(e.problem, e.backend);
@@ -264,7 +267,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   std::vector<size_t> checked;  // entry per queued check
   for (size_t i = 0; i < s.entries.size(); ++i) {
     Entry& e = s.entries[i];
-    if (!e.call || !(e.measure || s.request.paired)) continue;
+    if (!e.call || !(e.measure || compared(s))) continue;
     // An fp8 GEMM's scales are laid out by us: checked against the product of its dequantized operands.
     if (const std::optional<Fp8Operands> fp8 = e.call->fp8_operands()) {
       if (!verifier) verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
@@ -486,14 +489,11 @@ void time_calls(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   s.outcome.gpu_floor_s = floor_us / 1e6;
 }
 
-// The request's paired rule with its sums' terms renamed from (problem, backend) positions to the
-// calls' indices (the entries with a call, in order); a term without a call empties its sum.
-PairedRule rule_for_calls(const Session& s) {
-  PairedRule rule = *s.request.paired;
-  if (rule.sums.empty()) return rule;
+// The entries with a call, in order, for a compared run; each one's request position (problem x
+// backends + backend, or its index in `pairs`) -> its call index.
+ComparedCalls compared_calls(const Session& s) {
+  ComparedCalls c;
   const size_t backends = s.request.backends.size();
-  std::map<size_t, size_t> call_at;  // position -> call index
-  size_t call = 0;
   for (const Entry& e : s.entries) {
     if (!e.call) continue;
     size_t position = e.problem * backends + e.backend;
@@ -501,42 +501,32 @@ PairedRule rule_for_calls(const Session& s) {
       const auto it = std::find(s.request.pairs.begin(), s.request.pairs.end(), std::make_pair(e.problem, e.backend));
       position = size_t(it - s.request.pairs.begin());
     }
-    call_at.emplace(position, call++);
+    c.calls_at[position].push_back(c.calls.size());
+    c.calls.push_back(e.call);
+    c.keys.push_back(e.key);
   }
-  for (SumRatio& sum : rule.sums) {
-    bool complete = true;
-    for (auto* side : {&sum.numerator, &sum.denominator})
-      for (auto& term : *side) {
-        const auto it = call_at.find(term.first);
-        if (it == call_at.end()) complete = false;
-        else term.first = it->second;
-      }
-    if (!complete) sum = SumRatio{};
-  }
-  return rule;
+  return c;
 }
 
-// A paired comparison: every entry with a call, in the same passes, against the first entry.
-void time_paired(Session& s, const Buffers& memory, const MemoryPlan& plan) {
+// A paired comparison (every entry with a call, in the same passes, against the first entry) or a
+// replayed step.
+void time_compared(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   if (s.entries.empty()) return;
-  if (!s.entries.front().call)
+  if (s.request.paired && !s.entries.front().call)
     throw Error(ExitCode::kNoGpu, "paired comparison: the reference " + s.entries.front().key.problem.shape_string() +
                                       " cannot run here");
   const MeasureOptions options = timing_options(s, memory, plan);
-  PairedComparison comparison;
-  std::vector<GemmCall*> calls;
-  for (const Entry& e : s.entries)
-    if (e.call) {
-      calls.push_back(e.call);
-      comparison.keys.push_back(e.key);
-    }
-  std::unique_ptr<NvmlDevice> nvml = NvmlDevice::open(s.device.pci_bus_id);
-  ClockSampler clocks(nvml.get(), std::chrono::milliseconds(20));
+  const ComparedCalls calls = compared_calls(s);
   mark_warm(s);
-  comparison.outcome = run_paired(calls, options, rule_for_calls(s), &clocks, s.interrupted);
-  s.outcome.interrupted = comparison.outcome.interrupted;
-  s.outcome.median_clock_mhz = comparison.outcome.clock_median_mhz;
-  s.outcome.paired = std::move(comparison);
+  if (s.request.paired) {
+    s.outcome.paired = compare_paired(calls, *s.request.paired, options, s.device, s.interrupted);
+    s.outcome.interrupted = s.outcome.paired->outcome.interrupted;
+    s.outcome.median_clock_mhz = s.outcome.paired->outcome.clock_median_mhz;
+    return;
+  }
+  s.outcome.replay = compare_replayed(calls, *s.request.replay, options, s.device, s.interrupted);
+  s.outcome.interrupted = s.outcome.replay->outcome.interrupted;
+  s.outcome.median_clock_mhz = s.outcome.replay->outcome.clock_median_mhz;
 }
 
 // Save, the end: every point of the request that the store now holds, as stored, in plan order.
@@ -563,9 +553,9 @@ MeasureOutcome measure(const MeasureRequest& request, const DeviceContext& devic
     const std::unique_ptr<Buffers> memory = timed(phases.allocate, [&] { return allocate(s, plan); });
     timed(phases.prepare, [&] { prepare_calls(s); });
     timed(phases.verify, [&] { verify(s, *memory, plan); });
-    if (s.request.paired) {
+    if (compared(s)) {
       if (stop_requested(s)) s.outcome.interrupted = true;
-      else timed(phases.timing, [&] { time_paired(s, *memory, plan); });
+      else timed(phases.timing, [&] { time_compared(s, *memory, plan); });
     } else {
       timed(phases.trace_cupti, [&] { trace_stored(s); });
       timed(phases.trace, [&] { read_graphs(s); });

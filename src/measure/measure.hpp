@@ -18,6 +18,7 @@
 #include "timing/engine_facts.hpp"
 #include "timing/measure_options.hpp"
 #include "timing/paired.hpp"
+#include "timing/replay_plan.hpp"
 
 namespace shapescope {
 
@@ -37,6 +38,10 @@ struct MeasureRequest {
   // `pairs` is empty, problem index x backends + backend index (a pair with several algos: its
   // first). A sum naming a pair that cannot run here gives no ratio (pairs 0).
   std::optional<PairedRule> paired;
+  // Set: a replayed step instead of a measurement (timing/replay_plan.hpp): the rule's steps, their
+  // calls named by (problem, backend) position as the sums above, replayed in paired passes; nothing
+  // is timed one by one and nothing is written to the store.
+  std::optional<ReplayRule> replay;
 };
 
 // Where one measure() call's wall time went, step by step (seconds).
@@ -77,6 +82,13 @@ struct PairedComparison {
   PairedOutcome outcome;
 };
 
+// A replayed step's result: the keys in the order of the calls, and what the replays gave.
+struct ReplayComparison {
+  std::vector<PointKey> keys;
+  ReplayOutcome outcome;
+  std::vector<size_t> not_replayed;  // changed steps naming a call that cannot run here
+};
+
 struct MeasureOutcome {
   std::vector<int64_t> point_ids;  // every point of the request the store now holds, in plan order
   std::vector<StoredPoint> points;      // those points as stored (same order)
@@ -96,6 +108,7 @@ struct MeasureOutcome {
   std::string allocated_on;
   GpuHealth health;
   std::optional<PairedComparison> paired;  // request.paired: the comparison
+  std::optional<ReplayComparison> replay;  // request.replay: the replayed steps
 };
 
 // Bytes of GPU memory the request needs: operands at their largest, the flush buffer, the workspace.

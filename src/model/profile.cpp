@@ -84,6 +84,28 @@ ProfileTotals profile_totals(const Workload& w, const std::vector<ProfileRow>& r
   return t;
 }
 
+std::optional<ClockInference> infer_clock(const std::vector<ClockEvidence>& evidence) {
+  std::vector<std::pair<double, double>> clocks;  // (clock, weight)
+  double total = 0;
+  for (const ClockEvidence& e : evidence) {
+    if (e.trace_us < kClockEvidenceFromUs || e.measured_us <= 0 || e.measured_mhz <= 0) continue;
+    clocks.emplace_back(e.measured_mhz * e.measured_us / e.trace_us, e.trace_us);
+    total += e.trace_us;
+  }
+  if (clocks.empty()) return std::nullopt;
+  std::sort(clocks.begin(), clocks.end());
+  // The clock at a share of the weight: the first whose cumulative weight reaches it.
+  const auto at = [&](double share) {
+    double sum = 0;
+    for (const auto& [mhz, weight] : clocks) {
+      sum += weight;
+      if (sum >= share * total) return mhz;
+    }
+    return clocks.back().first;
+  };
+  return ClockInference{at(0.5), at(0.25), at(0.75), clocks.size()};
+}
+
 GpuMatch trace_gpu_match(const Workload& w, const DeviceContext& d) {
   if (w.device.empty()) return GpuMatch::kUnknown;
   if (w.device != d.gpu_name) return GpuMatch::kOther;

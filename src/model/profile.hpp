@@ -58,6 +58,25 @@ struct ProfileTotals {
 };
 ProfileTotals profile_totals(const Workload& workload, const std::vector<ProfileRow>& rows);
 
+// The clock a trace's GEMMs ran at, read from their own times: a compute-bound GEMM's time scales with
+// the inverse of the SM clock, so its trace time against a measurement of the same GEMM at a known
+// clock gives the clock it ran at in the step (measured clock x measured time / trace time).
+struct ClockEvidence {
+  double trace_us = 0;      // per call, in the trace
+  double measured_us = 0;   // per call, measured here
+  double measured_mhz = 0;  // the SM clock of that measurement
+};
+struct ClockInference {
+  double mhz = 0;           // the median of the GEMMs' clocks, weighted by their trace time
+  double low_mhz = 0, high_mhz = 0;  // the middle half of that weight (its quartiles)
+  size_t gemms = 0;         // GEMMs it rests on
+};
+// nullopt without evidence (no compute-bound GEMM with a trace time and a measured clock).
+std::optional<ClockInference> infer_clock(const std::vector<ClockEvidence>& evidence);
+// Only GEMMs that take at least this long per call say much about the clock (launch and fill costs
+// dominate shorter ones, and do not scale with it).
+constexpr double kClockEvidenceFromUs = 20;
+
 // Whether a profile's times come from the GPU its trace was recorded on: the same name, and the same
 // SM count where both are known. kUnknown: the source names no GPU (a GEMM list, a config).
 enum class GpuMatch { kUnknown, kSame, kOther };

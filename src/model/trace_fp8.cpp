@@ -30,6 +30,29 @@ std::string dims_text(const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+std::optional<DType> trace_dtype(const std::string& type) {
+  if (type == "c10::BFloat16" || type == "BFloat16") return DType::kBf16;
+  if (type == "c10::Half" || type == "Half") return DType::kFp16;
+  if (type == "float" || type == "c10::Float" || type == "Float") return DType::kFp32;
+  if (format_of(type)) return DType::kFp8;
+  return std::nullopt;
+}
+
+std::optional<DType> trace_pair_dtype(const std::string& type_a, const std::string& type_b, std::string& reason) {
+  const std::optional<DType> da = trace_dtype(type_a), db = trace_dtype(type_b);
+  if (!da || !db) {
+    reason = fmt::format("input type '{}' is not one shapescope runs (c10::BFloat16, c10::Half, float, "
+                         "c10::Float8_e4m3fn)",
+                         da ? type_b : type_a);
+    return std::nullopt;
+  }
+  if (*da != *db || (*da == DType::kFp8 && format_of(type_a) != format_of(type_b))) {
+    reason = fmt::format("its inputs have two types ('{}' and '{}')", type_a, type_b);
+    return std::nullopt;
+  }
+  return da;
+}
+
 std::optional<Fp8Recipe> scaled_mm_recipe(const ScaledMmArgs& x, std::string& reason) {
   const std::optional<Fp8Format> fa = format_of(x.type_a), fb = format_of(x.type_b);
   if (!fa || !fb) {

@@ -14,8 +14,16 @@
 #include <vector>
 
 #include "core/fp8_recipe.hpp"
+#include "core/problem.hpp"
 
 namespace shapescope {
+
+// An operand's "Input type" as a dtype (c10::BFloat16, c10::Half, float, c10::Float8_e4m3fn;
+// c10::Float8_e5m2 too, an fp8 format of _scaled_mm); nullopt for any other.
+std::optional<DType> trace_dtype(const std::string& type);
+// The dtype of an op's two operands, or nullopt with the reason (a type shapescope does not run, or two
+// types; _scaled_mm's e4m3 x e5m2 is its recipe's business, scaled_mm_recipe).
+std::optional<DType> trace_pair_dtype(const std::string& type_a, const std::string& type_b, std::string& reason);
 
 struct ScaledMmArgs {
   std::string type_a, type_b;           // "c10::Float8_e4m3fn", "c10::Float8_e5m2"

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_clocks.hpp"
 #include "model/trace_fp8.hpp"
 
 namespace shapescope {
@@ -53,6 +54,8 @@ std::optional<int64_t> id_of(const Json& args, const char* key) {
   return it->get<int64_t>();
 }
 
+using Dims = std::vector<int64_t>;
+
 // One tensor argument as the trace records it.
 struct Tensor {
   std::vector<int64_t> dims, strides;
@@ -83,14 +86,6 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * std::max<int64_t>(dims[i], 1);
   return s;
-}
-
-std::optional<DType> dtype_of(const std::string& type) {
-  if (type == "c10::BFloat16" || type == "BFloat16") return DType::kBf16;
-  if (type == "c10::Half" || type == "Half") return DType::kFp16;
-  if (type == "float" || type == "c10::Float" || type == "Float") return DType::kFp32;
-  if (type == "c10::Float8_e4m3fn" || type == "Float8_e4m3fn") return DType::kFp8;
-  return std::nullopt;
 }
 
 std::string dims_text(const std::vector<int64_t>& v) {
@@ -208,19 +203,7 @@ const Tensor* tensor_arg(const OpArgs& args, size_t index) {
 }
 
 std::optional<DType> pair_dtype(const Tensor& a, const Tensor& b, std::string& reason) {
-  const std::optional<DType> da = dtype_of(a.type), db = dtype_of(b.type);
-  if (!da || !db) {
-    const std::string& bad = da ? b.type : a.type;
-    reason = fmt::format("input type '{}' is not one shapescope runs (c10::BFloat16, c10::Half, float, "
-                         "c10::Float8_e4m3fn)",
-                         bad);
-    return std::nullopt;
-  }
-  if (*da != *db) {
-    reason = fmt::format("its inputs have two types ('{}' and '{}')", a.type, b.type);
-    return std::nullopt;
-  }
-  return da;
+  return trace_pair_dtype(a.type, b.type, reason);  // model/trace_fp8.hpp
 }
 
 // Rows per group when a grouped call's offsets are not recorded: even, the remainder one row each
@@ -302,11 +285,9 @@ Mapping map_op(const std::string& op, const OpArgs& args) {
   std::string reason;
   if (op == "aten::_scaled_mm" && a->rank() == 2 && b->rank() == 2) {  // formats and recipe: model/trace_fp8.hpp
     const Tensor *sa = tensor_arg(args, 2), *sb = tensor_arg(args, 3);
-    const ScaledMmArgs x{a->type, b->type, a->dim(2), b->dim(1), a->dim(1), sa ? sa->dims : std::vector<int64_t>{},
-                         sb ? sb->dims : std::vector<int64_t>{}};
-    const std::optional<Fp8Recipe> recipe = scaled_mm_recipe(x, reason);
-    if (!recipe) return fail(reason);
-    Mapping m = gemm_of(a->matrix(), b->matrix(), 1, DType::kFp8);
+    const std::optional<Fp8Recipe> recipe = scaled_mm_recipe(
+        {a->type, b->type, a->dim(2), b->dim(1), a->dim(1), sa ? sa->dims : Dims{}, sb ? sb->dims : Dims{}}, reason);
+    Mapping m = recipe ? gemm_of(a->matrix(), b->matrix(), 1, DType::kFp8) : fail(reason);
     for (Problem& p : m.problems) p.recipe = *recipe;
     return m;
   }
@@ -375,7 +356,7 @@ struct KernelSum {
 
 struct KernelEvent {
   const Json* args = nullptr;
-  double dur = 0;
+  double ts = 0, dur = 0;
   std::string name;
 };
 
@@ -433,7 +414,7 @@ TraceScan scan_events(const Json& events) {
     if (is_kernel(cat)) {
       s.any_kernel = true;
       s.all_kernels_us += number_of(e, "dur").value_or(0);
-      if (args) s.kernels.push_back({args, number_of(e, "dur").value_or(0), name});
+      if (args) s.kernels.push_back({args, number_of(e, "ts").value_or(0), number_of(e, "dur").value_or(0), name});
     } else if (is_launch(cat) && args) {
       const std::optional<int64_t> corr = id_of(*args, "correlation"), ext = id_of(*args, "External id");
       if (corr && ext) s.external_of_correlation[*corr] = *ext;
@@ -446,9 +427,15 @@ TraceScan scan_events(const Json& events) {
   return s;
 }
 
-// Kernel time per op (External id), through the launch's correlation or the kernel's own id.
-std::unordered_map<int64_t, KernelSum> kernels_by_op(const TraceScan& s) {
-  std::unordered_map<int64_t, KernelSum> out;
+// Each kernel's op (External id), through the launch's correlation or the kernel's own id: the kernel
+// time per op, and every kernel in trace order for the step's timeline (its GEMM calls marked later).
+struct LinkedKernels {
+  std::unordered_map<int64_t, KernelSum> by_op;
+  std::vector<TimelineKernel> in_order;
+};
+LinkedKernels link_kernels(const TraceScan& s) {
+  LinkedKernels linked;
+  std::unordered_map<int64_t, KernelSum>& out = linked.by_op;
   for (const KernelEvent& kernel : s.kernels) {
     std::optional<int64_t> ext;
     if (const std::optional<int64_t> corr = id_of(*kernel.args, "correlation")) {
@@ -456,13 +443,14 @@ std::unordered_map<int64_t, KernelSum> kernels_by_op(const TraceScan& s) {
       if (it != s.external_of_correlation.end()) ext = it->second;
     }
     if (!ext) ext = id_of(*kernel.args, "External id");
+    linked.in_order.push_back({kernel.ts, kernel.dur, kernel.name, std::nullopt, ext});
     if (!ext) continue;
     KernelSum& k = out[*ext];
     k.us += kernel.dur;
     k.count += 1;
     if (std::find(k.names.begin(), k.names.end(), kernel.name) == k.names.end()) k.names.push_back(kernel.name);
   }
-  return out;
+  return linked;
 }
 
 // The innermost GEMM op on each thread is the call: marks the others `outer` and returns the calls,
@@ -493,14 +481,11 @@ std::vector<const OpEvent*> innermost_calls(std::map<std::string, std::vector<Op
 }
 
 // What the calls were, for the notes and the no-shapes refusal.
-struct CallTally {
-  int64_t gemm_ops = 0, with_shapes = 0;
-  bool strides_missing = false;
-};
+struct CallTally { int64_t gemm_ops = 0, with_shapes = 0; bool strides_missing = false; };
 
-// One call: mapped onto problems and added, or counted as unmapped with its reason.
-void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
-              bool any_kernel, CallTally& tally) {
+// One call: mapped onto problems and added (its index in w.gemms returned), or counted as unmapped.
+std::optional<size_t> add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, KernelSum>& kernels_of_op,
+                               bool any_kernel, CallTally& tally) {
   ++tally.gemm_ops;
   KernelSum linked;
   std::optional<double> kernel_us;
@@ -514,18 +499,18 @@ void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, 
   const std::optional<OpArgs> args = op.args ? read_args(*op.args) : std::nullopt;
   if (!args) {
     w.add_unmapped(op.name, "no \"Input Dims\" (recorded without record_shapes=True)", kernel_us);
-    return;
+    return std::nullopt;
   }
   ++tally.with_shapes;
   if (!args->strides_recorded) tally.strides_missing = true;
   Mapping m = map_op(op.name, *args);
   if (!m.reason.empty()) {
     w.add_unmapped(op.name, m.reason, kernel_us);
-    return;
+    return std::nullopt;
   }
   if (any_kernel && linked.count == 0) {
     w.add_unmapped(op.name, "no GPU kernel is linked to it (CPU tensors, or a launch the trace lost)", kernel_us);
-    return;
+    return std::nullopt;
   }
   for (std::string& note : m.notes)
     if (std::find(w.notes.begin(), w.notes.end(), note) == w.notes.end()) w.notes.push_back(std::move(note));
@@ -537,7 +522,7 @@ void add_call(Workload& w, const OpEvent& op, const std::unordered_map<int64_t, 
   g.kernels = linked.count;
   g.kernel_names = std::move(linked.names);
   g.group_rows_estimated = m.rows_estimated;
-  w.add(std::move(g));
+  return w.add(std::move(g));
 }
 
 // What the trace could not say, as notes; a trace whose GEMM ops all lack shapes is refused.
@@ -576,14 +561,21 @@ void set_trace_device(const Json& json, Workload& w) {
 Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   const Json json = parse_json_text(text, origin);
   TraceScan scan = scan_events(trace_events(json, origin));
-  const std::unordered_map<int64_t, KernelSum> kernels_of_op = kernels_by_op(scan);
+  LinkedKernels kernels = link_kernels(scan);
   Workload w;
   w.source = origin;
   set_trace_device(json, w);
+  w.recorded_clocks = read_recorded_clocks(json, w.notes);
   if (scan.any_kernel) w.all_kernels_us = scan.all_kernels_us;
   CallTally tally;
-  for (const OpEvent* op : innermost_calls(scan.ops_by_thread)) add_call(w, *op, kernels_of_op, scan.any_kernel, tally);
+  std::unordered_map<int64_t, size_t> gemm_of_op;  // a call's External id -> its index in w.gemms
+  for (const OpEvent* op : innermost_calls(scan.ops_by_thread))
+    if (const std::optional<size_t> gemm = add_call(w, *op, kernels.by_op, scan.any_kernel, tally); gemm && op->external_id)
+      gemm_of_op[*op->external_id] = *gemm;
   finish_notes(w, scan, tally, origin);
+  for (TimelineKernel& k : kernels.in_order)
+    if (const auto it = k.call ? gemm_of_op.find(*k.call) : gemm_of_op.end(); it != gemm_of_op.end()) k.gemm = it->second;
+  w.timeline = build_timeline(std::move(kernels.in_order));
   return w;
 }
 

@@ -44,11 +44,11 @@ bool same_call(const WorkloadGemm& a, const WorkloadGemm& b) {
          a.group_rows_estimated == b.group_rows_estimated;
 }
 
-void Workload::add(WorkloadGemm gemm) {
+size_t Workload::add(WorkloadGemm gemm) {
   const auto same = std::find_if(gemms.begin(), gemms.end(), [&](const WorkloadGemm& g) { return same_call(g, gemm); });
   if (same == gemms.end()) {
     gemms.push_back(std::move(gemm));
-    return;
+    return gemms.size() - 1;
   }
   same->count += gemm.count;
   same->kernels += gemm.kernels;
@@ -57,6 +57,7 @@ void Workload::add(WorkloadGemm gemm) {
   for (std::string& name : gemm.kernel_names)
     if (std::find(same->kernel_names.begin(), same->kernel_names.end(), name) == same->kernel_names.end())
       same->kernel_names.push_back(std::move(name));
+  return size_t(same - gemms.begin());
 }
 
 void Workload::add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us) {
@@ -137,6 +138,7 @@ ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
   Workload out = w;  // everything but the calls, which are added back changed (and merged)
   out.gemms.clear();
+  out.timeline.reset();  // its segments name the old calls
   for (WorkloadGemm call : w.gemms) {
     for (Problem& p : call.problems) {
       const bool packed_a = p.lda == p.a_cols(), packed_b = p.ldb == p.b_cols(), packed_c = p.ldc == p.n;

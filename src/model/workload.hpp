@@ -16,6 +16,7 @@
 #include "core/problem.hpp"
 #include "model/explain.hpp"
 #include "model/pad.hpp"
+#include "model/step_timeline.hpp"
 
 namespace shapescope {
 
@@ -54,6 +55,22 @@ struct UnmappedOp {
   std::optional<double> kernel_us;  // their kernels' time, where the trace links any
 };
 
+// The clock and power a recorded step ran at: NVML's samples that the recording kept beside the trace
+// (the trace's "shapescopeClocks", docs/method.md), summarized by model/trace_clocks.hpp. The
+// figures are over the busy samples: those taken while a kernel of the trace had run within the
+// sampling period before them (all samples where none overlaps the trace's kernels, with a note).
+struct RecordedClocks {
+  std::string device;          // the GPU sampled, as NVML names it; "" when not recorded
+  std::string uuid;            // NVML's "GPU-..."; "" when not recorded
+  double interval_ms = 0;      // the period the recording asked for; 0 when not recorded
+  int64_t samples = 0;         // well-formed samples
+  int64_t busy_samples = 0;    // of them, those the figures below are over
+  double sm_clock_median_mhz = 0, sm_clock_low_mhz = 0, sm_clock_high_mhz = 0;  // median, least, most
+  std::optional<double> power_median_w, power_max_w;  // nullopt when no sample has a power
+  std::optional<double> max_sm_clock_mhz;             // the GPU's maximum SM clock, as recorded
+  std::optional<double> power_limit_w;                // its enforced power limit, as recorded
+};
+
 struct Workload {
   std::string source;     // "--trace 'step.json'", as the caller names it
   std::string device;     // the GPU the trace was recorded on ("NVIDIA H100 80GB HBM3"); "" when unknown
@@ -64,12 +81,18 @@ struct Workload {
   std::vector<WorkloadGemm> gemms;        // in order of first appearance
   std::vector<UnmappedOp> unmapped;       // in order of first appearance
   std::vector<std::string> notes;         // what the source could not say ("no Input Strides: ...")
+  // The clock the step ran at, where the recording sampled it (a trace with "shapescopeClocks").
+  std::optional<RecordedClocks> recorded_clocks;
   // Steps the source holds: a trace recorded over several profiler steps (ProfilerStep#N) counts
   // the calls of all of them; divide by this for one step's.
   int64_t steps = 1;
+  // A trace's kernels in time order as GEMM calls, other kernels and idle gaps (model/step_timeline.hpp):
+  // what a replay of the step runs. nullopt for the other sources, and once calls are changed or merged.
+  std::optional<StepTimeline> timeline;
 
-  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join).
-  void add(WorkloadGemm gemm);
+  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join);
+  // returns its index in `gemms`.
+  size_t add(WorkloadGemm gemm);
   // Counts one more unmapped op with this name and reason.
   void add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us);
 

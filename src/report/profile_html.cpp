@@ -9,6 +9,7 @@
 #include "report/explain_report.hpp"
 #include "report/html_report.hpp"
 #include "report/profile_report.hpp"
+#include "report/what_if_text.hpp"
 #include "views/what_ifs.hpp"
 
 namespace shapescope {
@@ -110,29 +111,30 @@ std::string gemm_table(const ProfileResult& r) {
   return s + "</tbody></table>\n";
 }
 
-// Measured what-ifs first (with a GPU): each change, its saving per step with its interval.
+// Measured what-ifs first (with a GPU): the two lists, each change with its saving per step and its
+// interval, and each list's changes at once measured as a step.
 std::string what_ifs_section(const ProfileResult& r) {
   if (!r.measured) return "";
   const WhatIfs w = what_ifs(r);
   std::string s = "<h2 id=\"what-ifs\">What would make this step faster</h2>\n";
-  if (w.ranked.empty() || w.step_us <= 0)
-    return s + "<p class=\"note\">No change measured here saves more than 2 % of a GEMM (explain's fixes, paired).</p>\n";
-  s += fmt::format("<p>Each change measured in explain's paired passes against its GEMM; the saving per step is calls x "
-                   "time x (1 - the paired ratio), with its 95 % interval. The step's GEMM time: {} now, {} with each "
-                   "GEMM's best change.</p>\n",
-                   esc(us_or_ms(w.step_us)), esc(us_or_ms(w.with_all_us)));
-  s += "<table><thead><tr><th class=\"num\">#</th><th>kind</th><th class=\"num\">calls/step</th>"
-       "<th class=\"num\">saving/step</th><th class=\"num\">95 % interval</th><th>change</th></tr></thead><tbody>\n";
-  for (size_t i = 0; i < w.ranked.size(); ++i) {
-    const WhatIf& x = w.ranked[i];
-    const std::string interval =
-        x.paired() ? us_or_ms(*x.saving_low_us) + " .. " + us_or_ms(*x.saving_high_us) : std::string("not paired");
-    s += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td>"
-                     "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-                     i + 1, esc(std::string(what_if_name(x.kind))), fixed(x.calls_per_step, 0), esc(us_or_ms(x.saving_us)),
-                     esc(percent(x.saving_us / w.step_us, 1)), esc(interval), esc(profile_what_if_change(r, x)));
+  if ((w.same_dtype.ranked.empty() && w.precision.ranked.empty()) || w.step_us <= 0)
+    return s + "<p class=\"note\">No change measured here saves more than 2 % of the step's GEMM time (explain's "
+               "fixes, paired against the step).</p>\n";
+  for (const WhatIfListText& list : {same_dtype_text(r, w), precision_text(r, w)}) {
+    if (list.heading.empty()) continue;
+    s += "<p>" + esc(list.heading) + "</p>\n<table><thead><tr>";
+    for (const std::string& h : list.table.front()) s += "<th>" + esc(h) + "</th>";
+    s += "</tr></thead><tbody>\n";
+    for (size_t i = 1; i < list.table.size(); ++i) {
+      s += "<tr>";
+      for (const std::string& cell : list.table[i]) s += "<td>" + esc(cell) + "</td>";
+      s += "</tr>\n";
+    }
+    s += "</tbody></table>\n";
+    if (list.all) s += "<p class=\"note\">" + esc(*list.all) + "</p>\n";
   }
-  return s + "</tbody></table>\n";
+  for (const std::string& line : what_if_lines(r, w)) s += "<p class=\"note\">" + esc(line) + "</p>\n";
+  return s;
 }
 
 std::string lists_section(const ProfileText& text) {

@@ -4,11 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "common/units.hpp"
 #include "report/annotation_text.hpp"
 #include "report/table.hpp"
+#include "report/what_if_text.hpp"
 #include "views/what_ifs.hpp"
 
 namespace shapescope {
@@ -139,15 +142,39 @@ void print_table(std::ostream& out, const ProfileResult& r) {
   write_table(out, rows, right);
 }
 
-// Measured at the power limit (sustained) and more than 5 % above the trace: a step whose other ops
-// keep the GPU below its power cap runs its GEMMs at boost clocks (an H100 recording a Qwen-MoE step
-// drew at most 217 W at 1980 MHz), which --clocks burst measures.
+// The clock the step's GEMMs were measured at, said once. Replayed: how (the stand-ins, the replays)
+// and at what clock and power, with the clock the trace's own compute-bound GEMMs ran at beside it.
+// Measured at the power limit (--clocks sustained) and more than 5 % above the trace: a step whose
+// other ops keep the GPU below its power cap runs its GEMMs at higher clocks, which the default replay
+// measures.
 std::optional<std::string> clocks_note(const ProfileResult& r) {
+  const auto inferred = [&]() -> std::string {
+    if (!r.trace_clock) return "";
+    const double at = r.measured && r.measured->median_clock_mhz ? *r.measured->median_clock_mhz : 0;
+    return fmt::format("; the trace's compute-bound GEMMs ran at about {:.0f} MHz ({:.0f}-{:.0f}, {} GEMMs: their "
+                       "times against the same GEMMs measured here{})",
+                       r.trace_clock->mhz, r.trace_clock->low_mhz, r.trace_clock->high_mhz, r.trace_clock->gemms,
+                       at > 0 ? fmt::format(" at {:.0f} MHz", at) : "");
+  };
+  if (r.replay) {
+    const StepReplayFacts& f = *r.replay;
+    std::string power;
+    if (f.power_w) power = fmt::format(", {:.0f} W", *f.power_w);
+    if (f.power_max_w) power += fmt::format(" (at most {:.0f} W)", *f.power_max_w);
+    return fmt::format("clocks: the step replayed on this GPU in its trace's order, its other kernels stood in for ({} "
+                       "of memory traffic, {} of tensor-core work for attention, {} idle per replay): {} replays after "
+                       "{} to warm up, SM clock {:.0f} MHz ({:.0f}-{:.0f}){}{}",
+                       us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
+                       f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred());
+  }
+  if (!r.not_replayed.empty())
+    return fmt::format("clocks: the step could not be replayed ({}): its GEMMs measured one by one at {} clocks{}",
+                       r.not_replayed, to_string(r.request.clocks), inferred());
   if (!r.totals.ratio || *r.totals.ratio <= 1.05 || r.request.clocks != ClockState::kSustained)
     return std::nullopt;
   return fmt::format("clocks: measured at sustained clocks (held at the power limit), {:.1f} % above the trace; a "
-                     "step whose other ops keep the GPU below its power cap runs its GEMMs at boost clocks: "
-                     "--clocks burst measures them there",
+                     "step whose other ops keep the GPU below its power cap runs its GEMMs at higher clocks: "
+                     "--clocks step (the default for a trace) replays the step at its own",
                      (*r.totals.ratio - 1) * 100);
 }
 
@@ -245,54 +272,60 @@ Json totals_json(const ProfileResult& r) {
 
 namespace {
 
-// What a what-if changes, in words: the GEMM and its fix, or the loop a grouped call becomes.
-std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
-  const ProfileEntry& e = r.entries[w.entry];
-  const std::string gemm = fmt::format("{} {}", e.row.problem.shape_string(), to_string(e.row.problem.layout));
-  if (!w.fix) return fmt::format("{}: run its {} groups as a loop of GEMMs", gemm, e.row.problem.groups.size());
-  return fmt::format("{}: {}", gemm, explain_fix_text(*e.explanation, *w.fix));
-}
-
-std::string saving_cell(const WhatIf& w, double step_us) {
-  std::string text = fmt::format("{} ({})", us_or_ms(w.saving_us), percent(w.saving_us / step_us, 1));
-  if (w.paired()) text += fmt::format(" [{}..{}]", us_or_ms(*w.saving_low_us), us_or_ms(*w.saving_high_us));
-  return text;
-}
-
-// Measured what-ifs, ranked, and the step with each GEMM's best change; nothing when there are none.
+// Measured what-ifs: the two lists, each with its changes at once measured as a step; nothing when
+// nothing was measured here.
 void print_what_ifs(std::ostream& out, const ProfileResult& r) {
   if (!r.measured) return;
   const WhatIfs w = what_ifs(r);
-  if (w.ranked.empty() || w.step_us <= 0) {
-    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of a GEMM (explain's "
-           "fixes, paired)\n";
-    return;
+  if ((w.same_dtype.ranked.empty() && w.precision.ranked.empty()) || w.step_us <= 0)
+    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of the step's GEMM time "
+           "(explain's fixes, paired against the step)\n";
+  for (const WhatIfListText& list : {same_dtype_text(r, w), precision_text(r, w)}) {
+    if (list.heading.empty()) continue;
+    out << "\n" << list.heading << "\n";
+    write_table(out, list.table, {true, false, true, true, true, false, false});
+    if (list.all) out << *list.all << "\n";
   }
-  out << "\nwhat would make this step faster (measured: explain's fixes in its paired passes, the saving per step = "
-         "calls x time x (1 - the paired ratio) [95 % interval]):\n";
-  std::vector<std::vector<std::string>> rows = {{"rank", "kind", "calls/step", "now", "after", "saving/step [95 %]", "change"}};
-  for (size_t i = 0; i < w.ranked.size(); ++i) {
-    const WhatIf& x = w.ranked[i];
-    rows.push_back({std::to_string(i + 1), std::string(what_if_name(x.kind)), fixed(x.calls_per_step, 0),
-                    us_or_ms(x.now_us), us_or_ms(x.after_us), saving_cell(x, w.step_us), what_if_change(r, x)});
-  }
-  write_table(out, rows, {true, false, true, true, true, false, false});
-  out << fmt::format("the step's GEMM time: {} now, {} with each GEMM's best change ({}; added over distinct GEMMs, "
-                     "each measured against its own GEMM)\n",
-                     us_or_ms(w.step_us), us_or_ms(w.with_all_us), signed_percent(w.with_all_us / w.step_us - 1));
-  if (w.not_paired > 0) out << fmt::format("{} of them not paired (the points' own medians)\n", w.not_paired);
+  for (const std::string& line : what_if_lines(r, w)) out << line << "\n";
+}
+
+Json what_if_json(const ProfileResult& r, const WhatIf& x) {
+  const WhatIfCandidate& c = r.candidates[x.candidate];
+  Json j = {{"number", x.number}, {"kind", std::string(what_if_name(x.kind))}, {"change", what_if_change(r, x)},
+            {"calls_per_step", x.calls_per_step}, {"now_us", x.now_us}, {"after_us", x.after_us},
+            {"saving_us", x.saving_us}, {"saving_low_us", optional_json(x.saving_low_us)},
+            {"saving_high_us", optional_json(x.saving_high_us)}, {"paired", x.paired()},
+            {"changes_dtype", changes_dtype(x.kind)}};
+  if (c.ratio) j["ratio"] = {{"median", c.ratio->median}, {"low", c.ratio->low}, {"high", c.ratio->high}, {"pairs", c.ratio->pairs}};
+  return j;
+}
+
+Json changed_step_json(const ProfileResult& r, const ChangedStep& s) {
+  Json j = {{"name", s.name}, {"what_ifs", s.candidates.size()}, {"replayed", s.replayed},
+            {"before_us", optional_json(s.before_us)}, {"after_us", optional_json(s.after_us)},
+            {"text", changed_step_line(r, s)}, {"why_not", s.why_not}};
+  j["ratio"] = s.ratio ? Json{{"median", s.ratio->median}, {"low", s.ratio->low}, {"high", s.ratio->high},
+                              {"pairs", s.ratio->pairs}}
+                       : Json(nullptr);
+  return j;
 }
 
 Json what_ifs_json(const ProfileResult& r) {
   if (!r.measured) return nullptr;
   const WhatIfs w = what_ifs(r);
-  Json list = Json::array();
-  for (const WhatIf& x : w.ranked)
-    list.push_back({{"kind", std::string(what_if_name(x.kind))}, {"change", what_if_change(r, x)},
-                    {"calls_per_step", x.calls_per_step}, {"now_us", x.now_us}, {"after_us", x.after_us},
-                    {"saving_us", x.saving_us}, {"saving_low_us", optional_json(x.saving_low_us)},
-                    {"saving_high_us", optional_json(x.saving_high_us)}, {"paired", x.paired()}});
-  return {{"ranked", list}, {"step_us", w.step_us}, {"with_all_us", w.with_all_us}};
+  const auto list_json = [&](const WhatIfList& list) {
+    Json ranked = Json::array();
+    for (const WhatIf& x : list.ranked) ranked.push_back(what_if_json(r, x));
+    return Json{{"ranked", ranked},
+                {"all", list.all ? changed_step_json(r, r.changed_steps[*list.all]) : Json(nullptr)}};
+  };
+  Json ranked = Json::array();  // both lists, numbered as listed
+  for (const WhatIfList* list : {&w.same_dtype, &w.precision})
+    for (const WhatIf& x : list->ranked) ranked.push_back(what_if_json(r, x));
+  Json steps = Json::array();
+  for (const ChangedStep& s : r.changed_steps) steps.push_back(changed_step_json(r, s));
+  return {{"ranked", ranked}, {"same_dtype", list_json(w.same_dtype)}, {"precision", list_json(w.precision)},
+          {"changed_steps", steps}, {"step_us", w.step_us}, {"lines", what_if_lines(r, w)}};
 }
 
 // The fp8 GEMMs' casts beside the GEMM time (views/profile.hpp): the step pays both.
@@ -314,7 +347,6 @@ ProfileText profile_text(const ProfileResult& r) {
 
 std::string profile_gemm_cell(const ProfileResult& r, const ProfileEntry& e) { return gemm_cell(r, e); }
 
-std::string profile_what_if_change(const ProfileResult& r, const WhatIf& w) { return what_if_change(r, w); }
 
 void write_profile_text(std::ostream& out, const ProfileResult& r) {
   const ProfileText text = profile_text(r);
@@ -362,6 +394,10 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   if (r.fp8_casts)
     j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
                       {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};
+  // The text report itself: the Python package shows it as it is rather than drawing it again.
+  std::ostringstream text;
+  write_profile_text(text, r);
+  j["text"] = text.str();
   out << j.dump(2) << "\n";
 }
 

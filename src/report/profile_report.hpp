@@ -26,8 +26,5 @@ struct ProfileText {
 ProfileText profile_text(const ProfileResult& result);
 // "12288x50257x768 nt bf16", with what the source could not say ("[fused]", estimated rows).
 std::string profile_gemm_cell(const ProfileResult& result, const ProfileEntry& entry);
-// A what-if's change in words ("12288x50257x768 nt: pad to ..."), as the text's table says it.
-struct WhatIf;
-std::string profile_what_if_change(const ProfileResult& result, const WhatIf& what_if);
 
 }  // namespace shapescope

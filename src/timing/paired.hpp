@@ -27,6 +27,9 @@ namespace shapescope {
 struct SumRatio {
   std::vector<std::pair<size_t, double>> numerator, denominator;
   double numerator_us = 0, denominator_us = 0;
+  // Before measure() renames the terms to calls: which of a position's algorithms each term is
+  // (cuBLASLt's h0, h1, ...: an index into the position's algos), parallel to the terms; empty: all 0.
+  std::vector<size_t> numerator_algo, denominator_algo;
 };
 
 struct PairedRule {

@@ -10,7 +10,9 @@
 namespace shapescope {
 namespace {
 
-bool same_call(const StepTerm& a, const StepTerm& b) { return a.problem == b.problem && a.backend == b.backend; }
+bool same_call(const StepTerm& a, const StepTerm& b) {
+  return a.problem == b.problem && a.backend == b.backend && a.variants == b.variants && a.lt_rank == b.lt_rank;
+}
 
 double term_flops(const StepTerm& t) { return t.count * t.problem.flops(); }
 
@@ -35,7 +37,8 @@ struct GroupRequest {
   std::vector<size_t> comparisons;  // indices into `after`
 
   size_t position_of(const StepTerm& t) {
-    const BackendSpec spec(t.backend);
+    const BackendSpec spec = t.spec();
+    request.lt_algos = std::max(request.lt_algos, t.lt_rank + 1);
     auto b = std::find(request.backends.begin(), request.backends.end(), spec);
     if (b == request.backends.end()) b = request.backends.insert(request.backends.end(), spec);
     const size_t backend = size_t(b - request.backends.begin());
@@ -47,11 +50,12 @@ struct GroupRequest {
   }
   // One side of a sum: the group's dtype's terms as calls, the others' as constants (nullopt when one
   // has no time).
-  bool add_side(const StepCalls& calls, DType dtype, const TermTime& other,
-                std::vector<std::pair<size_t, double>>& terms, double& constant_us) {
+  bool add_side(const StepCalls& calls, std::optional<DType> dtype, const TermTime& other,
+                std::vector<std::pair<size_t, double>>& terms, std::vector<size_t>& algos, double& constant_us) {
     for (const StepTerm& t : calls) {
-      if (t.problem.dtype == dtype) {
+      if (!dtype || t.problem.dtype == *dtype) {
         terms.emplace_back(position_of(t), t.count);
+        algos.push_back(size_t(t.backend == BackendKind::kCublasLt ? t.lt_rank : 0));
         continue;
       }
       const std::optional<double> us = other ? other(t) : std::nullopt;
@@ -64,11 +68,14 @@ struct GroupRequest {
 
 // The group's cheapest GEMM first: the reference runs between any two samples of a pass, so the
 // cheapest costs the passes least (the sums use every call's own time, not its ratio to it).
-void put_reference_first(GroupRequest& g, const StepCalls& before, const std::vector<StepCalls>& after, DType dtype) {
+void put_reference_first(GroupRequest& g, const StepCalls& before, const std::vector<StepCalls>& after,
+                         std::optional<DType> dtype) {
   const StepTerm* cheapest = nullptr;
   auto consider = [&](const StepCalls& calls) {
     for (const StepTerm& t : calls)
-      if (t.problem.dtype == dtype && (!cheapest || t.problem.flops() < cheapest->problem.flops())) cheapest = &t;
+      if ((!dtype || t.problem.dtype == *dtype) && t.lt_rank == 0 &&
+          (!cheapest || t.problem.flops() < cheapest->problem.flops()))
+        cheapest = &t;
   };
   consider(before);
   for (size_t c : g.comparisons) consider(after[c]);
@@ -80,8 +87,9 @@ std::optional<double> before_us(const StepCalls& before, const MeasureOutcome& g
   double total = 0;
   for (const StepTerm& t : before) {
     const auto& keys = got.paired->keys;
-    const auto at = std::find_if(keys.begin(), keys.end(),
-                                 [&](const PointKey& k) { return k.problem == t.problem && k.backend == t.backend; });
+    const auto at = std::find_if(keys.begin(), keys.end(), [&](const PointKey& k) {
+      return k.problem == t.problem && k.backend == t.backend && k.algo == t.algo();
+    });
     std::optional<double> us;
     if (at != keys.end()) us = got.paired->outcome.median_us[size_t(at - keys.begin())];
     else if (other) us = other(t);
@@ -91,9 +99,10 @@ std::optional<double> before_us(const StepCalls& before, const MeasureOutcome& g
   return total;
 }
 
-PairedStepsRun run_facts(DType dtype, const GroupRequest& g, const PairedOutcome& o) {
+PairedStepsRun run_facts(std::optional<DType> dtype, const GroupRequest& g, const PairedOutcome& o) {
   PairedStepsRun run;
-  run.dtype = dtype;
+  run.dtype = dtype.value_or(DType::kBf16);
+  run.mixed = !dtype;
   run.calls = o.median_us.size();
   run.comparisons = g.comparisons.size();
   run.passes = o.passes - o.warmup_passes;
@@ -123,14 +132,16 @@ std::vector<StepTerm> changed_terms(const StepCalls& before, const StepCalls& af
 
 PairedSteps pair_steps(const StepCalls& before, const std::vector<StepCalls>& after, const DeviceContext& device,
                        Store& store, const PairedRule& rule, ClockState clocks, const TermTime& other_dtype,
-                       const std::atomic<bool>* interrupted) {
+                       const std::atomic<bool>* interrupted, bool one_run) {
   PairedSteps out;
   out.steps.resize(after.size());
   out.why_not.resize(after.size());
-  std::map<DType, GroupRequest> groups;
+  // By dtype (nullopt: every dtype, one run).
+  std::map<std::optional<DType>, GroupRequest> groups;
   for (size_t c = 0; c < after.size(); ++c) {
     const std::optional<DType> dtype = comparison_dtype(before, after[c]);
-    if (!dtype) out.why_not[c] = "the GEMMs it changes run in several dtypes: not paired";
+    if (one_run) groups[std::nullopt].comparisons.push_back(c);
+    else if (!dtype) out.why_not[c] = "the GEMMs it changes run in several dtypes: not paired";
     else groups[*dtype].comparisons.push_back(c);
   }
   for (auto& [dtype, g] : groups) {
@@ -141,8 +152,8 @@ PairedSteps pair_steps(const StepCalls& before, const std::vector<StepCalls>& af
     std::vector<size_t> summed;  // the comparisons with a sum, in the order of the rule's sums
     for (size_t c : g.comparisons) {
       SumRatio sum;
-      if (!g.add_side(after[c], dtype, other_dtype, sum.numerator, sum.numerator_us) ||
-          !g.add_side(before, dtype, other_dtype, sum.denominator, sum.denominator_us)) {
+      if (!g.add_side(after[c], dtype, other_dtype, sum.numerator, sum.numerator_algo, sum.numerator_us) ||
+          !g.add_side(before, dtype, other_dtype, sum.denominator, sum.denominator_algo, sum.denominator_us)) {
         out.why_not[c] = "a GEMM of another dtype it keeps has no time";
         continue;
       }

@@ -19,17 +19,28 @@
 
 namespace shapescope {
 
-// One GEMM of a step: the problem, the backend that runs it, its calls per step.
+// One call of a step: the problem, the backend that runs it, its calls per step; for our kernels the
+// variant, for cuBLASLt the heuristic's choice (h0, h1, ...) it runs. A term may also be what a change
+// adds that is not a GEMM (a copy into aligned rows, a cast to fp8): its backend runs it.
 struct StepTerm {
+  StepTerm() = default;
+  StepTerm(Problem p, BackendKind b, double c, std::string v = "", int rank = 0)
+      : problem(std::move(p)), backend(b), count(c), variants(std::move(v)), lt_rank(rank) {}
   Problem problem;
   BackendKind backend = BackendKind::kCublas;
   double count = 1;
+  std::string variants;
+  int lt_rank = 0;
+  BackendSpec spec() const { return BackendSpec(backend, variants); }
+  // The algo of its point: cuBLASLt's "h<rank>", else the spec's.
+  std::string algo() const { return backend == BackendKind::kCublasLt ? "h" + std::to_string(lt_rank) : spec().algo(); }
 };
 using StepCalls = std::vector<StepTerm>;
 
 // One paired run (one dtype's GEMMs: measure() fills its operands in one dtype).
 struct PairedStepsRun {
   DType dtype = DType::kBf16;
+  bool mixed = false;  // every dtype in one run (dtype is then not the run's)
   size_t calls = 0, comparisons = 0, passes = 0;
   double seconds = 0;  // of counted passes
   double clock_low_mhz = 0, clock_median_mhz = 0, clock_high_mhz = 0;
@@ -58,9 +69,12 @@ using TermTime = std::function<std::optional<double>(const StepTerm&)>;
 // candidates whose changed GEMMs are all of that dtype. `rule` says when to stop (its sums are filled
 // here). A candidate whose changed GEMMs span dtypes, or a GEMM that cannot run, gets no ratio and a
 // reason.
+// `one_run`: every candidate in one paired run whatever its dtypes (their operands filled so that each
+// dtype reads finite values), the GEMMs of every dtype measured in the passes (profile's what-ifs,
+// precision changes among them); `other_dtype` is then not asked.
 PairedSteps pair_steps(const StepCalls& before, const std::vector<StepCalls>& after, const DeviceContext& device,
                        Store& store, const PairedRule& rule, ClockState clocks, const TermTime& other_dtype,
-                       const std::atomic<bool>* interrupted);
+                       const std::atomic<bool>* interrupted, bool one_run = false);
 
 // The GEMMs a candidate changes: the terms of `after` not in `before` and of `before` not in `after`
 // (a term changed in count counts as changed). Plain arithmetic, for the dtype grouping and tests.

@@ -43,7 +43,7 @@ Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequ
   o.backend = BackendSpec(backend);
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
-  o.pair_seconds = r.pair_seconds;
+  o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
   o.max_error = r.max_error;
   o.db = r.db;
   const ShapeArg shape{p.m, p.n, p.k, false};
@@ -128,10 +128,19 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
   result.totals = profile_totals(result.workload, rows);
   for (ProfileRow& r : rows) {
     ProfileEntry e;
-    if (const StoredPoint* p = point_of(r)) {
+    e.way = BackendSpec(r.backend);
+    const StoredPoint* p = point_of(r);
+    if (p) {
       e.annotation = annotate_points(store, {*p}).front();
       if (e.annotation->main_kernel >= 0) e.kernel = short_kernel_name(p->kernels[size_t(e.annotation->main_kernel)].name);
     }
+    // The step's calls of a grouped call run our grouped kernel where it was faster.
+    const StoredPoint* ours = ours_of && r.problem.grouped() ? ours_of(r) : nullptr;
+    if (ours && (!p || ours->result.timing.median_us < p->result.timing.median_us)) {
+      e.way = BackendSpec(BackendKind::kCustom, ours->key.algo);
+      p = ours;
+    }
+    if (p) e.point_clock_mhz = p->result.timing.sm_clock_mhz;
     if (r.problem.grouped()) {
       if (const StoredPoint* p = point_of(r)) e.grouped_us = p->result.timing.median_us;
       if (loop_of) e.loop_us = loop_of(r);
@@ -193,7 +202,10 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   result.workload = workload;
   result.request = request;
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
-  MeasuredSet set(device, store, request.samples, request.clocks, interrupted, "profile");
+  // A trace's step is replayed at its own clock; its GEMMs one by one (kernels, verdicts) at boost clocks.
+  const bool replay = workload.timeline && !request.clocks_given;
+  if (replay) result.request.clocks = ClockState::kBurst;
+  MeasuredSet set(device, store, request.samples, result.request.clocks, interrupted, "profile");
   std::vector<SpecProblem> wanted;
   const int cc = device.cc_major * 10 + device.cc_minor;
   for (const ProfileRow& r : rows) {
@@ -232,6 +244,7 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       }
   }
   add_verdicts(result, &device, &store, interrupted);
+  measure_what_ifs(result, device, store, interrupted);
   return result;
 }
 

@@ -16,18 +16,31 @@
 #include "model/profile.hpp"
 #include "store/store.hpp"
 #include "views/measured_set.hpp"
+#include "views/step_replay.hpp"
+#include "views/what_ifs.hpp"
 
 namespace shapescope {
+
+// The what-ifs' paired run: the step's GEMMs and every candidate's, in the same passes.
+constexpr double kProfilePairSeconds = 3;
 
 struct ProfileRequest {
   BackendKind backend = BackendKind::kCublas;  // for ordinary GEMMs (profile_backend picks the others')
   int samples = 10;
-  ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
+  // The state the GEMMs are measured in, and only points of it compared. Not given (clocks_given
+  // false) and the workload a trace with its timeline: the step is replayed (views/step_replay.hpp)
+  // and its GEMMs' times are the replay's, at the clock the step runs at; the GEMMs measured one by
+  // one (their kernels, the verdicts, the clock inference) are then measured at burst clocks.
+  ClockState clocks = ClockState::kSustained;
+  bool clocks_given = false;
   std::string db = "shapescope.db";
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
   bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
-  double pair_seconds = kExplainPairSeconds;  // each verdict's paired passes (0: none)
-  std::optional<double> max_error;            // --max-error: precision what-ifs within this error only
+  // The what-ifs' one paired run (every candidate against the step, views/what_ifs.hpp) lasts at most
+  // about this long (0: none measured). Explain's verdicts are not paired one by one.
+  double pair_seconds = kProfilePairSeconds;
+  std::optional<size_t> what_if;   // --what-if N: that what-if's changed step measured too
+  std::optional<double> max_error;  // --max-error: precision what-ifs within this error only
 };
 
 struct ProfileEntry {
@@ -42,6 +55,10 @@ struct ProfileEntry {
   // the call) our grouped kernel, 05_wgmma_tma's grouped schedule: one persistent launch over every
   // group's tiles, the class of PyTorch's _grouped_mm. The row's time is the fastest.
   std::optional<double> grouped_us, loop_us, custom_us;
+  // The way the row's time was measured (the library, or our grouped kernel where it was faster):
+  // what runs its calls in the step's paired runs and replays.
+  BackendSpec way{BackendKind::kCublas};
+  std::optional<double> point_clock_mhz;  // the SM clock its point was measured at (NVML)
 };
 
 // The stored measurements a profile without a GPU reads: one GPU's (the one with the most of them).
@@ -59,6 +76,16 @@ struct ProfileResult {
   std::optional<MeasurementSummary> measured;  // measured now, on a GPU here
   std::optional<StoredSource> stored;          // read from the store (no GPU here)
   std::vector<std::string> skipped;            // measure()'s skip lines
+  // The step replayed (its GEMMs' times are the replay's): how the replay ran, the clock included;
+  // and the clock the trace's own compute-bound GEMMs ran at (model/profile.hpp: infer_clock).
+  std::optional<StepReplayFacts> replay;
+  std::optional<ClockInference> trace_clock;
+  std::string not_replayed;                    // why a trace's step was not replayed ("" otherwise)
+  // The what-ifs: every candidate change with its measurement (views/what_ifs.hpp ranks them), the
+  // paired run they were measured in, and the changed steps (a list's changes at once, --what-if N).
+  std::vector<WhatIfCandidate> candidates;
+  std::optional<PairedStepsRun> candidates_run;
+  std::vector<ChangedStep> changed_steps;
   // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast: their time
   // per step beside the GEMM time, which does not include it; nullopt when the step has no fp8 GEMM.
   struct Fp8Casts {
@@ -67,6 +94,12 @@ struct ProfileResult {
   };
   std::optional<Fp8Casts> fp8_casts;
 };
+
+// The what-ifs of a measured profile (views/profile_what_ifs.cpp): every candidate in one paired run
+// against the step, then the changed steps: in `replay` (the trace's step replayed with them, which
+// also times the step's own GEMMs) or, without a timeline, in a paired run of their GEMMs.
+void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store& store,
+                      const std::atomic<bool>* interrupted);
 
 // With a GPU: every GEMM measured (what the store has is reused) on one progress line, asked of
 // `progress_for` once with the number of points to measure; the annotations saved; then each GEMM

@@ -24,50 +24,76 @@ std::optional<WhatIfKind> kind_of(FixKind kind) {
   return std::nullopt;
 }
 
-// One fix of one GEMM as a what-if: the fix's time over the target's (explain's own scale, the copy
-// included), applied to the row's time; the interval scales with the fix point's paired ratio.
-std::optional<WhatIf> fix_what_if(const ProfileEntry& e, size_t entry, size_t f) {
+// The call a stored point of an explanation runs: its problem on its backend, with our kernel's
+// variant or cuBLASLt's choice (h0, h1, ...); nullopt for a choice that is not a call (a control).
+std::optional<StepTerm> term_of(const StoredPoint& p, double count) {
+  StepTerm t;
+  t.problem = p.key.problem;
+  t.backend = p.key.backend;
+  t.count = count;
+  if (p.key.backend == BackendKind::kCustom) t.variants = p.key.algo;
+  if (p.key.backend == BackendKind::kCublasLt) {
+    if (p.key.algo.size() < 2 || p.key.algo[0] != 'h') return std::nullopt;
+    try {
+      t.lt_rank = std::stoi(p.key.algo.substr(1));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return t;
+}
+
+// One fix of one entry as a candidate: the fix's point in place of each call, and the copy it adds
+// where the change needs one at run time.
+std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry, size_t f) {
   const ExplainReport& r = *e.explanation;
   const Fix& fix = r.explanation.fixes[f];
   const std::optional<WhatIfKind> kind = kind_of(fix.kind);
-  const ExplainPoint& t = r.points.front();
-  if (!kind || !fix.point || !t.time_us || *t.time_us <= 0 || fix.time_us <= 0 || !e.row.time) return std::nullopt;
-  WhatIf w;
-  w.kind = *kind;
-  w.entry = entry;
-  w.fix = f;
-  w.calls_per_step = e.row.calls_per_step;
-  w.now_us = e.row.time->median_us;
-  const double share = fix.time_us / *t.time_us;
-  w.after_us = w.now_us * share;
-  w.saving_us = w.calls_per_step * (w.now_us - w.after_us);
-  const std::optional<PairedRatio>& p = r.points[*fix.point].paired;
-  if (p && p->pairs > 0 && p->median > 0) {
-    if (judge(*p) != PairedVerdict::kFaster) return std::nullopt;
-    w.saving_low_us = w.calls_per_step * w.now_us * (1 - share * p->high / p->median);
-    w.saving_high_us = w.calls_per_step * w.now_us * (1 - share * p->low / p->median);
-  } else if (share > 1 - kMinPairedEffect) {
-    return std::nullopt;
+  if (!kind || !fix.point || !e.row.time || !r.stored[*fix.point]) return std::nullopt;
+  const ExplainPoint& target = r.points.front();
+  if (!target.time_us || *target.time_us <= 0 || fix.time_us <= 0 || fix.time_us >= *target.time_us) return std::nullopt;
+  const std::optional<StepTerm> changed = term_of(*r.stored[*fix.point], e.row.calls_per_step);
+  if (!changed) return std::nullopt;
+  WhatIfCandidate c;
+  c.kind = *kind;
+  c.entry = entry;
+  c.fix = f;
+  c.per_call.push_back(*changed);
+  if (fix.copy && r.stored[*fix.copy])
+    if (const std::optional<StepTerm> copy = term_of(*r.stored[*fix.copy], e.row.calls_per_step))
+      c.per_call.push_back(*copy);
+  // fp8 adds its casts (backend cast): an activation's at every call, a weight's once per step.
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    const ExplainPoint& cast = r.points[i];
+    if (cast.role != Role::kCast || cast.of != fix.point || !r.stored[i]) continue;
+    if (const std::optional<StepTerm> t = term_of(*r.stored[i], cast.per_call ? e.row.calls_per_step : 1))
+      (cast.per_call ? c.per_call : c.per_step).push_back(*t);
   }
-  return w;
+  c.unpaired_share = fix.time_us / *target.time_us;
+  return c;
 }
 
-// A grouped call (the program's: one grouped call) measured both ways: the loop of its groups as the
-// change, where it is faster. The row's time already is the faster of the two, so the step's total
-// holds this saving already (with_all leaves it out).
-std::optional<WhatIf> grouping_what_if(const ProfileEntry& e, size_t entry) {
+// A grouped call (the program's: one grouped call) measured both ways: the loop of its groups, where
+// it is faster than the grouped call at its fastest (cuBLAS's, or our grouped kernel where it ran).
+std::optional<WhatIfCandidate> grouping_candidate(const ProfileEntry& e, size_t entry) {
   if (!e.grouped_us || !e.loop_us || !e.row.time) return std::nullopt;
-  // The program's one grouped call at its fastest: cuBLAS's, or our grouped kernel where it ran.
   const double grouped = e.custom_us ? std::min(*e.grouped_us, *e.custom_us) : *e.grouped_us;
   if (*e.loop_us > grouped * (1 - kMinPairedEffect)) return std::nullopt;
-  WhatIf w;
-  w.kind = WhatIfKind::kGrouping;
-  w.entry = entry;
-  w.calls_per_step = e.row.calls_per_step;
-  w.now_us = grouped;
-  w.after_us = *e.loop_us;
-  w.saving_us = w.calls_per_step * (w.now_us - w.after_us);
-  return w;
+  WhatIfCandidate c;
+  c.kind = WhatIfKind::kGrouping;
+  c.entry = entry;
+  c.unpaired_share = *e.loop_us / grouped;
+  c.why_not = "the loop of its groups and the grouped call measured one by one (not paired)";
+  return c;
+}
+
+StepTerm entry_term(const ProfileEntry& e) {
+  StepTerm t;
+  t.problem = e.row.problem;
+  t.backend = e.way.kind;
+  t.variants = e.way.variants;
+  t.count = e.row.calls_per_step;
+  return t;
 }
 
 }  // namespace
@@ -85,32 +111,90 @@ std::string_view what_if_name(WhatIfKind kind) {
   return "";
 }
 
+std::vector<WhatIfCandidate> what_if_candidates(const ProfileResult& result) {
+  std::vector<WhatIfCandidate> out;
+  for (size_t i = 0; i < result.entries.size(); ++i) {
+    const ProfileEntry& e = result.entries[i];
+    if (!e.row.in_total) continue;
+    std::map<WhatIfKind, WhatIfCandidate> per_kind;  // the fastest fix of each kind, by explain's times
+    if (e.explanation)
+      for (size_t f = 0; f < e.explanation->explanation.fixes.size(); ++f) {
+        const std::optional<WhatIfCandidate> c = fix_candidate(e, i, f);
+        if (c && (!per_kind.count(c->kind) || c->unpaired_share < per_kind[c->kind].unpaired_share))
+          per_kind[c->kind] = *c;
+      }
+    for (auto& [kind, c] : per_kind) out.push_back(std::move(c));
+    if (std::optional<WhatIfCandidate> g = grouping_candidate(e, i)) out.push_back(std::move(*g));
+  }
+  return out;
+}
+
+StepCalls step_terms(const ProfileResult& result) {
+  StepCalls out;
+  for (const ProfileEntry& e : result.entries)
+    if (e.row.in_total && e.row.time) out.push_back(entry_term(e));
+  return out;
+}
+
+StepCalls changed_terms_of(const ProfileResult& result, const std::vector<size_t>& candidates) {
+  StepCalls out;
+  std::map<size_t, const WhatIfCandidate*> of_entry;
+  for (size_t c : candidates) of_entry[result.candidates[c].entry] = &result.candidates[c];
+  for (size_t i = 0; i < result.entries.size(); ++i) {
+    const ProfileEntry& e = result.entries[i];
+    if (!e.row.in_total || !e.row.time) continue;
+    const auto it = of_entry.find(i);
+    if (it == of_entry.end()) {
+      out.push_back(entry_term(e));
+      continue;
+    }
+    out.insert(out.end(), it->second->per_call.begin(), it->second->per_call.end());
+    out.insert(out.end(), it->second->per_step.begin(), it->second->per_step.end());
+  }
+  return out;
+}
+
 WhatIfs what_ifs(const ProfileResult& result) {
   WhatIfs out;
   out.step_us = result.totals.measured_us;
-  std::map<size_t, double> best;  // per entry: its largest saving per step
-  for (size_t i = 0; i < result.entries.size(); ++i) {
-    const ProfileEntry& e = result.entries[i];
-    std::vector<std::optional<WhatIf>> found = {grouping_what_if(e, i)};
-    if (e.explanation)
-      for (size_t f = 0; f < e.explanation->explanation.fixes.size(); ++f) found.push_back(fix_what_if(e, i, f));
-    // One change of each kind per GEMM: the one that saves most (explain's other fixes of that kind are
-    // the same change done worse).
-    std::map<WhatIfKind, WhatIf> per_kind;
-    for (const auto& w : found)
-      if (w && w->saving_us > 0 && (!per_kind.count(w->kind) || w->saving_us > per_kind[w->kind].saving_us))
-        per_kind[w->kind] = *w;
-    for (const auto& [kind, w] : per_kind) {
-      out.ranked.push_back(w);
-      out.not_paired += !w.paired();
-      if (kind != WhatIfKind::kGrouping) best[i] = std::max(best[i], w.saving_us);
+  for (size_t c = 0; c < result.candidates.size(); ++c) {
+    const WhatIfCandidate& x = result.candidates[c];
+    const ProfileEntry& e = result.entries[x.entry];
+    if (!e.row.time) continue;
+    WhatIf w;
+    w.candidate = c;
+    w.kind = x.kind;
+    w.entry = x.entry;
+    w.fix = x.fix;
+    w.calls_per_step = e.row.calls_per_step;
+    w.now_us = e.row.time->median_us;
+    if (x.ratio) {
+      // The ratio is of the whole step's GEMM time: its saving is that share of the step.
+      if (judge(*x.ratio) != PairedVerdict::kFaster) continue;
+      w.saving_us = out.step_us * (1 - x.ratio->median);
+      w.saving_low_us = out.step_us * (1 - x.ratio->high);
+      w.saving_high_us = out.step_us * (1 - x.ratio->low);
+    } else if (x.kind == WhatIfKind::kGrouping) {
+      w.saving_us = w.calls_per_step * w.now_us * (1 - x.unpaired_share);
+      ++out.not_paired;
+    } else {
+      continue;  // not measured: no claim
     }
+    if (w.saving_us <= 0 || w.calls_per_step <= 0) continue;
+    w.after_us = w.now_us - w.saving_us / w.calls_per_step;
+    (changes_dtype(w.kind) ? out.precision : out.same_dtype).ranked.push_back(w);
   }
-  std::stable_sort(out.ranked.begin(), out.ranked.end(),
-                   [](const WhatIf& a, const WhatIf& b) { return a.saving_us > b.saving_us; });
-  out.with_all_us = out.step_us;
-  for (const auto& [entry, saving] : best)
-    if (result.entries[entry].row.in_total) out.with_all_us -= saving;
+  size_t number = 0;
+  for (WhatIfList* list : {&out.same_dtype, &out.precision}) {
+    std::stable_sort(list->ranked.begin(), list->ranked.end(),
+                     [](const WhatIf& a, const WhatIf& b) { return a.saving_us > b.saving_us; });
+    for (WhatIf& w : list->ranked) w.number = ++number;
+  }
+  for (size_t s = 0; s < result.changed_steps.size(); ++s) {
+    const std::string& name = result.changed_steps[s].name;
+    if (name == kEverySameDtypeChange) out.same_dtype.all = s;
+    if (name == kEveryPrecisionChange) out.precision.all = s;
+  }
   return out;
 }
 

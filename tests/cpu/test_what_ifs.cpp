@@ -1,5 +1,7 @@
-// profile's what-ifs from recorded explanations: a fix's saving per step from its paired ratio and
-// interval, the ranking, the step with each GEMM's best change, and what is left out.
+// profile's what-ifs from recorded explanations and measurements: the candidates a profile's entries
+// give (explain's fastest fix of each kind, what it runs, what it adds), the step with candidates
+// applied, a saving per step from the changed step's paired ratio and its interval, the two lists
+// (same dtype, precision) and their numbering, and what is left out.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -12,12 +14,19 @@
 namespace shapescope {
 namespace {
 
-ExplainPoint point(Role role, double us, std::optional<PairedRatio> paired = std::nullopt) {
+ExplainPoint point(Role role, double us) {
   ExplainPoint p;
   p.role = role;
   p.time_us = us;
-  p.paired = paired;
   return p;
+}
+
+StoredPoint stored(const Problem& p, BackendKind backend, const std::string& algo) {
+  StoredPoint s;
+  s.key.problem = p;
+  s.key.backend = backend;
+  s.key.algo = algo;
+  return s;
 }
 
 PairedRatio ratio(double low, double median, double high) {
@@ -26,50 +35,120 @@ PairedRatio ratio(double low, double median, double high) {
   return r;
 }
 
-// One GEMM of `calls` per step at `row_us`, whose explanation's one fix (a padding to a point at
-// `fix_us`, the target at `target_us` in explain's passes) has the paired ratio `r`.
-ProfileEntry padded_entry(double calls, double row_us, double target_us, double fix_us, std::optional<PairedRatio> r) {
+Problem square(int64_t n, DType dtype = DType::kBf16) { return packed_problem(n, n, n, Layout::kNN, dtype); }
+
+// One GEMM of `calls` per step at `row_us`, explained with a target at `target_us` and these fixes,
+// each (kind, its point's problem, backend, algo, time).
+struct FixSpec {
+  FixKind kind;
+  Problem problem;
+  BackendKind backend;
+  std::string algo;
+  double us;
+  bool copy = false;
+};
+ProfileEntry entry(double calls, double row_us, const Problem& target, double target_us, const std::vector<FixSpec>& fixes) {
   ProfileEntry e;
+  e.row.problem = target;
   e.row.calls_per_step = calls;
   e.row.time = GemmTime{row_us, 0.01};
   ExplainReport x;
-  x.points = {point(Role::kTarget, target_us), point(Role::kNeighbour, fix_us, r)};
-  Fix f;
-  f.kind = FixKind::kPadUp;
-  f.point = 1;
-  f.time_us = fix_us;
-  x.explanation.fixes = {f};
+  x.points = {point(Role::kTarget, target_us)};
+  x.stored = {stored(target, BackendKind::kCublas, "default")};
+  for (const FixSpec& f : fixes) {
+    x.points.push_back(point(Role::kNeighbour, f.us));
+    x.stored.push_back(stored(f.problem, f.backend, f.algo));
+    Fix fix;
+    fix.kind = f.kind;
+    fix.point = x.points.size() - 1;
+    fix.time_us = f.us;
+    if (f.copy) {
+      x.points.push_back(point(Role::kCopy, 20));
+      x.stored.push_back(stored(target, BackendKind::kCopy, "copy"));
+      fix.copy = x.points.size() - 1;
+    }
+    x.explanation.fixes.push_back(fix);
+  }
   e.explanation = x;
   return e;
 }
 
-TEST(WhatIfs, ASavingIsCallsTimesTimesOneMinusThePairedRatioWithItsInterval) {
+TEST(WhatIfs, TheCandidatesAreEachKindsFastestFixAsTheCallsItRuns) {
+  ProfileResult r;
+  const Problem target = square(1793);
+  r.entries.push_back(entry(10, 500, target, 500,
+                            {{FixKind::kPadUp, square(1800), BackendKind::kCublas, "default", 400},
+                             {FixKind::kPadUp, square(1856), BackendKind::kCublas, "default", 300},  // the faster padding
+                             {FixKind::kAlgorithm, target, BackendKind::kCublasLt, "h3", 450},
+                             {FixKind::kAlignLayout, aligned_layout(target, 16), BackendKind::kCublas, "default", 420, true},
+                             {FixKind::kPadUp, square(1808), BackendKind::kCublas, "default", 510}}));  // slower: none
+  const std::vector<WhatIfCandidate> c = what_if_candidates(r);
+  ASSERT_EQ(c.size(), 3u);
+  // In kind order: padding, layout, algorithm.
+  EXPECT_EQ(c[0].kind, WhatIfKind::kPadding);
+  EXPECT_EQ(*c[0].fix, 1u);
+  ASSERT_EQ(c[0].per_call.size(), 1u);
+  EXPECT_EQ(c[0].per_call[0].problem, square(1856));
+  EXPECT_DOUBLE_EQ(c[0].per_call[0].count, 10);
+  EXPECT_EQ(c[1].kind, WhatIfKind::kLayout);
+  ASSERT_EQ(c[1].per_call.size(), 2u) << "a layout change at run time is priced with its copy";
+  EXPECT_EQ(c[1].per_call[1].backend, BackendKind::kCopy);
+  EXPECT_EQ(c[2].kind, WhatIfKind::kAlgorithm);
+  EXPECT_EQ(c[2].per_call[0].backend, BackendKind::kCublasLt);
+  EXPECT_EQ(c[2].per_call[0].lt_rank, 3);
+  EXPECT_EQ(c[2].per_call[0].algo(), "h3");
+  // The step with the padding applied: the GEMM's term replaced, the others kept.
+  r.entries.push_back(entry(4, 100, square(1024), 100, {}));
+  r.candidates = c;
+  const StepCalls before = step_terms(r), after = changed_terms_of(r, {1});
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[0].problem, target);
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[0].problem, aligned_layout(target, 16));
+  EXPECT_EQ(after[1].backend, BackendKind::kCopy);
+  EXPECT_EQ(after[2].problem, square(1024));
+}
+
+TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
   ProfileResult r;
   r.measured = MeasurementSummary{};
   r.totals.measured_us = 10000;
-  // 10 calls of 500 us; the fix takes 0.8 of the GEMM (0.78..0.82 paired): 1000 us per step (900..1100).
-  r.entries.push_back(padded_entry(10, 500, 480, 384, ratio(0.78, 0.8, 0.82)));
-  // 100 calls of 20 us, a fix at 0.5: 1000 us too, but unpaired.
-  r.entries.push_back(padded_entry(100, 20, 20, 10, std::nullopt));
-  // A fix whose interval straddles the 2 % minimum effect: not a what-if.
-  r.entries.push_back(padded_entry(100, 30, 30, 29.4, ratio(0.97, 0.98, 0.99)));
-  // 4 calls of 200 us, a fix at 0.9: 80 us per step.
-  r.entries.push_back(padded_entry(4, 200, 200, 180, ratio(0.89, 0.9, 0.91)));
+  for (int i = 0; i < 4; ++i) r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
+  const auto candidate = [](WhatIfKind kind, size_t entry, std::optional<PairedRatio> ratio) {
+    WhatIfCandidate c;
+    c.kind = kind;
+    c.entry = entry;
+    c.fix = 0;
+    c.per_call = {StepTerm(square(2048), BackendKind::kCublas, 10)};
+    c.ratio = ratio;
+    return c;
+  };
+  r.candidates = {candidate(WhatIfKind::kPadding, 0, ratio(0.89, 0.9, 0.91)),
+                  candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
+                  candidate(WhatIfKind::kAlgorithm, 2, ratio(0.97, 0.98, 0.99)),  // straddles 2 %: no claim
+                  candidate(WhatIfKind::kLayout, 3, std::nullopt),                // not measured: no claim
+                  candidate(WhatIfKind::kAlgorithm, 3, ratio(0.94, 0.95, 0.96))};
+  ChangedStep all;
+  all.name = kEverySameDtypeChange;
+  r.changed_steps = {all};
   const WhatIfs w = what_ifs(r);
-  ASSERT_EQ(w.ranked.size(), 3u);
-  EXPECT_NEAR(w.ranked[0].saving_us, 1000, 1e-9);
-  EXPECT_EQ(w.ranked[0].entry, 0u) << "equal savings keep the profile's order";
-  EXPECT_NEAR(*w.ranked[0].saving_low_us, 10 * 500 * (1 - 0.82), 1e-9);
-  EXPECT_NEAR(*w.ranked[0].saving_high_us, 10 * 500 * (1 - 0.78), 1e-9);
-  EXPECT_EQ(w.ranked[1].entry, 1u);
-  EXPECT_FALSE(w.ranked[1].paired());
-  EXPECT_EQ(w.not_paired, 1u);
-  EXPECT_NEAR(w.ranked[2].saving_us, 80, 1e-9);
-  EXPECT_EQ(w.ranked[0].kind, WhatIfKind::kPadding);
-  EXPECT_NEAR(w.with_all_us, 10000 - 1000 - 1000 - 80, 1e-9);
+  ASSERT_EQ(w.same_dtype.ranked.size(), 2u);
+  EXPECT_NEAR(w.same_dtype.ranked[0].saving_us, 1000, 1e-9);
+  EXPECT_NEAR(*w.same_dtype.ranked[0].saving_low_us, 900, 1e-9);
+  EXPECT_NEAR(*w.same_dtype.ranked[0].saving_high_us, 1100, 1e-9);
+  EXPECT_NEAR(w.same_dtype.ranked[0].after_us, 250 - 1000.0 / 10, 1e-9);
+  EXPECT_EQ(w.same_dtype.ranked[1].entry, 3u);
+  ASSERT_EQ(w.precision.ranked.size(), 1u) << "precision changes are ranked apart";
+  EXPECT_NEAR(w.precision.ranked[0].saving_us, 2500, 1e-9);
+  // Numbered as listed: the same-dtype list first.
+  EXPECT_EQ(w.same_dtype.ranked[0].number, 1u);
+  EXPECT_EQ(w.same_dtype.ranked[1].number, 2u);
+  EXPECT_EQ(w.precision.ranked[0].number, 3u);
+  EXPECT_EQ(w.same_dtype.all, std::optional<size_t>(0));
+  EXPECT_FALSE(w.precision.all);
 }
 
-TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAWhatIfAlreadyInTheTotal) {
+TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAnUnpairedWhatIf) {
   ProfileResult r;
   r.measured = MeasurementSummary{};
   r.totals.measured_us = 5000;
@@ -86,46 +165,39 @@ TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAWhatIfAlreadyInTheTotal) {
   ours.custom_us = 290;  // our grouped kernel beats the loop: the grouped call stays
   ours.row.time = GemmTime{290, 0.01};
   r.entries.push_back(ours);
+  r.candidates = what_if_candidates(r);
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_TRUE(r.candidates[0].per_call.empty()) << "not paired: the loop is not one call";
   const WhatIfs w = what_ifs(r);
-  ASSERT_EQ(w.ranked.size(), 1u);
-  EXPECT_EQ(w.ranked[0].kind, WhatIfKind::kGrouping);
-  EXPECT_NEAR(w.ranked[0].saving_us, 2 * 360, 1e-9);
-  EXPECT_DOUBLE_EQ(w.with_all_us, 5000) << "the row's time already is the loop's";
+  ASSERT_EQ(w.same_dtype.ranked.size(), 1u);
+  EXPECT_EQ(w.same_dtype.ranked[0].kind, WhatIfKind::kGrouping);
+  EXPECT_NEAR(w.same_dtype.ranked[0].saving_us, 2 * 300 * (1 - 300.0 / 660), 1e-9);
+  EXPECT_FALSE(w.same_dtype.ranked[0].paired());
+  EXPECT_EQ(w.not_paired, 1u);
   EXPECT_EQ(what_if_name(WhatIfKind::kGrouping), "grouping");
 }
 
-TEST(WhatIfs, OneChangeOfEachKindPerGemmTheOneThatSavesMost) {
-  ProfileResult r;
-  r.measured = MeasurementSummary{};
-  r.totals.measured_us = 10000;
-  ProfileEntry e = padded_entry(10, 500, 500, 400, ratio(0.79, 0.8, 0.81));
-  ExplainReport& x = *e.explanation;
-  x.points.push_back(point(Role::kNeighbour, 300, ratio(0.59, 0.6, 0.61)));  // a better padding
-  x.points.push_back(point(Role::kAlternative, 450, ratio(0.89, 0.9, 0.91)));
-  Fix better = x.explanation.fixes.front(), algorithm = better;
-  better.point = 2, better.time_us = 300;
-  algorithm.kind = FixKind::kAlgorithm, algorithm.point = 3, algorithm.time_us = 450;
-  x.explanation.fixes.push_back(better);
-  x.explanation.fixes.push_back(algorithm);
-  r.entries.push_back(e);
-  const WhatIfs w = what_ifs(r);
-  ASSERT_EQ(w.ranked.size(), 2u);
-  EXPECT_EQ(w.ranked[0].kind, WhatIfKind::kPadding);
-  EXPECT_EQ(*w.ranked[0].fix, 1u);
-  EXPECT_NEAR(w.ranked[0].saving_us, 10 * 500 * 0.4, 1e-9);
-  EXPECT_EQ(w.ranked[1].kind, WhatIfKind::kAlgorithm);
-  EXPECT_NEAR(w.with_all_us, 10000 - 2000, 1e-9) << "the GEMM's best change only";
-}
-
-// The page (profile --html) and the text put the ranked what-ifs first and after the total.
+// The page (profile --html) and the text put the lists first and after the total, each with its
+// changes at once measured as a step.
 TEST(WhatIfs, ThePageAndTheTextShowThem) {
   ProfileResult r;
   r.measured = MeasurementSummary{};
   r.totals.measured_us = 10000;
-  r.entries.push_back(padded_entry(10, 500, 480, 384, ratio(0.78, 0.8, 0.82)));
-  r.entries.back().row.problem.m = 1793, r.entries.back().row.problem.n = 1793, r.entries.back().row.problem.k = 1793;
+  const Problem target = square(1793);
+  r.entries.push_back(entry(10, 500, target, 480, {{FixKind::kPadUp, square(1800), BackendKind::kCublas, "default", 384}}));
   r.entries.back().explanation->points[1].label = "1800";
   r.workload.gemms.resize(1);  // the row's GEMM (its origin)
+  r.candidates = what_if_candidates(r);
+  ASSERT_EQ(r.candidates.size(), 1u);
+  r.candidates[0].ratio = ratio(0.78, 0.8, 0.82);
+  ChangedStep all;
+  all.name = kEverySameDtypeChange;
+  all.candidates = {0};
+  all.ratio = ratio(0.79, 0.8, 0.81);
+  all.before_us = 10000;
+  all.after_us = 8000;
+  all.replayed = true;
+  r.changed_steps = {all};
   std::ostringstream page, text;
   write_profile_html(page, r, ProfileHtmlOptions{});
   const std::string html = page.str();
@@ -135,13 +207,18 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
   EXPECT_NE(html.find("1793x1793x1793"), std::string::npos);
   EXPECT_NE(html.find("padding"), std::string::npos);
   write_profile_text(text, r);
-  EXPECT_NE(text.str().find("what would make this step faster"), std::string::npos);
-  EXPECT_NE(text.str().find("with each GEMM's best change"), std::string::npos);
-  ProfileResult stored = r;
-  stored.measured.reset();  // from a store: nothing was paired, no what-ifs
-  stored.stored = StoredSource{};
+  const std::string t = text.str();
+  EXPECT_NE(t.find("what would make this step faster, each GEMM in its own dtype"), std::string::npos) << t;
+  EXPECT_NE(t.find("every same-dtype change at once (1 change), measured as a step (replayed against the step in the "
+                   "same passes, at the step's clock): the step's GEMM time 10.00 ms -> 8000.0 us"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("in another precision"), std::string::npos) << "no precision list without a precision what-if";
+  ProfileResult from_store = r;
+  from_store.measured.reset();  // from a store: nothing was paired, no what-ifs
+  from_store.stored = StoredSource{};
   std::ostringstream none;
-  write_profile_html(none, stored, ProfileHtmlOptions{});
+  write_profile_html(none, from_store, ProfileHtmlOptions{});
   EXPECT_EQ(none.str().find("what-ifs"), std::string::npos);
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,19 @@
   } while (0)
 
 namespace shapescope::testing {
+
+// A store file of this test process in the temporary folder, removed with its SQLite sidecars.
+struct TempStore {
+  std::filesystem::path path;
+  explicit TempStore(const std::string& name = "test")
+      : path(std::filesystem::temp_directory_path() /
+             ("shapescope_" + name + "_" + std::to_string(getpid()) + ".db")) {}
+  ~TempStore() {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path.string() + suffix);
+  }
+  TempStore(const TempStore&) = delete;
+  TempStore& operator=(const TempStore&) = delete;
+};
 
 // A cuBLAS handle for the lifetime of a test.
 class CublasHandle {

@@ -20,11 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempStore {
-  fs::path path = fs::temp_directory_path() / ("shapescope_device_choice_" + std::to_string(getpid()) + ".db");
-  ~TempStore() {
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix);
-  }
+struct TempStore : testing::TempStore {
+  TempStore() : testing::TempStore("device_choice") {}
 };
 
 MeasureRequest small_request() {

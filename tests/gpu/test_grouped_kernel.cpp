@@ -198,11 +198,8 @@ TEST(GroupedKernel, CapturesIntoACudaGraphAndReplays) {
   expect_capture_replays_direct_call(wgrad_call({300, 17, 1024, 1, 64}, 512, 256));
 }
 
-struct TempStore {
-  fs::path path = fs::temp_directory_path() / ("shapescope_grouped_kernel_" + std::to_string(getpid()) + ".db");
-  ~TempStore() {
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix);
-  }
+struct TempStore : testing::TempStore {
+  TempStore() : testing::TempStore("grouped_kernel") {}
 };
 
 // measure() of one grouped call with our 128x256 grouped variant, 5 samples, no warm-up.

@@ -9,7 +9,12 @@ against the trace's own kernels:
   - the GEMM time per step profile measured is within 10 % of the trace's GEMM kernel time, both as
     profile compares them (totals.ratio) and against that kernel-side count's own sum;
   - shapescope.record of a plain function over two steps gives the calls of one step, and the
-    Recording context manager the same GEMMs.
+    Recording context manager the same GEMMs;
+  - the trace record_model kept holds the SM clock and power sampled through NVML while the step ran
+    ("shapescopeClocks"), on the trace's timeline, most samples taken while its kernels ran;
+  - shapescope run by this process, which holds a CUDA context (as record() runs profile), does not
+    flag its points shared_gpu: the process that started it waits on it; a process that did not start
+    it and holds a context on the GPU still gets every point flagged.
 
 From the repository root on a GPU host with PyTorch and transformers (a GPU build in build/):
 
@@ -19,6 +24,7 @@ Exits 77 (CTest: skipped), saying why, without a GPU, torch, transformers or a b
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -50,6 +56,7 @@ if not support.GPU:
     skip(f"{support.BIN} cannot measure here: {support.cli(['info'])[2].strip()}")
 
 TOLERANCE = 0.10
+SHARED_GPU = 1 << 62  # throttle::kSharedGpu in a point's throttle_reasons
 
 
 class RecordModel(unittest.TestCase):
@@ -68,6 +75,18 @@ class RecordModel(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.folder.cleanup()
+
+    def test_the_trace_holds_the_clock_the_step_ran_at(self):
+        from shapescope import _clocks
+        with open(self.trace) as f:
+            trace = json.load(f)
+        clocks = trace.get("shapescopeClocks")
+        self.assertIsNotNone(clocks, "no shapescopeClocks in the trace record_model kept")
+        self.assertEqual(clocks["device"], torch.cuda.get_device_name())
+        s = _clocks.summary(trace)
+        print(_clocks.summary_line(trace))
+        self.assertGreaterEqual(s["busy_samples"], 0.5 * s["samples"])
+        self.assertGreater(s["sm_clock_median_mhz"], 0.5 * clocks["max_sm_clock_mhz"])
 
     def test_the_step_is_measured_on_this_gpu(self):
         r = self.result
@@ -119,6 +138,43 @@ class RecordFunction(unittest.TestCase):
         self.assertEqual(self.shapes(rec.result), [("4096x1024x4096 nt", 1), ("4096x4096x4095 nn", 1)])
         left = [f for f in os.listdir(self.folder.name) if not f.startswith("record.db")]
         self.assertEqual(left, [])  # the temporary trace is removed
+
+
+class SharedGpu(unittest.TestCase):
+    """Points measured by a shapescope that this process (holding a CUDA context) started, alone and
+    with a process that is not its ancestor holding a context on the GPU too."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()  # this process holds a context on the GPU, as record()'s does
+
+    def shared_points(self):
+        with tempfile.TemporaryDirectory(prefix="shapescope-gpu-shared-") as folder:
+            p = subprocess.run([support.BIN, "sweep", "--n", "2048,4096", "--format", "json", "--db",
+                                os.path.join(folder, "shared.db")], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        points = json.loads(p.stdout)
+        self.assertEqual(len(points), 2)
+        return sum(1 for point in points if point["throttle_reasons"] & SHARED_GPU), p.stderr
+
+    def test_the_process_that_started_shapescope_is_not_another(self):
+        shared, stderr = self.shared_points()
+        self.assertEqual(shared, 0, stderr)
+        self.assertNotIn("other process", stderr)
+
+    def test_a_process_that_did_not_start_it_is(self):
+        holder = subprocess.Popen([sys.executable, "-c", "import sys, torch; torch.zeros(1, device='cuda'); "
+                                   "torch.cuda.synchronize(); print('ready', flush=True); sys.stdin.read()"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(holder.stdout.readline().strip(), "ready")
+            shared, stderr = self.shared_points()
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=60)
+        self.assertEqual(shared, 2, stderr)
 
 
 if __name__ == "__main__":

@@ -49,41 +49,18 @@ class Text(support.WithStoreCopies):
         self.assert_same_text(shapescope.profile(model="gpt2", tokens=12288, db=pad))
 
     @support.reads_without_gpu
-    def test_profile_what_ifs_follow_the_total(self):
-        """Measured on a GPU, profile prints what would make the step faster after the total line, as
-        print_what_ifs does (a store run has none, so this one is given its JSON)."""
+    @support.reads_without_gpu
+    def test_profile_text_is_the_clis_own(self):
+        """profile's JSON carries the CLI's text ("text"), and repr() is that text: measured what-ifs,
+        replays and clock lines appear as the CLI words them, never drawn a second time here."""
         r = shapescope.profile(trace=support.GPT2_TRACE, db=self.stores[support.PAD])
-        self.assertIsNone(r.what_ifs)
-        lines = repr(r).splitlines()
-        total = lines.index(r.total_text)
-        r.mode = "measured"
-        r.what_ifs = shapescope.WhatIfs.from_json({
-            "ranked": [{"kind": "padding", "change": "12288x50257x768 nt: pad to 12288x50272x768", "calls_per_step": 1.0,
-                        "now_us": 9837.92, "after_us": 1304.0, "saving_us": 8533.92, "saving_low_us": 8528.3,
-                        "saving_high_us": 8546.3, "paired": True},
-                       {"kind": "algorithm", "change": "768x768x12288 tn: use cuBLASLt's algorithm h7",
-                        "calls_per_step": 12.0, "now_us": 39.5, "after_us": 35.9, "saving_us": 42.7,
-                        "saving_low_us": None, "saving_high_us": None, "paired": False}],
-            "step_us": 32220.0, "with_all_us": 23643.38})
-        measured = repr(r).splitlines()
-        self.assertEqual(measured[:total + 1], lines[:total + 1])
-        self.assertEqual(measured[total + 1:total + 8], [
-            "",
-            "what would make this step faster (measured: explain's fixes in its paired passes, the saving per step = "
-            "calls x time x (1 - the paired ratio) [95 % interval]):",
-            "rank  kind       calls/step        now      after  saving/step [95 %]                         change",
-            "   1  padding             1  9837.9 us  1304.0 us  8533.9 us (26.5 %) [8528.3 us..8546.3 us]  "
-            "12288x50257x768 nt: pad to 12288x50272x768",
-            "   2  algorithm          12    39.5 us    35.9 us  42.7 us (0.1 %)                            "
-            "768x768x12288 tn: use cuBLASLt's algorithm h7",
-            "the step's GEMM time: 32.22 ms now, 23.64 ms with each GEMM's best change (-26.62 %; added over distinct "
-            "GEMMs, each measured against its own GEMM)",
-            "1 of them not paired (the points' own medians)"])
-        self.assertEqual(measured[total + 8:], lines[total + 1:])
-        r.what_ifs.ranked = []
-        self.assertEqual(repr(r).splitlines()[total + 1:total + 3], [
-            "", "what would make this step faster: no change measured here saves more than 2 % of a GEMM (explain's "
-            "fixes, paired)"])
+        self.assertIsNotNone(r.cli_text)
+        self.assertEqual(repr(r), r.cli_text.rstrip("\n"))
+        r.cli_text = "profile of x\nwhat would make this step faster: ...\n"
+        self.assertEqual(repr(r).splitlines(), ["profile of x", "what would make this step faster: ..."])
+        r.cli_text = None
+        with self.assertRaises(ValueError):
+            repr(r)
 
     def assert_explain_text(self, result):
         """The CLI's text less the target's evidence block (from its blank line to the next)."""

@@ -1,0 +1,70 @@
+// A step replayed on the GPU (timing/replay.hpp runs it): its GEMM calls in the order the step ran
+// them, with stand-in work where the step ran its other kernels and idle time where its GPU waited,
+// in one CUDA graph launched again and again. The GPU then draws the step's power and settles at the
+// clock the step itself runs at, which neither back-to-back GEMMs (the power cap) nor GEMMs with
+// cool-downs (boost clocks) reproduce for a step between the two. Each call is timed inside the
+// graph (event-record nodes); the stand-ins are not.
+//
+// Changed steps (a what-if applied: a GEMM replaced, a cast or a copy added) are replayed in the same
+// passes as the step, one replay each between replays of the step, and compared by the ratio of their
+// timed sums (timing/paired.hpp's order and statistics): the changed step measured as a step.
+// Pure C++: the plan and its arithmetic; nothing here touches the GPU.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "core/paired_ratio.hpp"
+#include "timing/settle.hpp"
+
+namespace shapescope {
+
+struct ReplayItem {
+  enum class Kind {
+    kCall,         // one of the request's calls, timed
+    kMemoryWork,   // stand-in for kernels that stream memory (elementwise, normalization, copies)
+    kComputeWork,  // stand-in for attention: tensor-core work
+    kIdle,         // the GPU waits (one thread sleeps)
+  };
+  Kind kind = Kind::kCall;
+  size_t call = 0;  // kCall: the call (measure() names calls by their request position, then renames)
+  size_t algo = 0;  // kCall: which of the position's algorithms (cuBLASLt's h0, h1, ...), in order
+  double us = 0;    // the stand-ins and kIdle: how long
+  size_t term = 0;  // kCall: which term of the step its time adds to (a GEMM of the step, its costs)
+};
+
+struct ReplayRule {
+  // [0]: the step; each other: a changed step, compared with [0] in the same passes.
+  std::vector<std::vector<ReplayItem>> steps;
+  size_t terms = 0;           // terms are 0..terms-1
+  int min_replays = 6;        // counted replays of the step, at least
+  int max_replays = 200;
+  double target = 0.005;      // stop once the step's timed sum (and each ratio) is known within +-0.5 %
+  double max_seconds = 4;     // of counted passes, at most (once min_replays are in)
+  double warmup_seconds = 3;  // replays before counting, at most, waiting for the clock to settle
+};
+
+struct ReplayOutcome {
+  // Per step, per term: the median over the counted replays of the term's summed time (us) in one
+  // replay of that step.
+  std::vector<std::vector<double>> term_us;
+  std::vector<double> term_half_width;  // the step's ([0]) terms: their median's 95 % interval, relative half-width
+  std::vector<double> step_us;     // per step: the median of its replays' timed sums
+  std::vector<PairedRatio> ratios; // per step: its timed sum over the step's ([0]: 1)
+  size_t replays = 0, warmup_replays = 0;
+  double seconds = 0;              // of counted replays
+  double clock_low_mhz = 0, clock_median_mhz = 0, clock_high_mhz = 0;
+  std::optional<double> power_w, power_max_w;
+  SettleFacts settle;
+  bool interrupted = false;
+};
+
+// Merges consecutive stand-ins of one kind and idle gaps, and drops stand-ins shorter than `min_us`
+// (a graph node costs about a microsecond to start: shorter work cannot be stood in for).
+std::vector<ReplayItem> compact_replay(const std::vector<ReplayItem>& items, double min_us = 2);
+// The summed length of the stand-ins and idle time of a sequence (us).
+double standin_us(const std::vector<ReplayItem>& items);
+// One replay's timed times (`us[i]` of the i-th kCall item, in order) summed per term.
+std::vector<double> term_sums(const std::vector<ReplayItem>& items, const std::vector<double>& us, size_t terms);
+
+}  // namespace shapescope

@@ -1,0 +1,226 @@
+// profile's measured what-ifs (views/what_ifs.hpp says what they are): every candidate in one paired
+// run against the step, then the changed steps, and for a trace the step replayed at its own clock
+// (views/step_replay.hpp) with the changed steps in the same passes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/error.hpp"
+#include "views/profile.hpp"
+
+namespace shapescope {
+namespace {
+
+constexpr const char* kInterrupted = "profile: interrupted (measured points are saved)";
+
+PairedRule what_if_rule(double seconds) {
+  PairedRule rule;
+  rule.max_seconds = seconds;
+  return rule;
+}
+
+// Every candidate that runs something (all but grouping, whose two ways were measured already) as a
+// changed step against the step, in one paired run.
+void pair_candidates(ProfileResult& result, const DeviceContext& device, Store& store,
+                     const std::atomic<bool>* interrupted) {
+  result.candidates = what_if_candidates(result);
+  std::vector<size_t> paired;
+  std::vector<StepCalls> after;
+  for (size_t c = 0; c < result.candidates.size(); ++c) {
+    if (result.candidates[c].per_call.empty()) continue;
+    paired.push_back(c);
+    after.push_back(changed_terms_of(result, {c}));
+  }
+  if (after.empty()) return;
+  if (result.request.pair_seconds <= 0) {
+    for (size_t c : paired) result.candidates[c].why_not = "not measured (--pair-seconds 0)";
+    return;
+  }
+  const PairedSteps got = pair_steps(step_terms(result), after, device, store, what_if_rule(result.request.pair_seconds),
+                                     result.request.clocks, {}, interrupted, true);
+  if (got.interrupted) throw Error(ExitCode::kInterrupted, kInterrupted);
+  if (!got.runs.empty()) result.candidates_run = got.runs.front();
+  for (size_t i = 0; i < paired.size(); ++i) {
+    WhatIfCandidate& c = result.candidates[paired[i]];
+    if (got.steps[i]) c.ratio = got.steps[i]->ratio;
+    else c.why_not = got.why_not[i];
+  }
+}
+
+// The changed steps to measure: each list's best change per GEMM at once, and --what-if N.
+std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
+  const WhatIfs w = what_ifs(result);
+  std::vector<ChangedStep> out;
+  const auto add = [&](std::string name, const std::vector<WhatIf>& list, bool one_per_entry) {
+    ChangedStep s;
+    s.name = std::move(name);
+    std::map<size_t, bool> taken;  // entries already changed (ranked: the largest saving comes first)
+    for (const WhatIf& x : list) {
+      if (result.candidates[x.candidate].per_call.empty() || (one_per_entry && taken[x.entry])) continue;
+      taken[x.entry] = true;
+      s.candidates.push_back(x.candidate);
+    }
+    if (!s.candidates.empty()) out.push_back(std::move(s));
+  };
+  add(kEverySameDtypeChange, w.same_dtype.ranked, true);
+  add(kEveryPrecisionChange, w.precision.ranked, true);
+  if (const std::optional<size_t> n = result.request.what_if) {
+    const auto pick = [&](const std::vector<WhatIf>& list) -> const WhatIf* {
+      for (const WhatIf& x : list)
+        if (x.number == *n) return &x;
+      return nullptr;
+    };
+    const WhatIf* chosen = pick(w.same_dtype.ranked);
+    if (!chosen) chosen = pick(w.precision.ranked);
+    ChangedStep s;
+    s.name = fmt::format("what-if {}", *n);
+    const size_t listed = w.same_dtype.ranked.size() + w.precision.ranked.size();
+    if (!chosen) s.why_not = fmt::format("--what-if: there is no what-if {} (this profile lists {})", *n, listed);
+    else if (result.candidates[chosen->candidate].per_call.empty())
+      s.why_not = "a grouping what-if: its two ways were measured one by one";
+    else s.candidates = {chosen->candidate};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// A candidate's calls as the replay runs them.
+std::vector<ReplayCall> replay_calls(const StepCalls& terms) {
+  std::vector<ReplayCall> out;
+  for (const StepTerm& t : terms) out.push_back({t.problem, t.spec(), t.lt_rank});
+  return out;
+}
+
+// Without a timeline: the changed steps' GEMMs paired against the step's (back to back, at the
+// request's clock state).
+void pair_changed_steps(ProfileResult& result, const DeviceContext& device, Store& store,
+                        const std::atomic<bool>* interrupted) {
+  std::vector<size_t> measured;
+  std::vector<StepCalls> after;
+  for (size_t s = 0; s < result.changed_steps.size(); ++s)
+    if (!result.changed_steps[s].candidates.empty()) {
+      measured.push_back(s);
+      after.push_back(changed_terms_of(result, result.changed_steps[s].candidates));
+    }
+  if (after.empty() || result.request.pair_seconds <= 0) return;
+  const PairedSteps got = pair_steps(step_terms(result), after, device, store, what_if_rule(result.request.pair_seconds),
+                                     result.request.clocks, {}, interrupted, true);
+  if (got.interrupted) throw Error(ExitCode::kInterrupted, kInterrupted);
+  for (size_t i = 0; i < measured.size(); ++i) {
+    ChangedStep& s = result.changed_steps[measured[i]];
+    if (!got.steps[i]) {
+      s.why_not = got.why_not[i];
+      continue;
+    }
+    s.ratio = got.steps[i]->ratio;
+    s.before_us = got.steps[i]->before_us;
+    s.after_us = got.steps[i]->before_us * got.steps[i]->ratio.median;
+  }
+}
+
+// The clock the trace's compute-bound GEMMs ran at: their trace times against their points'.
+std::optional<ClockInference> trace_clock(const ProfileResult& result) {
+  std::vector<ClockEvidence> evidence;
+  for (const ProfileEntry& e : result.entries) {
+    const ProfileRow& r = e.row;
+    if (!e.annotation || e.annotation->roofline.bound != "compute" || !r.trace_step_us || r.calls_per_step <= 0 ||
+        !r.time || !e.point_clock_mhz)
+      continue;
+    evidence.push_back({*r.trace_step_us / r.calls_per_step, r.time->median_us, *e.point_clock_mhz});
+  }
+  return infer_clock(evidence);
+}
+
+// The entries with the replay's times (per call, by GEMM index), ranked again; the candidates follow
+// their entries.
+void retime_entries(ProfileResult& result, const StepReplay& replay) {
+  std::vector<ProfileRow> rows;
+  for (const ProfileEntry& e : result.entries) rows.push_back(e.row);
+  rank_rows(rows, [&](const ProfileRow& r) -> std::optional<GemmTime> {
+    if (r.gemm < replay.per_call_us.size() && replay.per_call_us[r.gemm])
+      return GemmTime{*replay.per_call_us[r.gemm], replay.per_call_noise[r.gemm]};
+    return r.time;
+  });
+  result.totals = profile_totals(result.workload, rows);
+  std::map<size_t, size_t> old_of_gemm;
+  for (size_t i = 0; i < result.entries.size(); ++i) old_of_gemm[result.entries[i].row.gemm] = i;
+  std::vector<ProfileEntry> entries;
+  std::vector<size_t> new_index(result.entries.size());
+  for (ProfileRow& r : rows) {
+    const size_t old = old_of_gemm.at(r.gemm);
+    new_index[old] = entries.size();
+    entries.push_back(std::move(result.entries[old]));
+    entries.back().row = std::move(r);
+  }
+  result.entries = std::move(entries);
+  for (WhatIfCandidate& c : result.candidates) c.entry = new_index[c.entry];
+}
+
+// The trace's step replayed with the changed steps in the same passes: the GEMMs' times at the step's
+// clock, and each changed step's ratio. False when it cannot be replayed (result.not_replayed says why).
+bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Store& store,
+                         const std::atomic<bool>* interrupted) {
+  std::map<size_t, ReplayCall> call_of;
+  for (const ProfileEntry& e : result.entries) {
+    if (!e.row.time) {
+      result.not_replayed = fmt::format("{} {} has no time here", e.row.problem.shape_string(),
+                                        to_string(e.row.problem.dtype));
+      return false;
+    }
+    call_of[e.row.gemm] = ReplayCall{e.row.problem, e.way, 0};
+  }
+  std::vector<size_t> measured;
+  std::vector<StepChange> changes;
+  for (size_t s = 0; s < result.changed_steps.size(); ++s) {
+    if (result.changed_steps[s].candidates.empty()) continue;
+    StepChange change;
+    for (size_t c : result.changed_steps[s].candidates) {
+      const WhatIfCandidate& x = result.candidates[c];
+      const size_t gemm = result.entries[x.entry].row.gemm;
+      change.per_call[gemm] = replay_calls(x.per_call);
+      if (!x.per_step.empty()) change.per_step[gemm] = replay_calls(x.per_step);
+    }
+    measured.push_back(s);
+    changes.push_back(std::move(change));
+  }
+  StepReplay replay;
+  try {
+    replay = replay_step(*result.workload.timeline, call_of, changes, result.workload.gemms.size(), device, store,
+                         interrupted);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kNoGpu) throw;
+    result.not_replayed = e.what();
+    return false;
+  }
+  if (replay.interrupted) throw Error(ExitCode::kInterrupted, kInterrupted);
+  result.replay = replay.facts;
+  const double steps = double(std::max<int64_t>(result.workload.steps, 1));
+  for (size_t i = 0; i < measured.size(); ++i) {
+    ChangedStep& s = result.changed_steps[measured[i]];
+    s.replayed = true;
+    if (!replay.change_ratio[i]) {
+      s.why_not = replay.why_not[i];
+      continue;
+    }
+    s.ratio = replay.change_ratio[i];
+    s.before_us = replay.step_us / steps;
+    s.after_us = *replay.change_us[i] / steps;
+  }
+  retime_entries(result, replay);
+  return true;
+}
+
+}  // namespace
+
+void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store& store,
+                      const std::atomic<bool>* interrupted) {
+  pair_candidates(result, device, store, interrupted);
+  result.changed_steps = plan_changed_steps(result);
+  const bool replay = result.workload.timeline && !result.request.clocks_given;
+  if (replay) result.trace_clock = trace_clock(result);
+  if (!replay || !replay_with_changes(result, device, store, interrupted))
+    pair_changed_steps(result, device, store, interrupted);
+}
+
+}  // namespace shapescope

@@ -1,0 +1,157 @@
+// A step's timeline (model/step_timeline.hpp) from a trace's kernels, the replay's plan arithmetic
+// (timing/replay_plan.hpp), and the clock a trace's GEMMs ran at, read from their times
+// (model/profile.hpp: infer_clock).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/profile.hpp"
+#include "model/step_timeline.hpp"
+#include "model/trace_import.hpp"
+#include "timing/replay_plan.hpp"
+
+namespace shapescope {
+namespace {
+
+using Json = nlohmann::json;
+using Kind = TimelineSegment::Kind;
+
+TimelineKernel gemm_kernel(double ts, double dur, size_t gemm, int64_t call) {
+  return {ts, dur, "nvjet_sm90_tst_128x256", gemm, call};
+}
+TimelineKernel other_kernel(double ts, double dur, const std::string& name = "vectorized_elementwise_kernel") {
+  return {ts, dur, name, std::nullopt, std::nullopt};
+}
+
+TEST(StepTimeline, KernelsFoldIntoGemmCallsOtherKernelsAndIdleGaps) {
+  // Out of order on purpose: the builder sorts by start time.
+  const std::optional<StepTimeline> t = build_timeline({
+      gemm_kernel(12, 20, 0, 100),
+      other_kernel(0, 10),
+      gemm_kernel(33, 2, 0, 100),  // the same call's split-K reduction joins its segment
+      other_kernel(75, 30, "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>>"),
+      other_kernel(106, 4),
+      gemm_kernel(111, 10, 1, 101),
+      gemm_kernel(122, 10, 1, 102),  // the same GEMM, another call: a segment of its own
+  });
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->segments.size(), 6u);
+  EXPECT_EQ(t->segments[0].kind, Kind::kOtherKernels);
+  EXPECT_DOUBLE_EQ(t->segments[0].us, 10);
+  EXPECT_EQ(t->segments[1].kind, Kind::kGemm);
+  EXPECT_EQ(t->segments[1].gemm, 0u);
+  EXPECT_DOUBLE_EQ(t->segments[1].us, 22);
+  EXPECT_EQ(t->segments[2].kind, Kind::kIdle);
+  EXPECT_DOUBLE_EQ(t->segments[2].us, 40);  // the reduction ends at 35, attention starts at 75
+  EXPECT_EQ(t->segments[3].kind, Kind::kOtherKernels);
+  EXPECT_DOUBLE_EQ(t->segments[3].us, 34);
+  EXPECT_DOUBLE_EQ(t->segments[3].attention_us, 30);
+  EXPECT_EQ(t->segments[4].gemm, 1u);
+  EXPECT_EQ(t->segments[5].gemm, 1u);
+  EXPECT_EQ(t->gemm_calls(), 3u);
+  EXPECT_DOUBLE_EQ(t->gemm_us(), 42);
+  EXPECT_DOUBLE_EQ(t->other_us(), 44);
+  EXPECT_DOUBLE_EQ(t->idle_us(), 40);
+  EXPECT_DOUBLE_EQ(t->span_us, 132);
+}
+
+TEST(StepTimeline, ShortGapsAreLaunchGapsAndOverlapsAreNotIdle) {
+  const std::optional<StepTimeline> t = build_timeline({
+      gemm_kernel(0, 10, 0, 1),
+      other_kernel(10 + kTimelineIdleFromUs - 1, 5),  // a launch gap: no idle segment
+      other_kernel(12, 50),                           // overlaps (another stream): busy until 62
+      gemm_kernel(40, 10, 0, 2),                      // starts inside the busy span
+      gemm_kernel(70, 10, 0, 3),                      // 8 us after the busy span ends: idle
+  });
+  ASSERT_TRUE(t);
+  std::vector<Kind> kinds;
+  for (const TimelineSegment& s : t->segments) kinds.push_back(s.kind);
+  EXPECT_EQ(kinds, (std::vector<Kind>{Kind::kGemm, Kind::kOtherKernels, Kind::kGemm, Kind::kIdle, Kind::kGemm}));
+  EXPECT_DOUBLE_EQ(t->segments[3].us, 8);
+}
+
+TEST(StepTimeline, NoGemmKernelNoTimeline) {
+  EXPECT_FALSE(build_timeline({}));
+  EXPECT_FALSE(build_timeline({other_kernel(0, 5), other_kernel(10, 5)}));
+}
+
+TEST(StepTimeline, AttentionKernelsByName) {
+  EXPECT_TRUE(is_attention_kernel("flash_fwd_splitkv_kernel"));
+  EXPECT_TRUE(is_attention_kernel("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"));
+  EXPECT_TRUE(is_attention_kernel("fmha_cutlassF_bf16_aligned_64x128_rf_sm80"));
+  EXPECT_TRUE(is_attention_kernel("cudnn_generated_fort_native_sdpa_sm90_flash_fprop"));
+  EXPECT_FALSE(is_attention_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>"));
+  EXPECT_FALSE(is_attention_kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
+}
+
+// A trace's GEMM calls, in time order, with their kernels' times: the timeline names the merged calls.
+TEST(StepTimeline, ATraceGivesItsTimeline) {
+  Json ev = Json::array();
+  auto op = [&](double ts, int64_t ext, int64_t rows) {
+    ev.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "aten::mm"}, {"pid", 7}, {"tid", 1}, {"ts", ts}, {"dur", 5},
+                  {"args",
+                   {{"External id", ext},
+                    {"Input Dims", {{rows, 64}, {64, 32}}},
+                    {"Input Strides", {{64, 1}, {32, 1}}},
+                    {"Input type", {"c10::BFloat16", "c10::BFloat16"}}}}});
+  };
+  auto kernel = [&](double ts, double dur, int64_t corr, std::optional<int64_t> ext, const std::string& name) {
+    if (ext)
+      ev.push_back({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"pid", 7}, {"tid", 1},
+                    {"ts", 0}, {"dur", 1}, {"args", {{"External id", *ext}, {"correlation", corr}}}});
+    ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", name}, {"pid", 0}, {"tid", 7}, {"ts", ts}, {"dur", dur},
+                  {"args", {{"correlation", corr}}}});
+  };
+  op(100, 1, 128);
+  op(200, 2, 256);
+  op(300, 3, 128);  // the first call's shape again: merged into gemm 0
+  kernel(1000, 10, 11, 1, "nvjet_a");
+  kernel(1012, 30, 12, std::nullopt, "layer_norm_kernel");
+  kernel(1042, 20, 13, 2, "nvjet_b");
+  kernel(1100, 10, 14, 3, "nvjet_a");
+  const Workload w = parse_torch_trace(Json{{"traceEvents", ev}}.dump(), "t");
+  ASSERT_EQ(w.gemms.size(), 2u);
+  ASSERT_TRUE(w.timeline);
+  std::vector<std::pair<Kind, size_t>> seen;
+  for (const TimelineSegment& s : w.timeline->segments) seen.emplace_back(s.kind, s.kind == Kind::kGemm ? s.gemm : 99);
+  EXPECT_EQ(seen, (std::vector<std::pair<Kind, size_t>>{
+                      {Kind::kGemm, 0}, {Kind::kOtherKernels, 99}, {Kind::kGemm, 1}, {Kind::kIdle, 99}, {Kind::kGemm, 0}}));
+  EXPECT_DOUBLE_EQ(w.timeline->segments[3].us, 38);
+}
+
+TEST(ReplayPlan, StandInsMergeAndShortOnesGo) {
+  using R = ReplayItem::Kind;
+  const std::vector<ReplayItem> items = {
+      {R::kCall, 0, 0, 0, 0},        {R::kMemoryWork, 0, 0, 3, 0}, {R::kMemoryWork, 0, 0, 4, 0},
+      {R::kIdle, 0, 0, 1, 0},        {R::kCall, 1, 0, 0, 1},       {R::kComputeWork, 0, 0, 1.5, 0},
+      {R::kCall, 0, 0, 0, 0},
+  };
+  const std::vector<ReplayItem> out = compact_replay(items, 2);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[1].kind, R::kMemoryWork);
+  EXPECT_DOUBLE_EQ(out[1].us, 7);
+  EXPECT_EQ(out[2].kind, R::kCall);  // the 1 us idle and the 1.5 us compute stand-in are gone
+  EXPECT_DOUBLE_EQ(standin_us(items), 9.5);
+  // Timed calls' times add up per term, in item order.
+  EXPECT_EQ(term_sums(out, {10, 20, 30}, 2), (std::vector<double>{40, 20}));
+}
+
+TEST(ClockInference, ComputeBoundTimesGiveTheClock) {
+  // Measured at 1980 MHz; in the trace each took 1980/1700 x longer: it ran at 1700 MHz.
+  std::vector<ClockEvidence> evidence = {{1000 * 1980.0 / 1700, 1000, 1980}, {200 * 1980.0 / 1700, 200, 1980}};
+  std::optional<ClockInference> c = infer_clock(evidence);
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->mhz, 1700, 1e-6);
+  EXPECT_EQ(c->gemms, 2u);
+  // The trace time weighs: a long GEMM at 1500 MHz outweighs two short ones at 1980.
+  evidence = {{1000 * 1980.0 / 1500, 1000, 1980}, {100, 100, 1980}, {100, 100, 1980}};
+  c = infer_clock(evidence);
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->mhz, 1500, 1e-6);
+  EXPECT_NEAR(c->high_mhz, 1500, 1e-6);
+  // GEMMs under kClockEvidenceFromUs, or without a measured clock, say nothing.
+  EXPECT_FALSE(infer_clock({{kClockEvidenceFromUs / 2, 5, 1980}, {100, 90, 0}}));
+}
+
+}  // namespace
+}  // namespace shapescope
