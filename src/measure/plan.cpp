@@ -8,6 +8,7 @@
 #include "common/units.hpp"
 #include "backends/variants.hpp"
 #include "core/backend_kind.hpp"
+#include "core/fp8.hpp"
 #include "measure/measure.hpp"
 
 namespace shapescope {
@@ -53,6 +54,24 @@ MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext
   plan.flush = hot ? 0 : std::max<int64_t>(device.l2_bytes, 1 << 20);
   plan.workspace = kWorkspaceBytes;
   return plan;
+}
+
+void add_fp8_casts(MeasureRequest& request) {
+  if (request.pairs.empty())
+    for (size_t p = 0; p < request.problems.size(); ++p)
+      for (size_t b = 0; b < request.backends.size(); ++b) request.pairs.emplace_back(p, b);
+  const size_t gemms = request.problems.size(), cast = request.backends.size();
+  request.backends.emplace_back(BackendKind::kCast);
+  for (size_t i = 0; i < gemms; ++i) {
+    const Problem gemm = request.problems[i];
+    if (gemm.dtype != DType::kFp8 || gemm.cast != CastOperand::kNone || gemm.grouped()) continue;
+    for (CastOperand operand : {CastOperand::kA, CastOperand::kB}) {
+      const Problem c = cast_problem(gemm, gemm.recipe, operand);
+      if (std::find(request.problems.begin() + long(gemms), request.problems.end(), c) != request.problems.end()) continue;
+      request.problems.push_back(c);
+      request.pairs.emplace_back(request.problems.size() - 1, cast);
+    }
+  }
 }
 
 std::string rerun_command(const PointKey& key, int lt_algos) {

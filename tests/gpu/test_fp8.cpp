@@ -31,6 +31,7 @@
 #include "measure/precision_error.hpp"
 #include "measure/verify.hpp"
 #include "model/fp8_steps.hpp"
+#include "model/workload.hpp"
 #include "timing/device_kernels.hpp"
 
 namespace shapescope {
@@ -113,7 +114,7 @@ TEST(Fp8Recipes, TheCheckCatchesAScaleLayoutReadWrong) {
   ASSERT_EQ(calls.size(), 1u) << why;
   const Fp8Operands o = *calls.front().call->fp8_operands();
   CompareResult* result = nullptr;
-  CHECK_CUDA(cudaMallocManaged(&result, sizeof(CompareResult)));
+  CHECK_CUDA(cudaMallocManaged(reinterpret_cast<void**>(&result), sizeof(CompareResult)));
   const auto check = [&](const ScaleLayout& la, const ScaleLayout& lb) {
     *result = CompareResult{};
     calls.front().call->enqueue(nullptr);
@@ -398,14 +399,16 @@ TEST(Fp8Errors, OutlierChannelsPartPerTensorFromBlockScaling) {
   std::map<std::pair<std::string, ErrorData>, double> e;
   for (const NumericalError& x : got.errors)
     e[{x.dtype == DType::kFp8 ? recipe_text(x.recipe) : "bf16", x.data}] = x.relative;
+  const auto gaussian = [&](const char* name) { return e[{name, ErrorData::kGaussian}]; };
+  const auto outliers = [&](const char* name) { return e[{name, ErrorData::kOutliers}]; };
   for (const char* name : {"tensor", "row", "block"}) {
-    EXPECT_GT(e[{name, ErrorData::kGaussian}], 1e-2) << name;
-    EXPECT_LT(e[{name, ErrorData::kGaussian}], 8e-2) << name;
-    EXPECT_GT(e[{name, ErrorData::kGaussian}], 5 * e[{"bf16", ErrorData::kGaussian}]) << name;
+    EXPECT_GT(gaussian(name), 1e-2) << name;
+    EXPECT_LT(gaussian(name), 8e-2) << name;
+    EXPECT_GT(gaussian(name), 5 * gaussian("bf16")) << name;
   }
-  EXPECT_LT(e[{"bf16", ErrorData::kOutliers}], 1e-2);
-  EXPECT_LE(e[{"block", ErrorData::kOutliers}], 1.05 * e[{"tensor", ErrorData::kOutliers}]);
-  EXPECT_LT(e[{"block", ErrorData::kOutliers}], 8e-2);
+  EXPECT_LT(outliers("bf16"), 1e-2);
+  EXPECT_LE(outliers("block"), 1.05 * outliers("tensor"));
+  EXPECT_LT(outliers("block"), 8e-2);
   for (const auto& [key, error] : e)
     std::cout << key.first << " " << to_string(key.second) << ": relative error " << error << "\n";
 }
