@@ -156,6 +156,13 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
                        r.trace_clock->mhz, r.trace_clock->low_mhz, r.trace_clock->high_mhz, r.trace_clock->gemms,
                        at > 0 ? fmt::format(" at {:.0f} MHz", at) : "");
   };
+  const auto recorded = [&]() -> std::string {
+    const std::optional<RecordedClocks>& c = r.workload.recorded_clocks;
+    if (!c || c->busy_samples == 0) return "";
+    return fmt::format("; recorded with the trace: {:.0f} MHz ({:.0f}-{:.0f}){}", c->sm_clock_median_mhz,
+                       c->sm_clock_low_mhz, c->sm_clock_high_mhz,
+                       c->power_median_w ? fmt::format(", {:.0f} W", *c->power_median_w) : "");
+  };
   if (r.replay) {
     const StepReplayFacts& f = *r.replay;
     std::string power;
@@ -163,9 +170,10 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
     if (f.power_max_w) power += fmt::format(" (at most {:.0f} W)", *f.power_max_w);
     return fmt::format("clocks: the step replayed on this GPU in its trace's order, its other kernels stood in for ({} "
                        "of memory traffic, {} of tensor-core work for attention, {} idle per replay): {} replays after "
-                       "{} to warm up, SM clock {:.0f} MHz ({:.0f}-{:.0f}){}{}",
+                       "{} to warm up, SM clock {:.0f} MHz ({:.0f}-{:.0f}){}{}{}",
                        us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
-                       f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred());
+                       f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred(),
+                       recorded());
   }
   if (!r.not_replayed.empty())
     return fmt::format("clocks: the step could not be replayed ({}): its GEMMs measured one by one at {} clocks{}",
@@ -277,8 +285,10 @@ namespace {
 void print_what_ifs(std::ostream& out, const ProfileResult& r) {
   if (!r.measured) return;
   const WhatIfs w = what_ifs(r);
-  if ((w.same_dtype.ranked.empty() && w.precision.ranked.empty()) || w.step_us <= 0)
-    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of the step's GEMM time "
+  if (!r.request.verdicts)
+    out << "\nwhat would make this step faster: not asked (--no-verdict: the what-ifs are explain's fixes)\n";
+  else if ((w.same_dtype.ranked.empty() && w.precision.ranked.empty()) || w.step_us <= 0)
+    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of the GEMM it changes "
            "(explain's fixes, paired against the step)\n";
   for (const WhatIfListText& list : {same_dtype_text(r, w), precision_text(r, w)}) {
     if (list.heading.empty()) continue;

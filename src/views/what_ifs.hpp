@@ -93,6 +93,10 @@ std::vector<WhatIfCandidate> what_if_candidates(const ProfileResult& result);
 StepCalls step_terms(const ProfileResult& result);
 StepCalls changed_terms_of(const ProfileResult& result, const std::vector<size_t>& candidates);
 
+// A changed step's ratio (its GEMM time over the step's) as the ratio of the GEMM it changes, which
+// takes `share` of the step: 1 - (1 - ratio) / share, the interval likewise.
+PairedRatio gemm_ratio(const PairedRatio& step, double share);
+
 // The ranked lists, from the candidates' measurements and the step's time.
 WhatIfs what_ifs(const ProfileResult& result);
 

@@ -113,7 +113,10 @@ TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
   ProfileResult r;
   r.measured = MeasurementSummary{};
   r.totals.measured_us = 10000;
-  for (int i = 0; i < 4; ++i) r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
+  for (int i = 0; i < 4; ++i) {
+    r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
+    r.entries.back().row.step_us = 2500;  // a quarter of the step each
+  }
   const auto candidate = [](WhatIfKind kind, size_t entry, std::optional<PairedRatio> ratio) {
     WhatIfCandidate c;
     c.kind = kind;
@@ -125,7 +128,8 @@ TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
   };
   r.candidates = {candidate(WhatIfKind::kPadding, 0, ratio(0.89, 0.9, 0.91)),
                   candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
-                  candidate(WhatIfKind::kAlgorithm, 2, ratio(0.97, 0.98, 0.99)),  // straddles 2 %: no claim
+                  // 0.4 % of the step, which is 1.6 % of its GEMM (0.8..2.4 %): straddles 2 %, no claim.
+                  candidate(WhatIfKind::kAlgorithm, 2, ratio(0.994, 0.996, 0.998)),
                   candidate(WhatIfKind::kLayout, 3, std::nullopt),                // not measured: no claim
                   candidate(WhatIfKind::kAlgorithm, 3, ratio(0.94, 0.95, 0.96))};
   ChangedStep all;
@@ -146,6 +150,11 @@ TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
   EXPECT_EQ(w.precision.ranked[0].number, 3u);
   EXPECT_EQ(w.same_dtype.all, std::optional<size_t>(0));
   EXPECT_FALSE(w.precision.all);
+  // The step's ratio as the changed GEMM's: a quarter of the step, 10 % of it saved is 40 % of the GEMM.
+  const PairedRatio g = gemm_ratio(ratio(0.89, 0.9, 0.91), 0.25);
+  EXPECT_NEAR(g.median, 0.6, 1e-12);
+  EXPECT_NEAR(g.low, 0.56, 1e-12);
+  EXPECT_NEAR(g.high, 0.64, 1e-12);
 }
 
 TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAnUnpairedWhatIf) {
@@ -155,6 +164,7 @@ TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAnUnpairedWhatIf) {
   ProfileEntry e;
   e.row.calls_per_step = 2;
   e.row.time = GemmTime{300, 0.01};  // the faster way, as profile takes it
+  e.row.step_us = 600;
   e.grouped_us = 660;
   e.loop_us = 300;
   r.entries.push_back(e);
@@ -185,6 +195,7 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
   r.totals.measured_us = 10000;
   const Problem target = square(1793);
   r.entries.push_back(entry(10, 500, target, 480, {{FixKind::kPadUp, square(1800), BackendKind::kCublas, "default", 384}}));
+  r.entries.back().row.step_us = 5000;
   r.entries.back().explanation->points[1].label = "1800";
   r.workload.gemms.resize(1);  // the row's GEMM (its origin)
   r.candidates = what_if_candidates(r);

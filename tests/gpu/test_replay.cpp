@@ -7,7 +7,9 @@
 #include "common/check.hpp"
 #include "gpu_test_util.hpp"
 #include "store/store.hpp"
+#include "model/workload.hpp"
 #include "timing/replay.hpp"
+#include "timing/standin_kernels.hpp"
 #include "views/step_replay.hpp"
 
 namespace shapescope {
