@@ -25,6 +25,12 @@ in fp32 with autocast off, as GPT-2's Megatron-style option does. --experts pick
 runs its experts (transformers' experts implementation: grouped_mm, batched_mm or eager, a loop).
 --fp8-lm-head computes the LM head's forward GEMM in fp8 (torch._scaled_mm, e4m3 with one scale per
 tensor; its backward stays bf16), as profile's precision what-if for that GEMM proposes.
+--fp8-linears RECIPE runs every Linear's three GEMMs in fp8 through torch._scaled_mm under a training
+recipe (tensor, row or block: scripts/fp8_linear.py), the operands quantized in the step inside
+record_function("shapescope_fp8_cast"); --fp8-compile fuses those quantizers with torch.compile (as
+Transformer Engine's and torchao's casts are fused). The log then says the casts' kernel time too:
+
+  python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 1024 --fp8-linears block --out fp8.json
 
 While the step runs, the GPU's SM clock, board power and utilization are sampled through NVML every
 20 ms and kept in the trace (its "shapescopeClocks" key: the clock the step ran at; docs/method.md);
@@ -42,7 +48,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from shapescope import _clocks  # noqa: E402  (the source tree's package: NVML sampling, standard library only)
+import fp8_linear  # noqa: E402  (beside this script: fp8 Linears through torch._scaled_mm)
 
 
 class Fp8Logits(torch.autograd.Function):
@@ -93,6 +101,13 @@ DENSE = {
     "llama3-8b": ("LlamaConfig", "LlamaForCausalLM",
                   dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_key_value_heads=8,
                        max_position_embeddings=8192, vocab_size=128256)),
+    # Encoders trained with masked-LM heads over odd vocabularies (BERT's 30522, RoBERTa's 50265): the
+    # head's GEMMs have 2-byte rows, the case padding the vocabulary fixes. Positions: 512.
+    "bert-base": ("BertConfig", "BertForMaskedLM",
+                  dict(hidden_size=768, intermediate_size=3072, num_attention_heads=12, vocab_size=30522)),
+    "roberta-base": ("RobertaConfig", "RobertaForMaskedLM",
+                     dict(hidden_size=768, intermediate_size=3072, num_attention_heads=12, vocab_size=50265,
+                          max_position_embeddings=514, pad_token_id=1)),
     "qwen2.5-7b": ("Qwen2Config", "Qwen2ForCausalLM",
                    dict(hidden_size=3584, intermediate_size=18944, num_attention_heads=28, num_key_value_heads=4,
                         max_position_embeddings=32768, vocab_size=152064)),
@@ -164,7 +179,11 @@ def finish(model, vocab, args):
         if not hasattr(model, "set_experts_implementation"):
             sys.exit("--experts: this transformers has no set_experts_implementation")
         model.set_experts_implementation(args.experts)
-    return model.to(device="cuda", dtype=torch.bfloat16), vocab
+    model = model.to(device="cuda", dtype=torch.bfloat16)
+    if args.fp8_linears:
+        print(f"fp8: {fp8_linear.patch_linears(model, args.fp8_linears, args.fp8_compile)} Linears in recipe "
+              f"{args.fp8_linears}{' (quantizers compiled)' if args.fp8_compile else ''}")
+    return model, vocab
 
 
 def main():
@@ -174,6 +193,8 @@ def main():
     parser.add_argument("--upcast-attn", action="store_true")
     parser.add_argument("--experts", choices=["grouped_mm", "batched_mm", "eager"], default=None)
     parser.add_argument("--fp8-lm-head", action="store_true")
+    parser.add_argument("--fp8-linears", choices=sorted(fp8_linear.RECIPES), default=None)
+    parser.add_argument("--fp8-compile", action="store_true")
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)
@@ -183,6 +204,10 @@ def main():
     args = parser.parse_args()
     if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
         parser.error("--upcast-attn: GPT-2's reorder_and_upcast_attn acts in eager attention only (--model gpt2 --attn eager)")
+    if args.fp8_lm_head and args.fp8_linears:
+        parser.error("--fp8-lm-head: --fp8-linears already runs the LM head in fp8")
+    if args.fp8_compile and not args.fp8_linears:
+        parser.error("--fp8-compile: compiles --fp8-linears' quantizers; give --fp8-linears RECIPE")
 
     torch.manual_seed(0)
     model, vocab = build(args)
@@ -220,6 +245,9 @@ def main():
           f"{torch.cuda.get_device_name()}")
     config = model.config
     print(clocks_line)
+    if args.fp8_linears:
+        print(f"fp8 casts (kernels inside record_function(\"{fp8_linear.CAST_RANGE}\")): "
+              f"{fp8_linear.cast_kernel_us(events) / 1000:.3f} ms")
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
           f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}

@@ -93,6 +93,8 @@ class Point(Record):
     off_c: Optional[int] = None
     mode: Optional[str] = None
     clocks: Optional[str] = None
+    recipe: Optional[str] = None            # fp8's recipe ("tensor", "block", ...); "" for other dtypes
+    cast: Optional[str] = None              # a cast point's operand ("a", "b"); "" for a GEMM
     gpu_name: Optional[str] = None
     gpu_uuid: Optional[str] = None
     driver: Optional[str] = None
@@ -283,6 +285,8 @@ class PairedRatio(Record):
 class NumericalError(Record):
     """A precision control's output against an fp64 reference of the same random inputs."""
     dtype: Optional[str] = None
+    recipe: Optional[str] = None            # fp8: its recipe ("block"); "" for other dtypes
+    data: Optional[str] = None              # "gaussian" or "outliers" (a few channels of A 100x the rest)
     relative: Optional[float] = None        # normwise relative error
     max_abs: Optional[float] = None
     reference_max: Optional[float] = None   # the reference output's largest magnitude
@@ -302,6 +306,8 @@ class ExplainPoint(Record):
     supports: Optional[List[str]] = None
     point: Optional[Point] = None
     error: Optional[NumericalError] = None  # a precision control's (or the target's) error against fp64
+    error_outliers: Optional[NumericalError] = None  # the same on inputs with outlier channels
+    per_call: Optional[bool] = None         # a cast: every call pays it (False: once per step, a weight's)
     paired: Optional[PairedRatio] = None
 
     @property
@@ -321,6 +327,26 @@ class Fix(Record):
     speedup: Optional[float] = None
     extra_flops: Optional[float] = None
     extra_bytes: Optional[float] = None
+    casts_us: Optional[float] = None        # fp8: the casts every call pays (in time_us)
+    per_step_us: Optional[float] = None     # fp8: a weight's cast, once per step (not in time_us)
+
+
+@dataclasses.dataclass
+class Fp8Cause(Record):
+    """An fp8 target's shape against its recipe's 128 blocks."""
+    cause: Optional[str] = None             # "small M", "partial block", "scale layout padding"
+    dim: Optional[str] = None
+    value: Optional[int] = None
+    block_size: Optional[int] = None
+    evidence: Optional[int] = None          # the point that shows it
+    cost_us: Optional[float] = None
+    text: Optional[str] = None
+
+
+@dataclasses.dataclass
+class Fp8Explain(Record):
+    causes: Optional[List[Fp8Cause]] = None
+    over_max_error: Optional[int] = None    # precision fixes left out by --max-error
 
 
 @dataclasses.dataclass
@@ -357,6 +383,7 @@ class ExplainResult(_Result, Record):
     fixed_kernel: Optional[str] = None
     fixed_kernel_loss: Optional[float] = None
     fixes: Optional[List[Fix]] = None
+    fp8: Optional[Fp8Explain] = None
     not_measured: Optional[List[NotMeasured]] = None
     paired: Optional[PairedRun] = None
     wall_s: Optional[float] = None
@@ -553,6 +580,15 @@ class WhatIfs(Record):
     lines: Optional[List[str]] = None
 
 
+@dataclasses.dataclass
+class Fp8Casts(Record):
+    """The casts of a step's fp8 GEMMs (amax, scale, cast of both operands of every call)."""
+    us_per_step: Optional[float] = None
+    casts: Optional[int] = None
+    measured: Optional[int] = None
+    text: Optional[str] = None
+
+
 @dataclasses.dataclass(repr=False)
 class ProfileResult(_Result, Record):
     """`profile --json`: every distinct GEMM of one step, ranked by its time per step, with the
@@ -579,6 +615,7 @@ class ProfileResult(_Result, Record):
     fused_note: Optional[str] = None
     clocks_note: Optional[str] = None       # the clock the step's GEMMs were measured at, and how
     what_ifs: Optional[WhatIfs] = None      # measured on a GPU only
+    fp8_casts: Optional[Fp8Casts] = None    # a step with fp8 GEMMs: their casts per step, beside the GEMM time
     cli_text: Optional[str] = json_field("text")  # the CLI's own text of this result (what text() returns)
 
     def to_pandas(self):

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cast_backend.hpp"
 #include "backends/control_backends.hpp"
 #include "backends/cublas_backend.hpp"
 #include "backends/cublas_grouped_backend.hpp"
@@ -20,6 +21,7 @@ std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const DeviceBuffe
     case BackendKind::kCustom: return std::make_unique<CustomBackend>(spec, buffers);
     case BackendKind::kCopy: return std::make_unique<CopyBackend>(buffers);
     case BackendKind::kLaunchFloor: return std::make_unique<LaunchFloorBackend>();
+    case BackendKind::kCast: return std::make_unique<CastBackend>(buffers);
   }
   throw Error(ExitCode::kInternal, fmt::format("make_backend: backend kind {} is not known", int(spec.kind)));
 }

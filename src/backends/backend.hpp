@@ -34,6 +34,18 @@ struct DeviceBuffers {
   int64_t workspace_bytes = 0;
 };
 
+// An fp8 GEMM as its call reads it: the operands, their scales (core/fp8.hpp's layouts of the
+// problem's recipe) and its output. The scales' layout is ours to get right, so such a call is
+// checked against the fp32 product of its dequantized operands before it is timed (measure/verify).
+struct Fp8Operands {
+  Problem problem;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+  const void* c = nullptr;
+};
+
 // One problem bound to one backend and algorithm, ready to enqueue (again and again).
 class GemmCall {
  public:
@@ -41,6 +53,8 @@ class GemmCall {
   virtual void enqueue(cudaStream_t stream) = 0;
   // cuBLASLt's description of the algorithm, where there is one.
   virtual std::optional<LtAlgoConfig> lt_config() const { return std::nullopt; }
+  // An fp8 GEMM's operands and scales, to check it against its dequantized product.
+  virtual std::optional<Fp8Operands> fp8_operands() const { return std::nullopt; }
 };
 
 struct PreparedCall {

@@ -3,19 +3,26 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "backends/cuda_types.hpp"
 #include "backends/lt_names.hpp"
 #include "common/check.hpp"
+#include "core/fp8.hpp"
 
 namespace shapescope {
 namespace {
 
-// The descriptors of one matmul; cuBLASLt reads them at each call, so they live with the call.
+// The descriptors of one matmul; cuBLASLt reads them at each call, so they live with the call. An
+// fp8 matmul's own scales (device memory) live here too.
 struct LtDescriptors {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  float* own_scales = nullptr;
+  const float* scale_a = nullptr;  // our A's scales (cuBLASLt's B: row-major A is its column-major B)
+  const float* scale_b = nullptr;
   LtDescriptors() = default;
   LtDescriptors(const LtDescriptors&) = delete;
   LtDescriptors& operator=(const LtDescriptors&) = delete;
@@ -24,6 +31,7 @@ struct LtDescriptors {
     if (b) cublasLtMatrixLayoutDestroy(b);
     if (c) cublasLtMatrixLayoutDestroy(c);
     if (op) cublasLtMatmulDescDestroy(op);
+    if (own_scales) cudaFree(own_scales);
   }
 };
 
@@ -75,10 +83,14 @@ class LtCall : public GemmCall {
  public:
   LtCall(cublasLtHandle_t handle, std::shared_ptr<LtDescriptors> desc,
          const cublasLtMatmulHeuristicResult_t& result, OperandPointers ptr,
-         const DeviceBuffers& buffers)
+         const DeviceBuffers& buffers, const Problem& problem)
       : handle_(handle), desc_(std::move(desc)), algo_(result.algo), config_(describe(result)),
-        ptr_(ptr), buffers_(buffers) {}
+        ptr_(ptr), buffers_(buffers), problem_(problem) {}
 
+  std::optional<Fp8Operands> fp8_operands() const override {
+    if (!desc_->scale_a) return std::nullopt;
+    return Fp8Operands{problem_, ptr_.a, ptr_.b, desc_->scale_a, desc_->scale_b, ptr_.c};
+  }
   void enqueue(cudaStream_t stream) override {
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major C^T = B^T A^T: B's buffer is cuBLASLt's "A".
@@ -95,6 +107,7 @@ class LtCall : public GemmCall {
   LtAlgoConfig config_;
   OperandPointers ptr_;
   DeviceBuffers buffers_;
+  Problem problem_;
 };
 
 cublasLtMatrixLayout_t make_layout(cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld,
@@ -106,6 +119,49 @@ cublasLtMatrixLayout_t make_layout(cudaDataType_t type, int64_t rows, int64_t co
     set_layout(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, stride);
   }
   return layout;
+}
+
+cudaDataType_t fp8_type(Fp8Format format) { return format == Fp8Format::kE5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3; }
+
+cublasLtMatmulMatrixScale_t scale_mode(ScaleGrain grain) {
+  switch (grain) {
+    case ScaleGrain::kTensor: return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    case ScaleGrain::kRow: return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    case ScaleGrain::kVec128: return CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    case ScaleGrain::kBlock128: return CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+  }
+  return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+}
+
+// Powers of two from 1/4 to 4, a different one for neighbouring entries: a product that reads a
+// scale from the wrong entry comes out wrong by a factor, which the check before timing sees.
+std::vector<float> test_scales(int64_t count, uint32_t salt) {
+  std::vector<float> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const uint32_t h = (uint32_t(i) + salt) * 2654435761u;
+    out[size_t(i)] = std::ldexp(1.0f, int((h >> 16) % 5) - 2);
+  }
+  return out;
+}
+
+// An fp8 GEMM's scale modes and pointers: the caller's scales, or the call's own test scales. In
+// cuBLASLt's column-major view our B is its A and our A its B (backend.hpp).
+void set_fp8_scales(LtDescriptors& d, const Problem& p, const float* scale_a, const float* scale_b) {
+  const ScaleLayout la = scale_layout(p, CastOperand::kA), lb = scale_layout(p, CastOperand::kB);
+  if (!scale_a || !scale_b) {
+    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&d.own_scales), sizeof(float) * size_t(la.count + lb.count)));
+    const std::vector<float> a = test_scales(la.count, 1), b = test_scales(lb.count, 2);
+    CHECK_CUDA(cudaMemcpy(d.own_scales, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(d.own_scales + la.count, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice));
+    scale_a = d.own_scales;
+    scale_b = d.own_scales + la.count;
+  }
+  d.scale_a = scale_a;
+  d.scale_b = scale_b;
+  set_desc(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, int32_t(scale_mode(lb.grain)));
+  set_desc(d.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, int32_t(scale_mode(la.grain)));
+  set_desc(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(scale_b));
+  set_desc(d.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(scale_a));
 }
 
 }  // namespace
@@ -127,13 +183,17 @@ std::vector<std::string> CublasLtBackend::algo_keys() const {
 
 std::optional<std::string> CublasLtBackend::unsupported(const Problem& problem,
                                                         const DeviceContext& device) const {
-  return grouped_unsupported(problem);
+  if (problem.cast != CastOperand::kNone) return std::string("a cast is no GEMM (it runs on backend cast)");
+  if (auto why = grouped_unsupported(problem)) return why;
+  return recipe_unsupported(problem, device.cc_major * 10 + device.cc_minor);
 }
 
 std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,
                                                    const std::vector<std::string>& wanted,
                                                    std::string& why_missing) {
   const CudaTypes t = cuda_types(p.dtype);
+  const bool fp8 = p.dtype == DType::kFp8;
+  const cudaDataType_t type_a = fp8 ? fp8_type(p.recipe.a) : t.ab, type_b = fp8 ? fp8_type(p.recipe.b) : t.ab;
   const cublasOperation_t op_b = p.b_transposed() ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = p.a_transposed() ? CUBLAS_OP_T : CUBLAS_OP_N;
   auto desc = std::make_shared<LtDescriptors>();
@@ -141,10 +201,11 @@ std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,
   set_desc(desc->op, CUBLASLT_MATMUL_DESC_TRANSA, op_b);
   set_desc(desc->op, CUBLASLT_MATMUL_DESC_TRANSB, op_a);
   // Column-major shapes as stored: B's buffer is N x K (op N) or K x N (op T), ld = ldb.
-  desc->a = op_b == CUBLAS_OP_N ? make_layout(t.ab, p.n, p.k, p.ldb, p.batch, p.stride_b())
-                                : make_layout(t.ab, p.k, p.n, p.ldb, p.batch, p.stride_b());
-  desc->b = op_a == CUBLAS_OP_N ? make_layout(t.ab, p.k, p.m, p.lda, p.batch, p.stride_a())
-                                : make_layout(t.ab, p.m, p.k, p.lda, p.batch, p.stride_a());
+  desc->a = op_b == CUBLAS_OP_N ? make_layout(type_b, p.n, p.k, p.ldb, p.batch, p.stride_b())
+                                : make_layout(type_b, p.k, p.n, p.ldb, p.batch, p.stride_b());
+  desc->b = op_a == CUBLAS_OP_N ? make_layout(type_a, p.k, p.m, p.lda, p.batch, p.stride_a())
+                                : make_layout(type_a, p.m, p.k, p.lda, p.batch, p.stride_a());
+  if (fp8) set_fp8_scales(*desc, p, scale_a_, scale_b_);
   desc->c = make_layout(t.c, p.n, p.m, p.ldc, p.batch, p.stride_c());
 
   const OperandPointers ptr = operand_pointers(p, buffers_);
@@ -167,8 +228,12 @@ std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,
   }
   cublasLtMatmulPreferenceDestroy(pref);
   // NOT_SUPPORTED means no algorithm fits (e.g. an fp8 layout cuBLASLt lacks): a skip, not a crash.
-  if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && returned == 0)) {
-    why_missing = "cuBLASLt's heuristic found no algorithm for this problem";
+  // INVALID_VALUE for an fp8 problem is a recipe (scale modes, formats) this cuBLASLt does not take.
+  const bool refused_recipe = fp8 && status == CUBLAS_STATUS_INVALID_VALUE;
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED || refused_recipe || (status == CUBLAS_STATUS_SUCCESS && returned == 0)) {
+    why_missing = fp8 ? fmt::format("cuBLASLt {} has no algorithm for fp8 recipe {} at this shape",
+                                    cublasLtGetVersion(), recipe_text(p.recipe))
+                      : "cuBLASLt's heuristic found no algorithm for this problem";
     return {};
   }
   CHECK_CUBLAS(status);
@@ -178,7 +243,7 @@ std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,
     const int rank = std::stoi(key.substr(1));
     if (rank < returned) {
       calls.push_back({key, std::make_unique<LtCall>(handle_, desc, results[size_t(rank)], ptr,
-                                                     buffers_)});
+                                                     buffers_, p)});
     } else {
       why_missing = fmt::format("cuBLASLt's heuristic offered {} algorithm(s)", returned);
     }

@@ -119,6 +119,7 @@ void register_explain(CLI::App& app) {
                 "no precision controls (the same GEMM in tf32, bf16, fp16 or fp8, and their errors)");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (6x for a target of 1 ms or more)");
+  add_max_error_option(cmd, o->request.max_error);
   add_db_option(cmd, o->dbs, o->request.db, "result store (SQLite file); several: the shape on each one's GPUs side by side");
   add_device_option(cmd, o->device);
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");

@@ -20,6 +20,9 @@ namespace shapescope {
 
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
   cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  cmd->add_option("--recipe", shape.recipe,
+                  "fp8's scaling: tensor (default) | row | block (A 1x128, B 128x128) | block-1x128; an e5m2 "
+                  "operand as e.g. tensor:e5m2xe4m3");
   cmd->add_option("--layout", shape.layout, "nn (torch.mm(a, b)) | nt (x @ W.t()) | tn | tt; row-major, as PyTorch");
   cmd->add_option("--ld-pad", shape.ld_pad, "elements added to every leading dimension");
   cmd->add_option("--lda", shape.lda, "explicit leading dimension of A (elements)");
@@ -132,6 +135,18 @@ CLI::Option* add_backend_option(CLI::App* cmd, BackendSpec& backend, const std::
           "--backend", [&backend, command, kinds](const std::string& text) { backend = one_backend(text, command, kinds); },
           help)
       ->default_str(backend.text());
+}
+
+CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_error) {
+  return cmd->add_option_function<double>(
+      "--max-error",
+      [&max_error](const double& given) {
+        if (!(given > 0 && given <= 1))
+          throw usage_error(fmt::format("--max-error: {} must be a relative error above 0 and at most 1 (e.g. 0.05)", given));
+        max_error = given;
+      },
+      "precision fixes (fp8 per recipe, with its casts) only where the relative error against fp64, the worse of "
+      "Gaussian and outlier-channel inputs, is at most this");
 }
 
 void check_fp8_backend(DType dtype, BackendKind backend) {

@@ -3,7 +3,6 @@
 
 #include <charconv>
 #include <filesystem>
-#include <limits>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -235,5 +234,6 @@ void read_integer_options_whole(CLI::App& app) {
     }
   }
 }
+
 
 }  // namespace shapescope

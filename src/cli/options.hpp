@@ -35,6 +35,9 @@ CLI::Option* add_samples_option(CLI::App* cmd, int& samples, const std::string& 
 // --pair-seconds of explain, pad and profile: the longest paired run, 0 (no pairing) to 60 seconds,
 // checked when given (one line naming the value). `what` says what is paired.
 CLI::Option* add_pair_seconds_option(CLI::App* cmd, double& seconds, const std::string& what);
+// --max-error of explain and profile: the largest relative error (normwise, against fp64; the worse of
+// Gaussian and outlier-channel inputs) a precision fix may bring, above 0 and at most 1.
+CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_error);
 // --lt-algos: cuBLASLt's top K algorithms, K between 1 and 64.
 CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string& help);
 // --lt-algos above 1 times cuBLASLt's alternatives: refused without cublaslt among the backends.
@@ -113,6 +116,7 @@ struct StepArgs {
   bool train = false;
   int64_t tp = 1;
   std::string dtype = "bf16";
+  std::string recipe;  // fp8's training recipe: tensor (default), row, block
 };
 void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_help);
 // The token counts (at most `max_counts` of them, which `command` takes), tp and dtype, checked:
@@ -120,6 +124,7 @@ void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_h
 struct ParsedStep {
   std::vector<int64_t> tokens;
   DType dtype = DType::kBf16;
+  Fp8Scaling fp8 = Fp8Scaling::kTensor;
 };
 ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts, const char* command);
 // A trace or GEMM list records its own shapes: a step option given with one is refused, naming it.
@@ -133,5 +138,6 @@ ShapeArg parse_shape_option(const std::string& text);
 // now, so that a file that is no store, or a newer store, fails the dry run (exit 5) as the real
 // run would.
 void check_store_for_dry_run(const std::string& db);
+
 
 }  // namespace shapescope

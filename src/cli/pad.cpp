@@ -47,7 +47,8 @@ PadRequest model_request(const PadOptions& o, const ModelConfig& config) {
   request.train = o.step.train;
   request.tp = o.step.tp;
   request.dtype = step.dtype;
-  request.dtype_name = o.step.dtype;
+  request.fp8 = step.fp8;
+  request.dtype_name = o.step.dtype + (step.dtype == DType::kFp8 ? " " + std::string(to_string(step.fp8)) : "");
   return request;
 }
 

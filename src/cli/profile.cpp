@@ -4,11 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <iostream>
-#include <limits>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -19,6 +16,7 @@
 #include "report/output.hpp"
 #include "report/profile_html.hpp"
 #include "report/profile_report.hpp"
+#include "shape/range.hpp"
 #include "store/store.hpp"
 #include "views/profile.hpp"
 
@@ -41,22 +39,6 @@ struct ProfileOptions {
   bool html_given = false;
 };
 
-// "900,100,0,..." as counts; Error(kUsage) naming --expert-tokens for anything else.
-std::vector<int64_t> parse_counts(const std::string& text) {
-  std::vector<int64_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    int64_t v = -1;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (error != std::errc() || end != item.data() + item.size() || v < 0 || v > std::numeric_limits<int32_t>::max())
-      throw usage_error(fmt::format("--expert-tokens: '{}' in '{}' is not a token count (0..2147483647)", item, text));
-    out.push_back(v);
-  }
-  if (out.empty() || text.back() == ',')
-    throw usage_error(fmt::format("--expert-tokens: '{}' is not a comma list of token counts, one per expert", text));
-  return out;
-}
-
 // A model's step as a workload, with the MoE and attention options.
 Workload model_workload(const ProfileOptions& o) {
   const ModelConfig config = resolve_model(o.source);
@@ -66,7 +48,9 @@ Workload model_workload(const ProfileOptions& o) {
   r.train = o.step.train;
   r.tp = o.step.tp;
   r.dtype = step.dtype;
-  if (!o.expert_tokens.empty()) r.expert_tokens = parse_counts(o.expert_tokens);
+  r.fp8 = step.fp8;
+  if (!o.expert_tokens.empty())
+    r.expert_tokens = parse_number_list(o.expert_tokens, "--expert-tokens", "a token count", "token counts, one per expert");
   r.fused_gate_up = o.fused_gate_up;
   r.attention = o.attention;
   r.sequence = o.sequence;
@@ -230,13 +214,16 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "measure every what-if against the step in one paired run");
-  cmd->add_option_function<int64_t>(
+  cmd->add_option_function<std::string>(
       "--what-if",
-      [o](const int64_t& n) {
-        if (n < 1 || n > 100000) throw usage_error(fmt::format("--what-if: {} is not a what-if's number (1, 2, ...)", n));
-        o->request.what_if = size_t(n);
+      [o](const std::string& text) {
+        for (const int64_t n : parse_number_list(text, "--what-if", "a what-if's number", "what-ifs' numbers, e.g. 1,3")) {
+          if (n < 1) throw usage_error(fmt::format("--what-if: {} in '{}' is not a what-if's number (1, 2, ...)", n, text));
+          o->request.what_ifs.push_back(size_t(n));
+        }
       },
-      "also measure the step with what-if N alone applied, as a step (N as the what-ifs are numbered)");
+      "also measure the step with these what-ifs applied at once, as a step (their numbers: 3 or 1,2,3)");
+  add_max_error_option(cmd, o->request.max_error);
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");

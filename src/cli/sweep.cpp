@@ -44,6 +44,9 @@ MeasureOptions validate(const SweepOptions& o) {
   if (!o.devices.empty() && o.dry_run)
     throw usage_error(fmt::format("--devices: '{}' measures on several GPUs; --dry-run measures nothing (see one part "
                                   "of the plan with --shard I/N)", o.devices));
+  if (o.casts && (o.shape.dtype != "fp8" || !o.devices.empty()))
+    throw usage_error(o.shape.dtype != "fp8" ? fmt::format("--casts: the casts of fp8 GEMMs; --dtype is {}", o.shape.dtype)
+                                             : fmt::format("--casts: measured in one process; --devices '{}' splits the plan", o.devices));
   if (o.dry_run && !o.out.empty())
     throw usage_error(fmt::format("--out: '{}' takes measured results; --dry-run prints its plan to stdout "
                                   "(redirect it to keep it)",
@@ -89,6 +92,7 @@ MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timi
   request.lt_algos = o.lt_algos;
   request.force = o.force;
   request.measure = timing;
+  if (o.casts) add_fp8_casts(request);
   return request;
 }
 
@@ -196,6 +200,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--verbose", o->verbose, "also print where the wall time went, the samples histogram, the sentinel");
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
+  cmd->add_flag("--casts", o->casts, "fp8: also time each GEMM's casts (amax, scale, cast of A and of B; backend cast)");
   add_db_option(cmd, o->db, "result store (SQLite file)");
   auto* format = add_format_options(cmd, o->format, o->wide, "table | csv | json");
   auto* out = cmd->add_option("--out", o->out, "write the results to this file instead of stdout (-: stdout)");

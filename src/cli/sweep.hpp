@@ -27,6 +27,7 @@ struct SweepOptions {
   bool force = false;
   bool wide = false;          // --wide: kernel names whole in the table
   bool dry_run = false;
+  bool casts = false;         // --casts: each fp8 GEMM's two casts measured too (backend cast)
   std::string db = "shapescope.db";
   std::string format = "table";
   std::string out;

@@ -92,7 +92,10 @@ void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_h
   cmd->add_option("--tokens", step.tokens, tokens_help);
   cmd->add_flag("--train", step.train, "forward and both backward GEMMs of each Linear (default: forward only)");
   cmd->add_option("--tp", step.tp, "tensor-parallel ranks");
-  cmd->add_option("--dtype", step.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (forward only, cublaslt)");
+  cmd->add_option("--dtype", step.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (cublaslt; each pass in its recipe's nt form)");
+  cmd->add_option("--recipe", step.recipe,
+                  "fp8's training recipe: tensor (default; gradients e5m2) | row | block (1x128 activations and "
+                  "gradients, 128x128 weights)");
 }
 
 ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t max_counts, const char* command) {
@@ -109,8 +112,18 @@ ParsedStep parse_step(const StepArgs& step, const ModelConfig& config, size_t ma
   if (step.tp < 1 || step.tp > kMaxTp)
     throw usage_error(fmt::format("--tp: {} must be between 1 and {}", step.tp, kMaxTp));
   const DType dtype = dtype_option(step.dtype);
-  if (dtype == DType::kFp8 && step.train)
-    throw usage_error("--dtype: 'fp8' runs only as nt GEMMs (the forward); --train also needs nn and tn");
+  if (!step.recipe.empty()) {
+    const Fp8Recipe recipe = recipe_option(step.recipe);
+    if (dtype != DType::kFp8)
+      throw usage_error(fmt::format("--recipe: '{}' is an fp8 recipe; --dtype is {} (give --dtype fp8)", step.recipe,
+                                    step.dtype));
+    // A training recipe names the scaling; each pass's formats follow from it (model/fp8_steps.hpp).
+    if (recipe.scaling == Fp8Scaling::kBlock1x128 || recipe != Fp8Recipe{recipe.scaling})
+      throw usage_error(fmt::format("--recipe: '{}' names one GEMM's recipe; a step takes tensor, row or block (each "
+                                    "pass gets its own scales and formats from it)",
+                                    step.recipe));
+    out.fp8 = recipe.scaling;
+  }
   check_tp(config, step.tp);
   out.dtype = dtype;
   return out;
@@ -125,6 +138,7 @@ void refuse_step_options(const StepArgs& step, const std::string& source_option)
   if (step.train) refuse("--train", "true");
   if (step.tp != 1) refuse("--tp", std::to_string(step.tp));
   if (step.dtype != "bf16") refuse("--dtype", step.dtype);
+  if (!step.recipe.empty()) refuse("--recipe", step.recipe);
 }
 
 }  // namespace shapescope

@@ -10,13 +10,14 @@ std::string_view to_string(BackendKind kind) {
     case BackendKind::kCublasGrouped: return "cublas_grouped";
     case BackendKind::kCopy: return "copy";
     case BackendKind::kLaunchFloor: return "empty";
+    case BackendKind::kCast: return "cast";
   }
   return "";
 }
 
 std::optional<BackendKind> parse_backend_kind(std::string_view text) {
   for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom, BackendKind::kCublasGrouped,
-                           BackendKind::kCopy, BackendKind::kLaunchFloor})
+                           BackendKind::kCopy, BackendKind::kLaunchFloor, BackendKind::kCast})
     if (text == to_string(kind)) return kind;
   return std::nullopt;
 }
@@ -37,7 +38,8 @@ std::string_view default_algo(BackendKind kind) {
     case BackendKind::kCustom: return "";
     case BackendKind::kCublasGrouped:
     case BackendKind::kCopy:
-    case BackendKind::kLaunchFloor: return "default";
+    case BackendKind::kLaunchFloor:
+    case BackendKind::kCast: return "default";
   }
   return "";
 }

@@ -12,10 +12,13 @@ namespace shapescope {
 // kCopy and kLaunchFloor are explain's controls, not GEMMs: the copy of a problem's unaligned
 // operands into the aligned layout (the price of padding at run time), and an empty kernel in the
 // same timing harness (the launch and latency floor). They are not --backend values.
-enum class BackendKind { kCublas, kCublasLt, kCustom, kCublasGrouped, kCopy, kLaunchFloor };
+// kCast is an fp8 GEMM's quantization of one operand (amax, scale, cast into the layout the GEMM
+// reads: backends/cast_backend.hpp), a cost of fp8 beside its GEMM; its problems are core/fp8.hpp's
+// cast_problem(). Not a --backend value either.
+enum class BackendKind { kCublas, kCublasLt, kCustom, kCublasGrouped, kCopy, kLaunchFloor, kCast };
 
-// "cublas", "cublaslt", "custom", "cublas_grouped", "copy", "empty": the store's backend column and the
-// --backend items.
+// "cublas", "cublaslt", "custom", "cublas_grouped", "copy", "empty", "cast": the store's backend column
+// and the --backend items.
 std::string_view to_string(BackendKind kind);
 // The kind a store's backend column names ("cublas", ..., "empty"); nullopt for any other text.
 std::optional<BackendKind> parse_backend_kind(std::string_view text);

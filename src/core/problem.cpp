@@ -164,6 +164,12 @@ double Problem::flops() const {
 }
 
 std::string Problem::shape_string() const {
+  if (cast != CastOperand::kNone) {
+    const bool a = cast == CastOperand::kA;
+    const int64_t rows = a ? m : n;
+    const bool transposes = a ? a_transposed() : !b_transposed();
+    return fmt::format("cast {} {}x{}{}", a ? "A" : "B", rows, k, transposes ? fmt::format(" (from {}x{})", k, rows) : "");
+  }
   if (grouped())
     return fmt::format("grouped {} x {}x{}x{}", groups.size(), group_range(groups, [](const GroupShape& g) { return g.m; }),
                        group_range(groups, [](const GroupShape& g) { return g.n; }),
@@ -176,7 +182,7 @@ bool Problem::operator==(const Problem& other) const {
   return m == other.m && n == other.n && k == other.k && batch == other.batch &&
          dtype == other.dtype && layout == other.layout && lda == other.lda &&
          ldb == other.ldb && ldc == other.ldc && off_a == other.off_a && off_b == other.off_b &&
-         off_c == other.off_c && groups == other.groups;
+         off_c == other.off_c && groups == other.groups && recipe == other.recipe && cast == other.cast;
 }
 
 Problem grouped_problem(const std::vector<Problem>& groups) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fp8_recipe.hpp"
+
 namespace shapescope {
 
 enum class DType { kBf16, kFp16, kFp32, kTf32, kFp8 };
@@ -52,6 +54,12 @@ struct Problem {
   // buffers, each start rounded up to 16 bytes (as separate allocations, or the rows of one tensor
   // whose row length is a multiple of 16 bytes, would be). Empty: an ordinary (or strided batched) GEMM.
   std::vector<GroupShape> groups;
+  // fp8 only: how the operands are scaled and which 8-bit format each holds (core/fp8.hpp). Other
+  // dtypes keep the default, which their keys do not name.
+  Fp8Recipe recipe;
+  // A quantization, not a GEMM (backend "cast", core/fp8.hpp's cast_problem): which operand of the
+  // fp8 GEMM described by the other fields it writes.
+  CastOperand cast = CastOperand::kNone;
 
   bool grouped() const { return !groups.empty(); }
 
@@ -84,9 +92,10 @@ struct Problem {
     return (a_span() + b_span()) * input_bytes(dtype) + c_span() * output_bytes(dtype);
   }
 
-  // 2MNK x batch; a grouped call: the sum over its groups.
+  // 2MNK x batch; a grouped call: the sum over its groups; a cast: 0 (its n or m is 0).
   double flops() const;
-  // "4096x4096x4096", "4096x4096x4096 (batch 8)", "grouped 8 x 1025..1026x28672x4096".
+  // "4096x4096x4096", "4096x4096x4096 (batch 8)", "grouped 8 x 1025..1026x28672x4096"; a cast
+  // "cast A 4096x7168" (its output's rows x K; "from K x rows" when it transposes).
   std::string shape_string() const;
 
   bool operator==(const Problem& other) const;

@@ -205,10 +205,12 @@ std::unique_ptr<Buffers> allocate(Session& s, MemoryPlan& plan) {
   s.buffers.workspace = memory->workspace.ptr;
   s.buffers.workspace_bytes = plan.workspace;
   const DType dtype = s.gpu_problems.front().dtype;
-  // Several input types in one request (explain's precision controls, paired against the target):
-  // bytes that each of them reads as finite numbers (timing/device_kernels.hpp).
+  // Several input types in one request (explain's precision controls, paired against the target;
+  // an fp8 GEMM with its casts, which read bf16): bytes that each of them reads as finite numbers
+  // (timing/device_kernels.hpp).
   const bool mixed = std::any_of(s.gpu_problems.begin(), s.gpu_problems.end(), [&](const Problem& p) {
-    return input_bytes(p.dtype) != input_bytes(dtype) || (p.dtype == DType::kFp16) != (dtype == DType::kFp16);
+    return input_bytes(p.dtype) != input_bytes(dtype) || (p.dtype == DType::kFp16) != (dtype == DType::kFp16) ||
+           p.cast != CastOperand::kNone;
   });
   if (mixed) {
     fill_for_every_dtype(memory->a.ptr, plan.a, 1, nullptr);
@@ -265,7 +267,16 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   std::vector<size_t> checked;  // entry per queued check
   for (size_t i = 0; i < s.entries.size(); ++i) {
     Entry& e = s.entries[i];
-    if (!e.call || !(e.measure || compared(s)) || !s.backends[e.backend]->needs_verification()) continue;
+    if (!e.call || !(e.measure || compared(s))) continue;
+    // An fp8 GEMM's scales are laid out by us: checked against the product of its dequantized operands.
+    if (const std::optional<Fp8Operands> fp8 = e.call->fp8_operands()) {
+      if (!verifier) verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
+      mark_warm(s);
+      verifier->queue_fp8(*e.call, *fp8);
+      checked.push_back(i);
+      continue;
+    }
+    if (!s.backends[e.backend]->needs_verification()) continue;
     const Problem& p = s.request.problems[e.problem];
     if (!verifier) verifier = std::make_unique<Verifier>(s.buffers, memory.reference.ptr, plan.reference);
     const BackendKind kind = p.grouped() ? BackendKind::kCublasGrouped : BackendKind::kCublas;

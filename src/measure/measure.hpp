@@ -139,6 +139,10 @@ size_t count_points(size_t problems, const std::vector<BackendSpec>& backends, i
 // used to size chunks, for the ETA and for --dry-run; never reported as a measurement.
 double estimate_us(const Problem& problem);
 
+// `sweep --casts`: every fp8 GEMM of the request measured with its two casts too (backend cast, its
+// operands cast as its nt form reads them, core/fp8.hpp's cast_problem), each distinct cast once.
+void add_fp8_casts(MeasureRequest& request);
+
 // The command line that measures exactly this point again.
 std::string rerun_command(const PointKey& key, int lt_algos);
 

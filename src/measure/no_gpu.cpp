@@ -30,7 +30,7 @@ MeasureOutcome measure(const MeasureRequest&, const DeviceContext&, Store&, cons
   cannot_measure();
 }
 std::vector<Calibration> calibrate(const DeviceContext&, const std::atomic<bool>*) { cannot_measure(); }
-NumericalErrors measure_numerical_errors(const Problem&, const std::vector<DType>&, const BackendSpec&,
+NumericalErrors measure_numerical_errors(const Problem&, const std::vector<Precision>&, const BackendSpec&,
                                          const DeviceContext&) {
   cannot_measure();
 }

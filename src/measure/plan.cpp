@@ -8,6 +8,7 @@
 #include "common/units.hpp"
 #include "backends/variants.hpp"
 #include "core/backend_kind.hpp"
+#include "core/fp8.hpp"
 #include "measure/measure.hpp"
 
 namespace shapescope {
@@ -43,14 +44,34 @@ void check_fits(const MemoryPlan& mem, int64_t free_bytes, int64_t total_bytes) 
 MemoryPlan memory_plan(const std::vector<Problem>& problems, const DeviceContext& device, bool hot) {
   MemoryPlan plan;
   for (const auto& p : problems) {
-    plan.a = std::max(plan.a, p.a_span() * input_bytes(p.dtype));
-    plan.b = std::max(plan.b, p.b_span() * input_bytes(p.dtype));
+    // A cast reads its source in bf16 from the operand's buffer.
+    const int in = p.cast != CastOperand::kNone ? 2 : input_bytes(p.dtype);
+    plan.a = std::max(plan.a, p.a_span() * in);
+    plan.b = std::max(plan.b, p.b_span() * in);
     plan.c = std::max(plan.c, p.c_span() * output_bytes(p.dtype));
   }
   // A memset as large as L2 evicts the operands of the previous call (MEASURE.md: ~19 us for 50 MB).
   plan.flush = hot ? 0 : std::max<int64_t>(device.l2_bytes, 1 << 20);
   plan.workspace = kWorkspaceBytes;
   return plan;
+}
+
+void add_fp8_casts(MeasureRequest& request) {
+  if (request.pairs.empty())
+    for (size_t p = 0; p < request.problems.size(); ++p)
+      for (size_t b = 0; b < request.backends.size(); ++b) request.pairs.emplace_back(p, b);
+  const size_t gemms = request.problems.size(), cast = request.backends.size();
+  request.backends.emplace_back(BackendKind::kCast);
+  for (size_t i = 0; i < gemms; ++i) {
+    const Problem gemm = request.problems[i];
+    if (gemm.dtype != DType::kFp8 || gemm.cast != CastOperand::kNone || gemm.grouped()) continue;
+    for (CastOperand operand : {CastOperand::kA, CastOperand::kB}) {
+      const Problem c = cast_problem(gemm, gemm.recipe, operand);
+      if (std::find(request.problems.begin() + long(gemms), request.problems.end(), c) != request.problems.end()) continue;
+      request.problems.push_back(c);
+      request.pairs.emplace_back(request.problems.size() - 1, cast);
+    }
+  }
 }
 
 std::string rerun_command(const PointKey& key, int lt_algos) {
@@ -60,12 +81,18 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
     return fmt::format("shapescope profile --gemms LIST  # LIST: one row per group of {} {} {} (the points' groups "
                        "column), all with the same group id",
                        p.shape_string(), to_string(p.dtype), to_string(p.layout));
+  // A cast is measured beside its fp8 GEMM, by explain of that GEMM (or profile of its step).
+  if (p.cast != CastOperand::kNone)
+    return fmt::format("shapescope explain MxNxK --dtype fp8 --layout nt --recipe {}  # measures this {} (recipe {}) "
+                       "beside its GEMM",
+                       recipe_text(p.recipe), p.shape_string(), recipe_text(p.recipe));
   // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
   const BackendSpec backend(key.backend, key.backend == BackendKind::kCustom ? key.algo : "");
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
                                 p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend.text());
   if (key.backend == BackendKind::kCublasLt && key.algo != default_algo(key.backend))
     cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
+  if (p.dtype == DType::kFp8 && p.recipe != Fp8Recipe{}) cmd += fmt::format(" --recipe {}", recipe_text(p.recipe));
   if (p.batch > 1) cmd += fmt::format(" --batch {}", p.batch);
   Problem natural = p;
   natural.lda = p.a_cols();
@@ -83,6 +110,9 @@ PointKey sentinel_key(const std::vector<Problem>& problems, bool hot, ClockState
   Problem& p = key.problem;
   p.dtype = problems.empty() ? DType::kBf16 : problems.front().dtype;
   p.layout = problems.empty() ? Layout::kNN : problems.front().layout;
+  // fp8's GEMMs are nt (a request of casts has other layouts), with one scale per tensor: every GPU
+  // with fp8 runs it.
+  if (p.dtype == DType::kFp8) p.layout = Layout::kNT;
   p.m = p.n = p.k = p.dtype == DType::kFp32 ? 1024 : 2048;
   p.lda = p.a_cols();
   p.ldb = p.b_cols();

@@ -16,10 +16,13 @@
 
 #include "backends/backend.hpp"
 #include "backends/cublas_backend.hpp"
+#include "backends/cublaslt_backend.hpp"
+#include "backends/fp8_cast.hpp"
 #include "common/check.hpp"
 #include "common/error.hpp"
 #include "common/units.hpp"
 #include "core/backend_kind.hpp"
+#include "core/fp8.hpp"
 #include "device/device.hpp"
 #include "timing/device_kernels.hpp"
 
@@ -78,10 +81,16 @@ struct Operands {
 };
 
 // The inputs, drawn once in the problem's own dtype (the values the program holds) and widened to
-// fp64 exactly; the GEMM buffers serve as scratch for the draw.
-void draw_inputs(const Problem& p, Operands& o, cudaStream_t stream) {
+// fp64 exactly; the GEMM buffers serve as scratch for the draw. Outlier data: A's outlier channels
+// scaled up, then held in the problem's dtype again.
+void draw_inputs(const Problem& p, ErrorData data, Operands& o, cudaStream_t stream) {
   fill_normal(o.a.get(), p.a_span(), p.dtype, false, kSeedA, stream);
   widen_to_f64(o.a.get(), p.dtype, o.a64.f64(), p.a_span(), stream);
+  if (data == ErrorData::kOutliers) {
+    launch_outlier_channels(o.a64.f64(), p, kOutlierFactor, stream);
+    narrow_from_f64(o.a64.f64(), p.dtype, o.a.get(), p.a_span(), stream);
+    widen_to_f64(o.a.get(), p.dtype, o.a64.f64(), p.a_span(), stream);
+  }
   fill_normal(o.b.get(), p.b_span(), p.dtype, false, kSeedB, stream);
   widen_to_f64(o.b.get(), p.dtype, o.b64.f64(), p.b_span(), stream);
 }
@@ -109,9 +118,11 @@ void reference_gemm(const Problem& p, Operands& o, cudaStream_t stream) {
   CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
-NumericalError add_up(const std::vector<ErrorSums>& partials, const Problem& q) {
+NumericalError add_up(const std::vector<ErrorSums>& partials, const Problem& q, ErrorData data) {
   NumericalError e;
   e.dtype = q.dtype;
+  e.recipe = q.recipe;
+  e.data = data;
   e.problem = q;
   e.elements = q.m * q.n * q.batch;
   double sum_sq_diff = 0, sum_sq_want = 0;
@@ -126,14 +137,24 @@ NumericalError add_up(const std::vector<ErrorSums>& partials, const Problem& q) 
   return e;
 }
 
-// The GEMM in `dtype` on the inputs rounded to it, compared with the reference; nullopt (and why)
-// when the library cannot run it.
-std::optional<NumericalError> error_in(DType dtype, const Problem& p, const BackendSpec& backend, Operands& o,
-                                       const DeviceContext& device, cudaStream_t stream, std::string& why) {
+// C's distance from the reference, read back.
+NumericalError compare_output(const Problem& q, ErrorData data, Operands& o, cudaStream_t stream) {
+  auto* partials = static_cast<ErrorSums*>(o.partials.get());
+  launch_error_sums(operand_pointers(q, o.buffers).c, o.c64.f64() + q.off_c, q.m, q.n, q.ldc, q.batch, q.stride_c(),
+                    q.dtype, partials, stream);
+  std::vector<ErrorSums> host(kErrorBlocks);
+  CHECK_CUDA(cudaMemcpyAsync(host.data(), partials, host.size() * sizeof(ErrorSums), cudaMemcpyDeviceToHost, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  return add_up(host, q, data);
+}
+
+// The GEMM in a 16- or 32-bit dtype on the inputs rounded to it, compared with the reference; nullopt
+// (and why) when the library cannot run it.
+std::optional<NumericalError> error_in(DType dtype, const Problem& p, ErrorData data, const BackendSpec& backend,
+                                       Operands& o, const DeviceContext& device, cudaStream_t stream, std::string& why) {
   Problem q = p;
   q.dtype = dtype;
-  const std::unique_ptr<Backend> library =
-      make_backend(dtype == DType::kFp8 ? BackendSpec(BackendKind::kCublasLt) : backend, o.buffers, 1);
+  const std::unique_ptr<Backend> library = make_backend(backend, o.buffers, 1);
   if (auto no = library->unsupported(q, device)) {
     why = *no;
     return std::nullopt;
@@ -145,18 +166,66 @@ std::optional<NumericalError> error_in(DType dtype, const Problem& p, const Back
   CHECK_CUDA(cudaMemsetAsync(o.c.get(), 0, size_t(q.c_span() * output_bytes(dtype)), stream));
   calls.front().call->enqueue(stream);
   CHECK_CUDA(cudaGetLastError());
-  auto* partials = static_cast<ErrorSums*>(o.partials.get());
-  launch_error_sums(operand_pointers(q, o.buffers).c, o.c64.f64() + q.off_c, q.m, q.n, q.ldc, q.batch, q.stride_c(),
-                    dtype, partials, stream);
-  std::vector<ErrorSums> host(kErrorBlocks);
-  CHECK_CUDA(cudaMemcpyAsync(host.data(), partials, host.size() * sizeof(ErrorSums), cudaMemcpyDeviceToHost, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  return add_up(host, q);
+  return compare_output(q, data, o, stream);
+}
+
+// One operand quantized by the recipe's cast into `out` (K contiguous) and `scales`: its inputs in
+// bf16 (the source a training step casts from), laid out as the target holds them.
+void quantize(const Problem& p, const Fp8Recipe& recipe, CastOperand operand, const double* input64, void* bf16,
+              Allocation& out, Allocation& scales, Allocation& amax, cudaStream_t stream) {
+  const Problem c = cast_problem(p, recipe, operand);
+  narrow_from_f64(input64, DType::kBf16, bf16, operand == CastOperand::kA ? p.a_span() : p.b_span(), stream);
+  CastArgs args;
+  args.source = static_cast<const char*>(bf16) + 2 * (operand == CastOperand::kA ? p.off_a : p.off_b);
+  args.rows = cast_rows(c);
+  args.k = c.k;
+  args.ld_source = cast_source_ld(c);
+  args.transposed = cast_transposes(c);
+  args.format = cast_format(c);
+  args.out = out.get();
+  args.ld_out = c.k;
+  args.layout = scale_layout(c, operand);
+  args.scales = static_cast<float*>(scales.get());
+  args.amax = static_cast<float*>(amax.get());
+  enqueue_cast(args, stream);
+}
+
+// The GEMM in fp8 under `recipe`: both operands (batch 0) quantized by the recipe's casts, cuBLASLt's
+// scaled GEMM on them with those scales, its C against the reference's first matrix.
+std::optional<NumericalError> fp8_error(const Fp8Recipe& recipe, const Problem& p, ErrorData data, Operands& o,
+                                        const DeviceContext& device, cudaStream_t stream, std::string& why) {
+  Problem q = fp8_problem(p, recipe);
+  q.batch = 1;
+  q.ldc = p.ldc;
+  q.off_c = p.off_c;
+  const int64_t rows_a = q.m, rows_b = q.n;
+  Allocation qa(rows_a * q.k), qb(rows_b * q.k);
+  const ScaleLayout la = scale_layout(q, CastOperand::kA), lb = scale_layout(q, CastOperand::kB);
+  Allocation sa(la.count * 4), sb(lb.count * 4), amax_a(std::max(rows_a, rows_b) * 4), amax_b(rows_b * 4);
+  CHECK_CUDA(cudaMemsetAsync(sa.get(), 0, size_t(la.count * 4), stream));
+  CHECK_CUDA(cudaMemsetAsync(sb.get(), 0, size_t(lb.count * 4), stream));
+  DeviceBuffers buffers = o.buffers;
+  buffers.a = qa.get();
+  buffers.b = qb.get();
+  CublasLtBackend library(buffers, 1);
+  if (auto no = library.unsupported(q, device)) {
+    why = *no;
+    return std::nullopt;
+  }
+  library.use_scales(static_cast<const float*>(sa.get()), static_cast<const float*>(sb.get()));
+  std::vector<PreparedCall> calls = library.prepare(q, {"h0"}, why);
+  if (calls.empty()) return std::nullopt;
+  quantize(p, recipe, CastOperand::kA, o.a64.f64(), o.a.get(), qa, sa, amax_a, stream);
+  quantize(p, recipe, CastOperand::kB, o.b64.f64(), o.b.get(), qb, sb, amax_b, stream);
+  CHECK_CUDA(cudaMemsetAsync(o.c.get(), 0, size_t(q.c_span() * output_bytes(q.dtype)), stream));
+  calls.front().call->enqueue(stream);
+  CHECK_CUDA(cudaGetLastError());
+  return compare_output(q, data, o, stream);
 }
 
 }  // namespace
 
-NumericalErrors measure_numerical_errors(const Problem& target, const std::vector<DType>& dtypes,
+NumericalErrors measure_numerical_errors(const Problem& target, const std::vector<Precision>& precisions,
                                          const BackendSpec& backend, const DeviceContext& device) {
   if (target.grouped())
     throw Error(ExitCode::kInternal, "numerical error: a grouped call has no single output to compare");
@@ -172,15 +241,25 @@ NumericalErrors measure_numerical_errors(const Problem& target, const std::vecto
                             gib(double(free_bytes), 2)));
   const Stream stream;
   Operands o(p);
-  draw_inputs(p, o, stream.get());
-  reference_gemm(p, o, stream.get());
   NumericalErrors out;
-  for (DType d : dtypes) {
-    std::string why;
-    if (auto e = error_in(d, p, backend, o, device, stream.get(), why)) {
-      out.errors.push_back(*e);
-    } else {
-      out.skipped.push_back(fmt::format("{}: {}", to_string(d), why.empty() ? "the library offers no algorithm" : why));
+  std::vector<bool> refused(precisions.size(), false);
+  for (ErrorData data : {ErrorData::kGaussian, ErrorData::kOutliers}) {
+    draw_inputs(p, data, o, stream.get());
+    reference_gemm(p, o, stream.get());
+    for (size_t i = 0; i < precisions.size(); ++i) {
+      if (refused[i]) continue;
+      const Precision& d = precisions[i];
+      std::string why;
+      const std::optional<NumericalError> e =
+          d.dtype == DType::kFp8 ? fp8_error(d.recipe, p, data, o, device, stream.get(), why)
+                                 : error_in(d.dtype, p, data, backend, o, device, stream.get(), why);
+      if (e) {
+        out.errors.push_back(*e);
+        continue;
+      }
+      refused[i] = true;
+      out.skipped.push_back(
+          fmt::format("{}: {}", precision_name(d), why.empty() ? "the library offers no algorithm" : why));
     }
   }
   return out;

@@ -18,8 +18,15 @@ Problem packed(Problem p) {
 }  // namespace
 
 int64_t numerical_error_bytes(const Problem& p) {
-  // A, B and C as doubles, and once more as the widest dtype's (4 bytes) for the GEMM under test.
-  return (p.a_span() + p.b_span() + p.c_span()) * (8 + 4) + kWorkspaceBytes;
+  // A, B and C as doubles, and once more as the widest dtype's (4 bytes) for the GEMM under test; A
+  // and B quantized to fp8 with their scales and amax (well under a byte more per element).
+  return (p.a_span() + p.b_span() + p.c_span()) * (8 + 4) + (p.a_span() + p.b_span()) * 2 + kWorkspaceBytes;
+}
+
+std::string precision_name(const Precision& precision) {
+  std::string name(to_string(precision.dtype));
+  if (precision.dtype == DType::kFp8) name += " " + recipe_text(precision.recipe);
+  return name;
 }
 
 Problem numerical_error_problem(const Problem& target, int64_t budget) {

@@ -50,6 +50,15 @@ CheckedC checked_c(const Problem& p) {
   return c;
 }
 
+std::optional<std::string> fp8_verdict_text(const CompareResult& r, const Problem& p) {
+  if (r.bad == 0) return std::nullopt;
+  const uint64_t row = r.first / uint64_t(p.n), col = r.first % uint64_t(p.n);
+  const int64_t checked = std::min(p.m, kFp8CheckedLines) * p.n + std::min(p.n, kFp8CheckedLines) * p.m;
+  return fmt::format("failed verification against the product of its dequantized operands (recipe {}): {} of {} "
+                     "checked elements off (worst {:.3g}x the tolerance); first (row {}, col {}): got {:.4g}, want {:.4g}",
+                     recipe_text(p.recipe), r.bad, checked, r.worst, row, col, r.got, r.want);
+}
+
 std::optional<std::string> verdict_text(const CompareResult& r, const Problem& p) {
   if (r.bad == 0) return std::nullopt;
   const CheckedC checked = checked_c(p);
@@ -126,6 +135,47 @@ size_t Verifier::queue(GemmCall& call, GemmCall& reference, const Problem& p) {
                  absolute_tolerance(checked.k, p.dtype), device_verdict, stream);
   CHECK_CUDA(cudaMemcpyAsync(verdict, device_verdict, sizeof(CompareResult), cudaMemcpyDeviceToHost, stream));
   checked_.push_back(p);
+  fp8_.push_back(false);
+  return index;
+}
+
+size_t Verifier::queue_fp8(GemmCall& call, const Fp8Operands& o) {
+  const size_t index = checked_.size();
+  if (index % kBlock == 0) {
+    void* host = nullptr;
+    void* device = nullptr;
+    CHECK_CUDA(cudaMallocHost(&host, kBlock * sizeof(CompareResult)));
+    host_blocks_.push_back(host);
+    CHECK_CUDA(cudaMalloc(&device, kBlock * sizeof(CompareResult)));
+    device_blocks_.push_back(device);
+  }
+  auto* verdict = static_cast<CompareResult*>(host_blocks_.back()) + index % kBlock;
+  auto* device_verdict = static_cast<CompareResult*>(device_blocks_.back()) + index % kBlock;
+  *verdict = CompareResult{};
+  const cudaStream_t stream = as_stream(stream_);
+  const Problem& p = o.problem;
+  call.enqueue(stream);
+  CHECK_CUDA(cudaMemcpyAsync(device_verdict, verdict, sizeof(CompareResult), cudaMemcpyHostToDevice, stream));
+  Fp8Check check;
+  check.a = o.a;
+  check.b = o.b;
+  check.lda = p.lda;
+  check.ldb = p.ldb;
+  check.format_a = p.recipe.a;
+  check.format_b = p.recipe.b;
+  check.scale_a = o.scale_a;
+  check.scale_b = o.scale_b;
+  check.layout_a = scale_layout(p, CastOperand::kA);
+  check.layout_b = scale_layout(p, CastOperand::kB);
+  check.c = o.c;
+  check.ldc = p.ldc;
+  check.m = p.m;
+  check.n = p.n;
+  check.k = p.k;
+  launch_fp8_check(check, kFp8WantRelative, kFp8SumRelative, device_verdict, stream);
+  CHECK_CUDA(cudaMemcpyAsync(verdict, device_verdict, sizeof(CompareResult), cudaMemcpyDeviceToHost, stream));
+  checked_.push_back(p);
+  fp8_.push_back(true);
   return index;
 }
 
@@ -134,7 +184,7 @@ std::vector<std::optional<std::string>> Verifier::results() {
   std::vector<std::optional<std::string>> out;
   for (size_t i = 0; i < checked_.size(); ++i) {
     const auto* verdict = static_cast<const CompareResult*>(host_blocks_[i / kBlock]) + i % kBlock;
-    out.push_back(verdict_text(*verdict, checked_[i]));
+    out.push_back(fp8_[i] ? fp8_verdict_text(*verdict, checked_[i]) : verdict_text(*verdict, checked_[i]));
   }
   return out;
 }

@@ -14,6 +14,12 @@
 
 namespace shapescope {
 
+// An fp8 GEMM's tolerance against the product of its dequantized operands: two bf16 steps of the
+// element (its output is bf16) plus 2^-10 of the sum of the products' magnitudes (what fp32 and the
+// fp8 tensor cores' narrower accumulation may lose over K; a scale read from the wrong place moves a
+// whole block of 128 products by a factor of 2 or more).
+constexpr double kFp8WantRelative = 1.0 / 64, kFp8SumRelative = 1.0 / 1024;
+
 // Relative and absolute tolerance of one element: bf16 output rounding (2^-8 relative) on both
 // sides, plus differences at the scale of the sums, which grows with K (random normal operands make
 // |C| ~ sqrt(K): two bf16 steps of sqrt(K) for 16-bit outputs, where a split-K library rounds its
@@ -37,6 +43,10 @@ class Verifier {
   // compared on the GPU. Returns the check's index for results(). A grouped call's reference is a
   // cublas_grouped call of it (the same C buffer, every group's C).
   size_t queue(GemmCall& call, GemmCall& reference, const Problem& problem);
+  // Queues one check of an fp8 GEMM: `call` runs, its C is compared with the product of its
+  // dequantized operands (timing/device_kernels.hpp's launch_fp8_check, on 64 rows and 64 columns of
+  // C). Returns the check's index for results().
+  size_t queue_fp8(GemmCall& call, const Fp8Operands& operands);
   // Waits for every queued check; per check, nullopt when every element is within verify_tolerance,
   // else one line: how many are off, the worst error against the tolerance, the first bad element.
   std::vector<std::optional<std::string>> results();
@@ -47,6 +57,7 @@ class Verifier {
   int64_t capacity_;
   void* stream_ = nullptr;  // cudaStream_t
   std::vector<Problem> checked_;       // per queued check
+  std::vector<bool> fp8_;              // per queued check: against the dequantized product
   // Blocks of CompareResult, one per check: where the GPU reduces (device memory, so that its
   // atomics stay on the GPU) and where the host reads them (pinned, copied after each check).
   std::vector<void*> device_blocks_, host_blocks_;

@@ -326,8 +326,8 @@ void add_regret(const std::vector<StoredPoint>& points, std::vector<Annotation>&
     if (point.key.backend != BackendKind::kCublasLt || !(point.result.timing.median_us > 0)) continue;
     const Problem& p = point.key.problem;
     const std::string problem_key =
-        fmt::format("{} {} {} ld {} {} {} off {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),
-                    p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c);
+        fmt::format("{} {} {} ld {} {} {} off {} {} {} {}", p.shape_string(), to_string(p.dtype), to_string(p.layout),
+                    p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c, p.dtype == DType::kFp8 ? recipe_text(p.recipe) : "");
     const std::string device_key = point.device.gpu_uuid + " " + point.device.driver + " " + point.device.cublaslt;
     groups[{device_key, problem_key, point.key.backend, point.key.hot}].push_back(i);
   }

@@ -6,6 +6,8 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "core/fp8.hpp"
+#include "model/fp8_steps.hpp"
 
 namespace shapescope {
 
@@ -20,6 +22,12 @@ WorkloadGemm call(const std::string& origin, std::vector<Problem> problems, int6
   return g;
 }
 
+// One pass of a Linear: packed in the request's dtype, or in fp8 its recipe's nt GEMM.
+Problem linear_gemm(int64_t m, int64_t n, int64_t k, Layout layout, const WorkloadRequest& r) {
+  if (r.dtype != DType::kFp8) return packed_problem(m, n, k, layout, r.dtype);
+  return fp8_problem(packed_problem(m, n, k, layout, DType::kBf16), gemm_recipe(r.fp8, linear_roles(layout)));
+}
+
 // QK^T and PV per sequence and head (batch = sequences x heads per rank), and in training the four
 // GEMMs of their backward: dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q.
 void add_attention(Workload& w, const ModelConfig& c, const WorkloadRequest& r) {
@@ -29,8 +37,10 @@ void add_attention(Workload& w, const ModelConfig& c, const WorkloadRequest& r) 
                                   r.tokens, r.sequence));
   const int64_t s = r.sequence, batch = r.tokens / r.sequence * (c.heads / r.tp);
   const int64_t qk = c.head_dim, v = c.mla() ? c.v_head_dim : c.head_dim;
+  // FlashAttention keeps its GEMMs in 16 bits when the Linears run in fp8.
+  const DType dtype = r.dtype == DType::kFp8 ? DType::kBf16 : r.dtype;
   const auto bmm = [&](int64_t m, int64_t n, int64_t k, Layout layout) {
-    return std::vector<Problem>{packed_problem(m, n, k, layout, r.dtype, batch)};
+    return std::vector<Problem>{packed_problem(m, n, k, layout, dtype, batch)};
   };
   const int64_t l = c.layers;
   w.add(call("attention QK^T fwd", bmm(s, s, qk, Layout::kNT), l, true));
@@ -73,18 +83,18 @@ Workload config_workload(const ModelConfig& c, const WorkloadRequest& r) {
     }
     const int64_t in = l.in_per_rank(r.tp), o = l.out_per_rank(r.tp);
     if (!l.routed) {
-      w.add(call(l.name + " fwd", {packed_problem(t, o, in, Layout::kNT, r.dtype)}, l.count));
+      w.add(call(l.name + " fwd", {linear_gemm(t, o, in, Layout::kNT, r)}, l.count));
       if (!r.train) continue;
-      w.add(call(l.name + " dgrad", {packed_problem(t, in, o, Layout::kNN, r.dtype)}, l.count));
-      w.add(call(l.name + " wgrad", {packed_problem(o, in, t, Layout::kTN, r.dtype)}, l.count));
+      w.add(call(l.name + " dgrad", {linear_gemm(t, in, o, Layout::kNN, r)}, l.count));
+      w.add(call(l.name + " wgrad", {linear_gemm(o, in, t, Layout::kTN, r)}, l.count));
       continue;
     }
     std::vector<Problem> fwd, dgrad, wgrad;
     for (int64_t m : rows) {
       if (m == 0) continue;
-      fwd.push_back(packed_problem(m, o, in, Layout::kNT, r.dtype));
-      dgrad.push_back(packed_problem(m, in, o, Layout::kNN, r.dtype));
-      wgrad.push_back(packed_problem(o, in, m, Layout::kTN, r.dtype));
+      fwd.push_back(linear_gemm(m, o, in, Layout::kNT, r));
+      dgrad.push_back(linear_gemm(m, in, o, Layout::kNN, r));
+      wgrad.push_back(linear_gemm(o, in, m, Layout::kTN, r));
     }
     if (fwd.empty()) continue;
     w.add(call(l.name + " fwd", fwd, l.count));

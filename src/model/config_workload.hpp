@@ -25,6 +25,9 @@ struct WorkloadRequest {
   bool train = false;                  // forward only, or forward, input and weight gradients
   int64_t tp = 1;                      // tensor parallelism (per-rank GEMMs, as pad's)
   DType dtype = DType::kBf16;
+  // fp8's training recipe: each Linear pass runs as its recipe's nt fp8 GEMM (model/fp8_steps.hpp's
+  // gemm_recipe; the casts transpose the operands of the backward passes); attention stays in bf16.
+  Fp8Scaling fp8 = Fp8Scaling::kTensor;
   std::vector<int64_t> expert_tokens;  // rows per expert (uneven routing); empty: balanced
   // transformers 5 stores each expert's gate and up projections as one gate_up_proj (N = 2 x the
   // experts' width) and runs the experts through torch._grouped_mm: one group where transformers 4

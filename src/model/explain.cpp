@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "model/explain_fp8.hpp"
+
 namespace shapescope {
 namespace {
 
@@ -431,13 +433,28 @@ void precision_effect(const std::vector<ExplainPoint>& points, Explanation& e) {
   }
 }
 
-// Each other precision that runs the GEMM clearly faster is a fix, at the error measured with it.
+// Each other precision that runs the GEMM clearly faster, its fp8 casts paid, is a fix, at the error
+// measured with it. An fp8 point whose casts were not all measured is no fix: its price is unknown.
 void precision_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
   const ExplainPoint& t = points.front();
   for (size_t i = 1; i < points.size(); ++i) {
     const ExplainPoint& p = points[i];
-    if (p.role != Role::kPrecision || !timed(p) || *p.time_us >= *t.time_us * (1 - threshold(t, p))) continue;
-    e.fixes.push_back(fix_at(t, points, FixKind::kPrecision, i));
+    if (p.role != Role::kPrecision || !timed(p)) continue;
+    double per_call = 0, per_step = 0;
+    size_t casts = 0;  // timed: both operands' (explain's fp8 controls keep no weight in fp8)
+    for (const ExplainPoint& c : points)
+      if (c.role == Role::kCast && c.of == i && timed(c)) {
+        (c.per_call ? per_call : per_step) += *c.time_us;
+        ++casts;
+      }
+    if (p.candidate.problem.dtype == DType::kFp8 && casts < 2) continue;
+    if (*p.time_us + per_call >= *t.time_us * (1 - threshold(t, p))) continue;
+    Fix f = fix_at(t, points, FixKind::kPrecision, i);
+    f.casts_us = per_call;
+    f.per_step_us = per_step;
+    f.time_us += per_call;
+    f.speedup = *t.time_us / f.time_us;
+    e.fixes.push_back(f);
   }
 }
 
@@ -475,6 +492,7 @@ std::string_view role_name(Role role) {
     case Role::kNeighbourAlternative: return "neighbour alternative";
     case Role::kLaunchFloor: return "launch floor";
     case Role::kPrecision: return "precision";
+    case Role::kCast: return "cast";
   }
   return "";
 }
@@ -540,6 +558,7 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
   }
   control_fixes(points, e);
   precision_fixes(points, e);
+  e.fp8 = fp8_causes(points);
   // Fastest first; a smaller size changes the model and another precision its numbers, so they come
   // after the fixes that keep both (a precision the verdict names as the cause excepted).
   const auto changes_program = [&](const Fix& f) {

@@ -52,7 +52,8 @@ enum class Role {
   kAlternative,     // one of cuBLASLt's heuristic algorithms at the target
   kNeighbourAlternative,  // one of cuBLASLt's heuristic algorithms at a neighbour
   kLaunchFloor,     // an empty kernel in the same timing harness
-  kPrecision,       // the target's problem in another dtype (fp32 -> tf32, bf16, fp16; bf16/fp16 -> fp8)
+  kPrecision,       // the target's problem in another dtype (fp32 -> tf32, bf16, fp16; bf16/fp16 -> fp8 per recipe)
+  kCast,            // an fp8 point's quantization of one operand (point `of`: the target or a kPrecision point)
 };
 std::string_view role_name(Role role);  // "target", "neighbour", "fixed kernel", ... (JSON keys)
 
@@ -65,13 +66,17 @@ struct ExplainPoint {
   double noise = 0;             // relative IQR of the samples
   std::string kernel;           // short name of the main kernel, "" when unknown
   std::string algo;             // the store's algo key ("default", "h3", our variant's key)
-  std::optional<size_t> of;     // kFixedKernel: the index of the library point with the same problem
+  std::optional<size_t> of;     // kFixedKernel: the index of the library point with the same problem;
+                                // kCast: the fp8 point whose operand it quantizes
+  bool per_call = true;         // kCast: every call pays it (an activation); false: once per step (a weight)
   Annotation annotation;
   // Measured in the same passes as the target (core/paired_ratio.hpp): its time over the target's,
   // with the interval; time_us is then the paired run's. The target's is 1 with no width.
   std::optional<PairedRatio> paired;
-  // The target and kPrecision: its output against an fp64 reference of the same inputs, where measured.
+  // The target and kPrecision: its output against an fp64 reference of the same inputs, where measured:
+  // on unit normal inputs, and on the same with outlier channels (core/numerics.hpp).
   std::optional<NumericalError> error;
+  std::optional<NumericalError> error_outliers;
 
   std::optional<double> tflops() const { return annotation.roofline.tflops; }
 };
@@ -143,10 +148,28 @@ struct Fix {
   FixKind kind = FixKind::kLeave;
   std::optional<size_t> point;    // the measured point the target would become
   std::optional<size_t> copy;     // kAlignLayout, kPadAtRunTime: the copy that padding at run time adds
-  double time_us = 0;             // what the target would then take (the copy included)
+  double time_us = 0;             // what the target would then take (the copy, an fp8 GEMM's per-call casts included)
+  double casts_us = 0;            // kPrecision to fp8: the casts every call pays (in time_us)
+  double per_step_us = 0;         // kPrecision to fp8: the casts paid once per step (a weight's), not in time_us
   double speedup = 1;             // target time / time_us
   double extra_flops = 0;         // relative: +0.012 = 1.2 % more FLOPs (negative when smaller)
   double extra_bytes = 0;         // relative operand memory
+};
+
+// What an fp8 GEMM's shape does to its recipe (model/explain_fp8.hpp): computed from the shape and
+// the recipe, and measured where the neighbour that shows it was measured.
+enum class Fp8CauseKind {
+  kSmallM,          // M below 128 under block scaling: the block-scaled kernels' tiles run mostly empty
+  kPartialBlock,    // M or N not a multiple of 128 under block scaling: partial tiles and scale blocks
+  kScaleLayoutPad,  // K/128 not a multiple of 4: the 128x128 scales' K blocks are padded to a multiple of 4
+};
+struct Fp8Cause {
+  Fp8CauseKind kind = Fp8CauseKind::kSmallM;
+  Dim dim = Dim::kM;               // kSmallM, kPartialBlock: the dimension
+  int64_t value = 0;               // its size (kScaleLayoutPad: K / 128)
+  int64_t block_size = 0;          // the size that fills the block (kScaleLayoutPad: the padded K blocks)
+  std::optional<size_t> evidence;  // the measured neighbour at block_size
+  double cost_us = 0;              // measured: the target's time over what it takes at the neighbour's throughput
 };
 
 struct Explanation {
@@ -154,6 +177,7 @@ struct Explanation {
   Reference reference;
   std::vector<Effect> effects;    // in the order of the attribution (same-work controls first), no zero costs
   std::vector<Fix> fixes;         // the fastest first; empty: leave it
+  std::vector<Fp8Cause> fp8;      // an fp8 target's shape against its recipe's blocks
 };
 
 // points[0] is the target (Role::kTarget); the rest are neighbours and controls in any order.
@@ -168,7 +192,10 @@ struct Explanation {
 // a same-work control or the compared neighbour at the target's work) and becomes the verdict's
 // comparison; the other controls never mix precisions. A 16-bit GEMM's fp8 control is a fix only
 // (fp8 needs scaling a program must add; bf16 is where mixed precision puts a GEMM, not a cause).
+// An fp8 fix is priced with its casts: the per-call ones (kCast points of it with per_call) are in its
+// time, a weight's once-per-step ones beside it (Fix::per_step_us).
 Explanation explain(const std::vector<ExplainPoint>& points);
+
 
 // The dtypes explain measures the target in besides its own, on a GPU of this compute capability
 // (major*10+minor): fp32 -> tf32, bf16, fp16; tf32 -> bf16, fp16; bf16 and fp16 -> fp8 where the GPU

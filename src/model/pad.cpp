@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/fp8.hpp"
+#include "model/fp8_steps.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -25,9 +28,17 @@ bool heads_follow_hidden(const ModelConfig& c) {
          c.family == Family::kGptNeox;
 }
 
-// Packed, as `sweep` plans a problem without --ld-pad: the store then shares points with sweeps.
-Problem gemm(int64_t m, int64_t n, int64_t k, Layout layout, DType dtype) {
-  return packed_problem(m, n, k, layout, dtype);
+// Packed, as `sweep` plans a problem without --ld-pad: the store then shares points with sweeps. In
+// fp8 the pass runs as its recipe's nt GEMM (model/fp8_steps.hpp).
+Problem gemm(int64_t m, int64_t n, int64_t k, Layout layout, const StepOptions& s) {
+  if (s.dtype != DType::kFp8) return packed_problem(m, n, k, layout, s.dtype);
+  return fp8_problem(packed_problem(m, n, k, layout, DType::kBf16), gemm_recipe(s.fp8, linear_roles(layout)));
+}
+
+// The block a dimension of the step must fill: 128 under fp8 block scaling (its scales cover 128
+// elements; model/explain_fp8.hpp), else 1.
+int64_t recipe_block(const StepOptions& s) {
+  return s.dtype == DType::kFp8 && (s.fp8 == Fp8Scaling::kBlock || s.fp8 == Fp8Scaling::kBlock1x128) ? kScaleBlock : 1;
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -139,10 +150,10 @@ std::vector<StepGemm> linear_gemms(const ModelConfig& config, const StepOptions&
     }
     for (const auto& [rows, experts] : experts_with_rows) {
       const int64_t count = l.count * experts;
-      out.push_back({l.name, Pass::kForward, gemm(rows, o, in, Layout::kNT, step.dtype), count});
+      out.push_back({l.name, Pass::kForward, gemm(rows, o, in, Layout::kNT, step), count});
       if (!step.train) continue;
-      out.push_back({l.name, Pass::kInputGrad, gemm(rows, in, o, Layout::kNN, step.dtype), count});
-      out.push_back({l.name, Pass::kWeightGrad, gemm(o, in, rows, Layout::kTN, step.dtype), count});
+      out.push_back({l.name, Pass::kInputGrad, gemm(rows, in, o, Layout::kNN, step), count});
+      out.push_back({l.name, Pass::kWeightGrad, gemm(o, in, rows, Layout::kTN, step), count});
     }
   }
   return out;
@@ -180,7 +191,7 @@ std::string ChoiceInfo::where() const { return fmt::format("{} of {}", dim_name(
 std::vector<ChoiceInfo> choices(const ModelConfig& c, const StepOptions& s) {
   const bool gpt2 = c.family == Family::kGpt2;
   const int64_t t = s.tokens, tp = s.tp;
-  auto fwd = [&](int64_t n, int64_t k) { return gemm(t, n, k, Layout::kNT, s.dtype); };
+  auto fwd = [&](int64_t n, int64_t k) { return gemm(t, n, k, Layout::kNT, s); };
   std::vector<ChoiceInfo> out;
   const std::vector<LinearLayer> layers = linear_layers(c);
   out.push_back({Choice::kVocab, "vocab_size", c.vocab, 1, tp, layers.back().name + " fwd", fwd(c.vocab / tp, c.hidden)});
@@ -202,7 +213,7 @@ std::vector<ChoiceInfo> choices(const ModelConfig& c, const StepOptions& s) {
     const int64_t width = c.moe() ? c.expert_intermediate : c.intermediate;
     const int64_t rows = c.moe() ? balanced_expert_tokens(t, c.experts_per_token, c.experts).front() : t;
     out.push_back({Choice::kIntermediate, key, width, 1, tp, up + " fwd",
-                   gemm(rows, width / tp, c.hidden, Layout::kNT, s.dtype)});
+                   gemm(rows, width / tp, c.hidden, Layout::kNT, s)});
   } else if (gpt2) {
     out.push_back({Choice::kHidden, "n_embd", c.hidden, 1, 1, "attn.c_proj fwd", fwd(c.hidden, c.hidden / tp)});
     out.push_back({Choice::kIntermediate, "n_inner", c.intermediate, 1, tp, "c_fc fwd",
@@ -218,7 +229,7 @@ std::vector<ChoiceInfo> choices(const ModelConfig& c, const StepOptions& s) {
   }
   // Tokens are the M of every forward GEMM; the one with the most FLOPs per step decides the waves.
   const StepGemm* largest = nullptr;
-  std::vector<StepGemm> gemms = step_gemms(c, {s.tokens, false, s.tp, s.dtype});
+  std::vector<StepGemm> gemms = step_gemms(c, {s.tokens, false, s.tp, s.dtype, s.fp8});
   for (const StepGemm& g : gemms)
     if (!largest || double(g.count) * g.problem.flops() > double(largest->count) * largest->problem.flops()) largest = &g;
   out.push_back({Choice::kTokens, "tokens", t, 1, 1, largest->linear + " fwd", largest->problem,
@@ -232,7 +243,8 @@ std::vector<PadCandidate> pad_candidates(const ModelConfig& config, const StepOp
   const bool aligned = current % 256 == 0;
   // A size that fills the last wave but loses the alignment the current size has would trade the
   // library's fast kernels for a wave: wave sizes are rounded up to keep it (and 16-byte rows).
-  const int64_t keep = std::max<int64_t>(16 / input_bytes(step.dtype), largest_power_of_two(current));
+  const int64_t block = recipe_block(step);
+  const int64_t keep = std::max({int64_t(16 / input_bytes(step.dtype)), largest_power_of_two(current), block});
   struct Reasons {
     std::vector<std::string> exact;  // reasons whose size is the GEMM size itself
     std::string rounded;             // a reason whose size had to be raised to an allowed value
@@ -249,6 +261,7 @@ std::vector<PadCandidate> pad_candidates(const ModelConfig& config, const StepOp
     while (value < last && !valid_value(config, step, choice.choice, value)) ++value;
     if (value == last) continue;
     const int64_t size = value * choice.unit / choice.shard;
+    if (size % block != 0) continue;  // an fp8 block recipe runs only sizes that fill its blocks
     // neighbours() looks for the wave size within +25 %; rounding must not take it past that.
     if (wave_only && (size > current + current / 4 || !fills_last_wave(choice, size, probe_annotation))) continue;
     Reasons& r = found[value];

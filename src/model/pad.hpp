@@ -34,6 +34,9 @@ struct StepOptions {
   bool train = false;   // forward only, or forward and both backward GEMMs
   int64_t tp = 1;
   DType dtype = DType::kBf16;
+  // fp8's training recipe (model/fp8_steps.hpp's gemm_recipe gives each pass its own): every pass then
+  // runs as the nt fp8 GEMM of its recipe, its operands cast (and transposed) into that form.
+  Fp8Scaling fp8 = Fp8Scaling::kTensor;
 };
 
 struct StepGemm {

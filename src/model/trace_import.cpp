@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "model/input_file.hpp"
 #include "model/trace_clocks.hpp"
+#include "model/trace_fp8.hpp"
 
 namespace shapescope {
 
@@ -53,6 +54,8 @@ std::optional<int64_t> id_of(const Json& args, const char* key) {
   return it->get<int64_t>();
 }
 
+using Dims = std::vector<int64_t>;
+
 // One tensor argument as the trace records it.
 struct Tensor {
   std::vector<int64_t> dims, strides;
@@ -83,14 +86,6 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * std::max<int64_t>(dims[i], 1);
   return s;
-}
-
-std::optional<DType> dtype_of(const std::string& type) {
-  if (type == "c10::BFloat16" || type == "BFloat16") return DType::kBf16;
-  if (type == "c10::Half" || type == "Half") return DType::kFp16;
-  if (type == "float" || type == "c10::Float" || type == "Float") return DType::kFp32;
-  if (type == "c10::Float8_e4m3fn" || type == "Float8_e4m3fn") return DType::kFp8;
-  return std::nullopt;
 }
 
 std::string dims_text(const std::vector<int64_t>& v) {
@@ -208,19 +203,7 @@ const Tensor* tensor_arg(const OpArgs& args, size_t index) {
 }
 
 std::optional<DType> pair_dtype(const Tensor& a, const Tensor& b, std::string& reason) {
-  const std::optional<DType> da = dtype_of(a.type), db = dtype_of(b.type);
-  if (!da || !db) {
-    const std::string& bad = da ? b.type : a.type;
-    reason = fmt::format("input type '{}' is not one shapescope runs (c10::BFloat16, c10::Half, float, "
-                         "c10::Float8_e4m3fn)",
-                         bad);
-    return std::nullopt;
-  }
-  if (*da != *db) {
-    reason = fmt::format("its inputs have two types ('{}' and '{}')", a.type, b.type);
-    return std::nullopt;
-  }
-  return da;
+  return trace_pair_dtype(a.type, b.type, reason);  // model/trace_fp8.hpp
 }
 
 // Rows per group when a grouped call's offsets are not recorded: even, the remainder one row each
@@ -300,6 +283,14 @@ Mapping map_op(const std::string& op, const OpArgs& args) {
   const Tensor* b = tensor_arg(args, first + 1);
   if (!a || !b) return fail("it has no two tensor inputs");
   std::string reason;
+  if (op == "aten::_scaled_mm" && a->rank() == 2 && b->rank() == 2) {  // formats and recipe: model/trace_fp8.hpp
+    const Tensor *sa = tensor_arg(args, 2), *sb = tensor_arg(args, 3);
+    const std::optional<Fp8Recipe> recipe = scaled_mm_recipe(
+        {a->type, b->type, a->dim(2), b->dim(1), a->dim(1), sa ? sa->dims : Dims{}, sb ? sb->dims : Dims{}}, reason);
+    Mapping m = recipe ? gemm_of(a->matrix(), b->matrix(), 1, DType::kFp8) : fail(reason);
+    for (Problem& p : m.problems) p.recipe = *recipe;
+    return m;
+  }
   const std::optional<DType> dtype = pair_dtype(*a, *b, reason);
   if (!dtype) return fail(reason);
   const bool batched_op = op == "aten::bmm" || op == "aten::baddbmm";

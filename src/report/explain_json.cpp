@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "report/explain_fp8.hpp"
 #include "report/explain_report.hpp"
 #include "report/output.hpp"
 
@@ -45,14 +46,9 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
     points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
                       {"why", p.candidate.why}, {"size", p.candidate.value}, {"of", p.of ? Json(*p.of) : Json(nullptr)},
                       {"supports", supports}, {"point", Json::parse(body)}});
-    if (p.error)
-      points.back()["error"] = {{"dtype", std::string(to_string(p.error->dtype))},
-                                {"relative", p.error->relative},
-                                {"max_abs", p.error->max_abs},
-                                {"reference_max", p.error->reference_max},
-                                {"non_finite", p.error->non_finite},
-                                {"elements", p.error->elements},
-                                {"measured_at", p.error->problem.shape_string()}};
+    if (p.error) points.back()["error"] = numerical_error_json(*p.error);
+    if (p.error_outliers) points.back()["error_outliers"] = numerical_error_json(*p.error_outliers);
+    if (p.role == Role::kCast) points.back()["per_call"] = p.per_call;
     if (p.paired)
       points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
                                  {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},
@@ -66,8 +62,9 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
   for (const Fix& f : e.fixes)
     fixes.push_back({{"text", explain_fix_text(report, size_t(&f - e.fixes.data()))}, {"point", label(f.point)}, {"copy", label(f.copy)},
                      {"time_us", f.time_us}, {"speedup", f.speedup}, {"extra_flops", f.extra_flops},
-                     {"extra_bytes", f.extra_bytes}});
+                     {"extra_bytes", f.extra_bytes}, {"casts_us", f.casts_us}, {"per_step_us", f.per_step_us}});
   doc["fixes"] = fixes;
+  doc["fp8"] = explain_fp8_json(report);
   Json not_measured = Json::array();
   for (const NotMeasured& m : report.missing) not_measured.push_back({{"what", m.what}, {"why", m.why}});
   doc["not_measured"] = not_measured;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/units.hpp"
+#include "report/explain_fp8.hpp"
 #include "report/output.hpp"
 #include "report/table.hpp"
 
@@ -336,10 +337,20 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
   const ExplainPoint& p = at(r, *f.point);
   switch (f.kind) {
     case FixKind::kPadUp:
+      if (!t.time_us)
+        return fmt::format("pad to {} ({}): {:.2f}x the predicted tile and wave efficiency, for {:+.1f} % FLOPs", p.label,
+                           p.candidate.why, f.speedup,
+                           100 * (p.candidate.problem.flops() / t.candidate.problem.flops() - 1));
       return fmt::format("pad to {} ({}): {} -> {}, {} faster, for {:+.1f} % FLOPs and {:+.1f} % operand memory", p.label,
                          p.candidate.why, us(*t.time_us), us(f.time_us), times(f.speedup), f.extra_flops * 100,
                          f.extra_bytes * 100);
     case FixKind::kShrink:
+      // A prediction has no TFLOP/s: its fix says how much better the model finds the tiles and waves.
+      if (!p.tflops() || !t.tflops())
+        return fmt::format("choose {} ({}) if the model allows it: {:.2f}x the predicted tile and wave efficiency, "
+                           "{:.1f} % fewer FLOPs",
+                           p.label, p.candidate.why, f.speedup,
+                           100 * (1 - p.candidate.problem.flops() / t.candidate.problem.flops()));
       return fmt::format("choose {} ({}) if the model allows it: {:.1f} TFLOP/s against {:.1f}, {:.1f} % fewer FLOPs",
                          p.label, p.candidate.why, *p.tflops(), *t.tflops(), -f.extra_flops * 100);
     case FixKind::kAlignLayout: {
@@ -359,9 +370,7 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
       return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(f.time_us));
     case FixKind::kAlgorithm:
       return fmt::format("use cuBLASLt's algorithm {} ({}): {} -> {}", p.label, p.kernel, us(*t.time_us), us(f.time_us));
-    case FixKind::kPrecision:
-      return fmt::format("run it in {}: {} -> {}, {} faster, {:+.0f} % operand memory{}", p.label, us(*t.time_us),
-                         us(f.time_us), times(f.speedup), f.extra_bytes * 100, error_phrase(p));
+    case FixKind::kPrecision: return explain_precision_fix_text(r, f);
     case FixKind::kBatchMore:
       return fmt::format("batch more work per call: {} does {} the work in {} (vs {})", p.label,
                          times(p.candidate.problem.flops() / t.candidate.problem.flops()), us(f.time_us), us(*t.time_us));
@@ -393,7 +402,7 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
   if (paired) rows.front().insert(rows.front().end() - 1, "time / target (95 %)");
   for (const ExplainPoint& p : r.points) {
     if (p.role == Role::kTarget || p.role == Role::kNeighbour || p.role == Role::kFixedKernel ||
-        p.role == Role::kPrecision)
+        p.role == Role::kPrecision || p.role == Role::kCast)
       continue;
     const bool gemm = p.role != Role::kCopy && p.role != Role::kLaunchFloor;
     rows.push_back({std::string(role_name(p.role)), p.label, time_cell(p),
@@ -401,26 +410,6 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
                     p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
                     p.kernel.empty() ? "-" : p.kernel});
     if (paired) rows.back().insert(rows.back().end() - 1, paired_cell(p));
-  }
-  return rows;
-}
-
-// The target in its own precision and in the others: time, speed against the target, and each
-// output's error against an fp64 reference of the same inputs.
-std::vector<std::vector<std::string>> precision_rows(const ExplainReport& r) {
-  const ExplainPoint& t = r.points.front();
-  const bool paired = any_paired(r);
-  std::vector<std::vector<std::string>> rows = {{"dtype", "time [us]", "TFLOP/s", "vs target", "rel. error",
-                                                 "max abs error", "kernel"}};
-  if (paired) rows.front().insert(rows.front().begin() + 4, "time / target (95 %)");
-  for (const ExplainPoint& p : r.points) {
-    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
-    rows.push_back({dtype_of(p) + (p.role == Role::kTarget ? " (target)" : ""), time_cell(p),
-                    p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
-                    p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
-                    p.error ? scientific(p.error->relative) : "-", p.error ? scientific(p.error->max_abs) : "-",
-                    p.kernel.empty() ? "-" : p.kernel});
-    if (paired) rows.back().insert(rows.back().begin() + 4, paired_cell(p));
   }
   return rows;
 }
@@ -553,10 +542,12 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
     out << "\ncontrols (the same GEMM with one thing changed)\n";
     write_columns(out, controls, "  ");
   }
+  for (const std::string& line : explain_fp8_lines(report)) out << line << "\n";
   if (has_precision(report)) {
-    out << "\nprecision (the same GEMM in another dtype; error: its output against an fp64 reference of the same "
-           "random inputs)\n";
-    write_columns(out, precision_rows(report), "  ");
+    out << "\nprecision (the same GEMM in another dtype, fp8 per recipe with its casts: an activation's every call, a "
+           "weight's once per step; error: its output against an fp64 reference of the same random inputs, and of "
+           "the same with outlier channels)\n";
+    write_columns(out, explain_precision_rows(report), "  ");
   }
   const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";

@@ -216,6 +216,8 @@ Json point_fields(const StoredPoint& point) {
   j["off_c"] = p.off_c;
   j["mode"] = point.key.hot ? "hot" : "cold";
   j["clocks"] = to_string(point.key.clocks);
+  j["recipe"] = p.dtype == DType::kFp8 ? recipe_text(p.recipe) : std::string();  // fp8's scaling; "" otherwise
+  j["cast"] = std::string(to_string(p.cast));  // a cast point's operand ("a", "b"); "" for a GEMM
   j["gpu_name"] = d.gpu_name;
   j["gpu_uuid"] = d.gpu_uuid;
   j["driver"] = d.driver;

@@ -105,7 +105,9 @@ void print_model(std::ostream& out, const ModelConfig& c, const PadRequest& o) {
                        c.head_dim);
   }
   out << fmt::format("GEMMs per rank: {}, {}, tp {}, backend {}\n",
-                     o.train ? "training (per Linear: fwd nt, dgrad nn, wgrad tn)" : "forward only (nt)", o.dtype_name, o.tp,
+                     !o.train ? "forward only (nt)"
+                             : o.dtype == DType::kFp8 ? "training (per Linear: fwd, dgrad, wgrad, each in fp8's nt form)"
+                                                      : "training (per Linear: fwd nt, dgrad nn, wgrad tn)", o.dtype_name, o.tp,
                      to_string(o.backend));
   out << "left out: " << kLeftOut << "\n";
 }

@@ -338,6 +338,17 @@ Json what_ifs_json(const ProfileResult& r) {
           {"changed_steps", steps}, {"step_us", w.step_us}, {"lines", what_if_lines(r, w)}};
 }
 
+// The fp8 GEMMs' casts beside the GEMM time (views/profile.hpp): the step pays both.
+std::optional<std::string> fp8_casts_line(const ProfileResult& r) {
+  if (!r.fp8_casts) return std::nullopt;
+  const ProfileResult::Fp8Casts& c = *r.fp8_casts;
+  return fmt::format("fp8 casts (amax, scale and cast of both operands of every fp8 GEMM call): {} per step{}, "
+                     "besides the GEMM time above; GEMMs and casts: {}",
+                     us_or_ms(c.us_per_step),
+                     c.measured < c.casts ? fmt::format(" ({} of {} casts measured)", c.measured, c.casts) : "",
+                     us_or_ms(r.totals.measured_us + c.us_per_step));
+}
+
 }  // namespace
 
 ProfileText profile_text(const ProfileResult& r) {
@@ -355,6 +366,7 @@ void write_profile_text(std::ostream& out, const ProfileResult& r) {
   out << "\n";
   print_table(out, r);
   out << "\n" << text.total << "\n";
+  if (const std::optional<std::string> casts = fp8_casts_line(r)) out << *casts << "\n";
   print_what_ifs(out, r);
   for (const std::string& line : text.lists) out << line << "\n";
 }
@@ -389,6 +401,9 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   const std::optional<std::string> clocks = clocks_note(r);
   j["clocks_note"] = clocks ? Json(*clocks) : Json(nullptr);
   if (r.measured) j["what_ifs"] = what_ifs_json(r);
+  if (r.fp8_casts)
+    j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
+                      {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};
   // The text report itself: the Python package shows it as it is rather than drawing it again.
   std::ostringstream text;
   write_profile_text(text, r);

@@ -1,6 +1,7 @@
 #include "report/what_if_text.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/units.hpp"
 #include "report/explain_report.hpp"

@@ -204,6 +204,13 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
   const double points = checked_point_count(dims, given, batches);
 
   std::vector<Problem> problems;
+  Fp8Recipe recipe;
+  if (!options.recipe.empty()) {
+    recipe = recipe_option(options.recipe);
+    if (dtype != DType::kFp8)
+      throw usage_error(fmt::format("--recipe: '{}' is an fp8 recipe; --dtype is {} (give --dtype fp8)", options.recipe,
+                                    to_string(dtype)));
+  }
   problems.reserve(static_cast<size_t>(points));
   std::array<int64_t, 3> value{};
   for (int64_t m : dims[0]) {
@@ -215,6 +222,7 @@ std::vector<Problem> plan_problems(const ShapeOptions& options) {
             if (!given[d]) value[d] = value[leader];
           }
           problems.push_back(make_problem(options, value[0], value[1], value[2], batch, dtype, layout));
+          problems.back().recipe = recipe;
         }
       }
     }

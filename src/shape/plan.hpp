@@ -14,6 +14,7 @@ struct ShapeOptions {
   std::string batch = "1";      // a range too
   std::string dtype = "bf16";
   std::string layout = "nn";
+  std::string recipe;           // fp8's recipe (core/fp8_recipe.hpp); empty: tensor
   int64_t ld_pad = 0;                   // elements added to every leading dimension
   std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (not with ld_pad)
   int64_t offset = 0;                   // base-pointer offset of A and B, in elements
@@ -22,7 +23,7 @@ struct ShapeOptions {
 // The product of the ranges, in order m (outer) .. n .. k .. batch (inner).
 // Throws Error(kUsage) naming the option and value for anything invalid: no dimension given,
 // a malformed range, ld smaller than the stored row length (names the first point it fails at),
-// negative padding or offset, unknown dtype or layout.
+// negative padding or offset, unknown dtype, layout or recipe, a recipe for a dtype other than fp8.
 std::vector<Problem> plan_problems(const ShapeOptions& options);
 
 // One of `count` interleaved parts of a plan: every count-th problem from the index-th (1-based).

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <unordered_set>
 
 #include "common/error.hpp"
@@ -160,6 +162,20 @@ std::vector<int64_t> parse_range(std::string_view text, std::string_view option)
     if (seen.insert(value).second) unique.push_back(value);
   }
   return unique;
+}
+
+std::vector<int64_t> parse_number_list(const std::string& text, const char* option, const char* one, const char* list) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    int64_t v = -1;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (error != std::errc() || end != item.data() + item.size() || v < 0 || v > std::numeric_limits<int32_t>::max())
+      throw usage_error(fmt::format("{}: '{}' in '{}' is not {} (0..2147483647)", option, item, text, one));
+    out.push_back(v);
+  }
+  if (out.empty() || text.back() == ',') throw usage_error(fmt::format("{}: '{}' is not a comma list of {}", option, text, list));
+  return out;
 }
 
 }  // namespace shapescope

@@ -17,4 +17,9 @@ namespace shapescope {
 // (e.g. "--n: '4096..1' is a reversed range (first 4096 > last 1)").
 std::vector<int64_t> parse_range(std::string_view text, std::string_view option);
 
+// "900,100,0,..." as numbers (0..2^31-1), in order, repeats kept: an option's list of counts or
+// numbers. Error(kUsage) naming the option, with `one` ("a token count") for a bad item and `list`
+// ("token counts, one per expert") for a bad or empty list.
+std::vector<int64_t> parse_number_list(const std::string& text, const char* option, const char* one, const char* list);
+
 }  // namespace shapescope

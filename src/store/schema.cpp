@@ -16,11 +16,16 @@ using namespace sql;
 
 namespace {
 
-// Schema 2 (this build): the clock state and a grouped call's groups ('' for an ordinary problem)
-// are part of a point's key; the stopping rule's reason and interval and the sentinel's drift are
-// stored per point. Schema 1 stores are read as they are (the
-// new columns read as their legacy values, below) and upgraded only by a writing command.
-constexpr int kSchemaVersion = 2;
+// Schema 2: the clock state and a grouped call's groups ('' for an ordinary problem) are part of a
+// point's key; the stopping rule's reason and interval and the sentinel's drift are stored per point.
+// Schema 3 (this build): an fp8 point's recipe ('' for other dtypes) and a cast point's operand
+// ('' for a GEMM) are part of the key. A store written before recipes timed its fp8 GEMMs with
+// cuBLASLt's scale pointers unset (scale 1 on both operands): the one-scale-per-tensor call with
+// scalars of 1, which is recipe tensor (the same kernels; the GPU test
+// Fp8Recipes.TensorScalesKeepTheUnscaledKernel holds it), so its fp8 points read as 'tensor'.
+// Older stores are read as they are (the new columns read as their legacy values, below) and
+// upgraded only by a writing command.
+constexpr int kSchemaVersion = 3;
 constexpr const char* kApplication = "shapescope";
 
 // The columns that make a point distinct: the device's software stack and the key. They are both the
@@ -28,7 +33,7 @@ constexpr const char* kApplication = "shapescope";
 constexpr const char* kKeyColumns[] = {
     "gpu_uuid", "driver", "cuda_runtime", "cublas", "cublaslt", "backend", "algo", "dtype", "layout",
     "m",        "n",      "k",            "batch",  "lda",      "ldb",     "ldc",  "off_a", "off_b",
-    "off_c",    "groups", "mode",         "clock_state"};
+    "off_c",    "groups", "mode",         "clock_state", "recipe", "cast_operand"};
 
 constexpr const char* kMetaTable = "\nCREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n";
 constexpr const char* kOtherTables = R"sql(
@@ -88,6 +93,8 @@ constexpr Column kPointTable[] = {
     {"mode", "TEXT NOT NULL CHECK (mode IN ('cold', 'hot'))"},
     {"clock_state", "TEXT NOT NULL DEFAULT 'unrecorded' CHECK (clock_state IN ('unrecorded', 'sustained', 'burst'))",
      2, "'unrecorded'"},
+    {"recipe", "TEXT NOT NULL DEFAULT ''", 3, "(CASE WHEN dtype = 'fp8' THEN 'tensor' ELSE '' END)"},
+    {"cast_operand", "TEXT NOT NULL DEFAULT '' CHECK (cast_operand IN ('', 'a', 'b'))", 3, "''"},
     {"median_us", "REAL NOT NULL"},
     {"min_us", "REAL NOT NULL"},
     {"max_us", "REAL NOT NULL"},
@@ -140,11 +147,10 @@ std::string column_expr(const char* name, int version) {
   return name;
 }
 
-// The columns a table of `version` has, in table order (what an upgrade copies).
-std::string stored_columns(int version) {
+// Every column of the points table, in table order (what an upgrade fills).
+std::string all_columns() {
   std::string list;
-  for (const Column& column : kPointTable)
-    if (column.since <= version) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
+  for (const Column& column : kPointTable) list += fmt::format("{}{}", list.empty() ? "" : ", ", column.name);
   return list;
 }
 
@@ -219,6 +225,8 @@ int bind_key(Statement& stmt, int first, const DeviceContext& device, const Poin
   stmt.bind(i++, groups_text(p));
   stmt.bind(i++, std::string(key.hot ? "hot" : "cold"));
   stmt.bind(i++, to_string(key.clocks));
+  stmt.bind(i++, p.dtype == DType::kFp8 ? recipe_text(p.recipe) : std::string());
+  stmt.bind(i++, std::string(to_string(p.cast)));
   return i;
 }
 
@@ -253,10 +261,11 @@ int check_schema_version(sqlite3* db, const std::string& path, const std::vector
   return int(stored_version);
 }
 
-// Schema 1 -> 2, inside the writing connection's open transaction, with foreign keys off (SQLite's
-// way to change a table's constraints: make the new table, copy, drop the old one, rename; the
-// kernels' and annotations' references to points(id) hold, as the ids are copied). Returns the
-// number of points kept.
+// An older schema -> this one, inside the writing connection's open transaction, with foreign keys
+// off (SQLite's way to change a table's constraints: make the new table, copy, drop the old one,
+// rename; the kernels' and annotations' references to points(id) hold, as the ids are copied). Each
+// column the old table lacks is filled with its legacy value, as a read of the old table sees it.
+// Returns the number of points kept.
 int64_t upgrade_points_table(sqlite3* db, const std::string& path, int from_version,
                              const std::vector<std::string>& tables) {
   if (std::find(tables.begin(), tables.end(), "points") == tables.end()) {
@@ -265,8 +274,9 @@ int64_t upgrade_points_table(sqlite3* db, const std::string& path, int from_vers
     return 0;
   }
   exec(db, path, point_table_sql("points_upgrade").c_str(), "cannot upgrade the schema");
-  const std::string columns = stored_columns(from_version);
-  exec(db, path, fmt::format("INSERT INTO points_upgrade ({0}) SELECT {0} FROM points", columns).c_str(),
+  exec(db, path,
+       fmt::format("INSERT INTO points_upgrade ({}) SELECT {} FROM points", all_columns(), select_list(from_version))
+           .c_str(),
        "cannot upgrade the schema");
   exec(db, path, "DROP TABLE points", "cannot upgrade the schema");
   exec(db, path, "ALTER TABLE points_upgrade RENAME TO points", "cannot upgrade the schema");

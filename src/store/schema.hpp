@@ -41,7 +41,7 @@ inline constexpr const char* kKernelColumns =
 // be a shapescope store of a schema version this build reads (returns it; fails otherwise).
 std::vector<std::string> table_names(sqlite3* db, const std::string& path);
 int check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables);
-// Schema 1 -> 2 inside the writing connection's open transaction: the points copied into a table of
+// An older schema -> this one inside the writing connection's open transaction: the points copied into a table of
 // this schema; returns how many.
 int64_t upgrade_points_table(sqlite3* db, const std::string& path, int from_version,
                              const std::vector<std::string>& tables);

@@ -80,6 +80,15 @@ void read_key(const Statement& row, int& c, int64_t id, const std::string& path,
   const std::optional<ClockState> state = parse_clock_state(clocks);
   if (!state) fail(path, fmt::format("corrupt (point {} has clock state '{}')", id, clocks));
   key.clocks = *state;
+  const std::string recipe = row.text(c++);
+  const std::optional<Fp8Recipe> parsed_recipe = recipe.empty() ? std::optional<Fp8Recipe>(Fp8Recipe{}) : parse_recipe(recipe);
+  if (!parsed_recipe || recipe.empty() != (p.dtype != DType::kFp8))
+    fail(path, fmt::format("corrupt (point {} of dtype {} has recipe '{}')", id, dtype, recipe.substr(0, 40)));
+  p.recipe = *parsed_recipe;
+  const std::string cast = row.text(c++);
+  const std::optional<CastOperand> operand = parse_cast_operand(cast);
+  if (!operand) fail(path, fmt::format("corrupt (point {} has cast operand '{}')", id, cast.substr(0, 40)));
+  p.cast = *operand;
 }
 
 // cuBLASLt's config (15 columns from `c`; lt_algo_id is NULL exactly when the point has none);

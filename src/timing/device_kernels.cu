@@ -4,6 +4,7 @@
 
 #include "common/check.hpp"
 #include "common/error.hpp"
+#include "core/numerics.hpp"
 #include "timing/device_kernels.hpp"
 
 namespace shapescope {
@@ -267,6 +268,25 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
       if (as_output) return fill<__nv_bfloat16>(data, count, seed, stream);
       return fill<__nv_fp8_e4m3>(data, count, seed, stream);
   }
+}
+
+__global__ void outlier_channels_kernel(double* a, int64_t begin, int64_t end, int64_t lda, int64_t rows,
+                                        bool transposed, double factor) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = begin + int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end; i += stride) {
+    const int64_t at = i - begin;
+    // A stored M x K: K is the column within a row; stored K x M: K is the row within a matrix.
+    const int64_t k = transposed ? (at / lda) % rows : at % lda;
+    if (outlier_channel(k)) a[i] *= factor;
+  }
+}
+
+void launch_outlier_channels(double* a, const Problem& p, double factor, cudaStream_t stream) {
+  const int64_t count = p.a_span() - p.off_a;
+  if (count <= 0) return;
+  outlier_channels_kernel<<<elementwise_blocks(count), 256, 0, stream>>>(a, p.off_a, p.a_span(), p.lda, p.a_rows(),
+                                                                         p.a_transposed(), factor);
+  CHECK_CUDA(cudaGetLastError());
 }
 
 void widen_to_f64(const void* from, DType dtype, double* to, int64_t count, cudaStream_t stream) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/fp8.hpp"
 #include "core/problem.hpp"
 
 namespace shapescope {
@@ -55,12 +56,44 @@ struct CompareResult {
 void launch_compare(const void* got, int64_t ld_got, const void* want, int64_t ld_want, int64_t m, int64_t n,
                     DType output, double relative, double absolute, CompareResult* result, cudaStream_t stream);
 
+// An fp8 GEMM (nt: A m x k and B n x k, K contiguous, in the recipe's formats, with its scales in
+// core/fp8.hpp's layouts) and its bf16 output C (ldc), for fp8_check.
+struct Fp8Check {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  int64_t lda = 0, ldb = 0;
+  Fp8Format format_a = Fp8Format::kE4m3, format_b = Fp8Format::kE4m3;
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+  ScaleLayout layout_a, layout_b;
+  const void* c = nullptr;
+  int64_t ldc = 0;
+  int64_t m = 0, n = 0, k = 0;
+};
+// At most this many rows and this many columns of C are checked whole (every one when fewer): the
+// first, the last and the ones evenly between. A scale read from the wrong place is wrong in every
+// row or column it covers, and the edges hold the partial tiles and blocks.
+constexpr int64_t kFp8CheckedLines = 64;
+// Compares C with the product of the dequantized operands, sum_k sa(i,k) sb(j,k) a[i,k] b[j,k], taken
+// in double on the GPU, on kFp8CheckedLines rows and columns of C: an element is bad unless
+//   |got - want| <= want_relative * |want| + sum_relative * sum_k |sa sb a b|
+// (the second term bounds what accumulating in fp32 and fp8 tensor cores may lose; a wrong scale
+// moves whole 128-element blocks, far beyond it). One warp per element; then one thread fills in
+// the first bad element's values. `result` as for launch_compare, with `first` = row * n + col.
+void launch_fp8_check(const Fp8Check& check, double want_relative, double sum_relative, CompareResult* result,
+                      cudaStream_t stream);
+
 // The numerical error of a GEMM (measure/precision_error.hpp), on the GPU.
 // widen_to_f64: `count` elements of `dtype`'s input type (fp32 for tf32, e4m3 for fp8) as doubles,
 // exactly. narrow_from_f64: doubles rounded to nearest in `dtype`'s input type (tf32 keeps fp32: the
 // tensor cores round it).
 void widen_to_f64(const void* from, DType dtype, double* to, int64_t count, cudaStream_t stream);
 void narrow_from_f64(const double* from, DType dtype, void* to, int64_t count, cudaStream_t stream);
+
+// ErrorData::kOutliers (core/numerics.hpp): A's outlier channels (the columns k of the logical
+// M x K matrix with outlier_channel(k)) multiplied by `factor`, in A's fp64 copy laid out as
+// `problem` says (its layout, lda, batch and offset).
+void launch_outlier_channels(double* a, const Problem& problem, double factor, cudaStream_t stream);
 
 // One block's part of an output's distance from its reference.
 struct ErrorSums {

@@ -63,7 +63,8 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   for (size_t i = 0; i < report.points.size(); ++i) {
     // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
     const Role role = report.points[i].role;
-    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy) continue;
+    // A cast is priced by its own time too: it runs beside its GEMM, not instead of the target.
+    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy || role == Role::kCast) continue;
     const BackendSpec spec = backend_spec(o, plan, report.points[i]);
     auto at = std::find(r.backends.begin(), r.backends.end(), spec);
     if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
@@ -93,7 +94,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
   }
   if (report.points.front().paired) report.points.front().paired->low = report.points.front().paired->high = 1;
   report.paired = c.outcome;
-  report.explanation = explain(report.points);
+  report.explanation = explain_with_limits(o, report.points, report.over_max_error);
 }
 
 
@@ -223,7 +224,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
   // neighbour the verdict compares with (known only once the neighbours are measured).
   const MeasureRequest rest = controls_request(o, plan);
   measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
-  for (const MeasureRequest& r : precision_requests(o, plan))
+  for (const MeasureRequest& r : precision_requests(o, target, plan.controls.precision))
     measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);
   const Gatherer g(pool, anchor_point);
   ReportBuilder builder(o, shape, plan, g);
@@ -236,7 +237,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                  interrupted, pool, report, total);
   }
   builder.build(store, neighbour, report);
-  add_numerical_errors(o, plan, device, report);
+  add_numerical_errors(o, target, plan.controls.precision, device, report);
   if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
   report.wall_s = seconds_since(started);
   report.source = measured_source(o, device, total);

@@ -46,6 +46,9 @@ struct ExplainRequest {
   // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
   // points' own medians (the stored facts of their moments).
   double pair_seconds = kExplainPairSeconds;  // x kLongPairedBudget for a target of kLongPairedUs or more
+  // --max-error: precision fixes whose relative error (the worse of Gaussian and outlier-channel
+  // inputs) is above this, or not measured, are left out.
+  std::optional<double> max_error;
 };
 
 // A point the explanation wanted and has no measurement of, and why.
@@ -65,6 +68,7 @@ struct ExplainReport {
   double wall_s = 0;                 // measured mode: the whole explain, measurement included
   std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from
   Explanation explanation;
+  size_t over_max_error = 0;         // precision fixes left out for their error (--max-error)
 };
 
 // The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).

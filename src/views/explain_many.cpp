@@ -90,6 +90,39 @@ std::vector<std::optional<MeasureRequest>> requests_of(std::vector<JobState>& jo
   return out;
 }
 
+// Each job's target found in the pool (or why it has none), and its plan.
+void plan_jobs(std::vector<JobState>& states, const std::vector<StoredPoint>& pool, const DeviceContext& device,
+               const Store& store) {
+  for (JobState& s : states) {
+    const ExplainRequest& o = s.job->request;
+    const StoredPoint* anchor = find_anchor(pool, o, s.job->target);
+    if (!anchor) {
+      s.why_none = "explain: cannot measure " + (s.report.missing.empty() ? describe_problem(s.job->target, o.backend)
+                                                                          : s.report.missing.front().what + ": " +
+                                                                                s.report.missing.front().why);
+      continue;
+    }
+    s.anchor = *anchor;
+    s.plan = std::make_unique<Plan>(make_plan(o, s.job->shape, s.job->target, *s.anchor, device, store, s.report));
+  }
+}
+
+// Each other precision: a request per dtype (its operands hold that dtype's values), every job's at once.
+void measure_precisions(std::vector<JobState>& states, const DeviceContext& device, Store& store,
+                        const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, MeasureOutcome& total) {
+  std::map<DType, std::vector<std::optional<MeasureRequest>>> by_dtype;
+  for (size_t j = 0; j < states.size(); ++j) {
+    if (!states[j].ok()) continue;
+    for (const MeasureRequest& r :
+         precision_requests(states[j].job->request, states[j].job->target, states[j].plan->controls.precision)) {
+      auto& list = by_dtype[r.problems.front().dtype];
+      list.resize(states.size());
+      list[j] = r;
+    }
+  }
+  for (const auto& [dtype, requests] : by_dtype) measure_phase(requests, states, device, store, interrupted, pool, total);
+}
+
 }  // namespace
 
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
@@ -117,34 +150,13 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
                               return r;
                             }),
                 states, device, store, interrupted, pool, total);
-  for (JobState& s : states) {
-    const ExplainRequest& o = s.job->request;
-    const StoredPoint* anchor = find_anchor(pool, o, s.job->target);
-    if (!anchor) {
-      s.why_none = "explain: cannot measure " + (s.report.missing.empty() ? describe_problem(s.job->target, o.backend)
-                                                                          : s.report.missing.front().what + ": " +
-                                                                                s.report.missing.front().why);
-      continue;
-    }
-    s.anchor = *anchor;
-    s.plan = std::make_unique<Plan>(make_plan(o, s.job->shape, s.job->target, *s.anchor, device, store, s.report));
-  }
+  plan_jobs(states, pool, device, store);
   phase("verdicts: targets");
-  // The neighbours and controls of every job; then each other precision (a request per dtype, so that
-  // its operands hold that dtype's values), every job's at once.
+  // The neighbours and controls of every job; then each other precision.
   measure_phase(requests_of(states, [](JobState& s) { return std::optional(controls_request(s.job->request, *s.plan)); }),
                 states, device, store, interrupted, pool, total);
   phase("verdicts: neighbours and controls");
-  std::map<DType, std::vector<std::optional<MeasureRequest>>> by_dtype;
-  for (size_t j = 0; j < states.size(); ++j) {
-    if (!states[j].ok()) continue;
-    for (const MeasureRequest& r : precision_requests(states[j].job->request, *states[j].plan)) {
-      auto& list = by_dtype[r.problems.front().dtype];
-      list.resize(states.size());
-      list[j] = r;
-    }
-  }
-  for (const auto& [dtype, requests] : by_dtype) measure_phase(requests, states, device, store, interrupted, pool, total);
+  measure_precisions(states, device, store, interrupted, pool, total);
   phase("verdicts: other precisions");
   // cuBLASLt's alternatives at each target and at the neighbour its verdict compares with.
   for (JobState& s : states) {
@@ -170,7 +182,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
       continue;
     }
     s.builder->build(store, s.neighbour, s.report);
-    add_numerical_errors(s.job->request, *s.plan, device, s.report);
+    add_numerical_errors(s.job->request, s.job->target, s.plan->controls.precision, device, s.report);
     s.report.wall_s = seconds_since(started);
     s.report.source = measured_source(s.job->request, device, total);
     out[j].report = std::move(s.report);

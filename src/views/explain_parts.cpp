@@ -14,14 +14,7 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
   if (!(a16 == target)) c.aligned16 = a16;
   if (!(a32 == target) && !(a32 == a16)) c.aligned32 = a32;
   c.copy = unaligned_operands(target, 16).any();
-  // Our kernels are the shape's controls, not a program's choice of precision.
-  if (o.precision && o.backend.kind != BackendKind::kCustom) {
-    for (DType d : precision_dtypes(target, device.cc_major * 10 + device.cc_minor)) {
-      Problem p = target;
-      p.dtype = d;
-      c.precisions.push_back(p);
-    }
-  }
+  c.precision = precision_controls(o, target, device.cc_major * 10 + device.cc_minor);
   c.floor.m = c.floor.n = c.floor.k = 1;
   c.floor.lda = c.floor.ldb = c.floor.ldc = 1;
   c.floor.dtype = target.dtype;
@@ -53,6 +46,7 @@ ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annota
   p.time_us = stored.result.timing.median_us;
   p.noise = stored.result.timing.noise;
   p.algo = stored.key.algo;
+  p.per_call = w.per_call;
   if (annotation.main_kernel >= 0) p.kernel = short_kernel_name(stored.kernels[size_t(annotation.main_kernel)].name);
   p.annotation = annotation;
   return p;
@@ -103,21 +97,6 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
   return r;
 }
 
-// The target in each other precision: a request of its own per dtype, so that its operands hold that
-// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
-// what a sweep of that dtype would store.
-std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan) {
-  std::vector<MeasureRequest> out;
-  for (const Problem& p : plan.controls.precisions) {
-    MeasureRequest r = base_request(o);
-    r.measure.warmup_ms = kWarmAgainMs;
-    r.backends = {precision_backend(o, p.dtype)};
-    r.lt_algos = 1;
-    r.problems = {p};
-    out.push_back(std::move(r));
-  }
-  return out;
-}
 
 // Runs one request, annotates and saves what it measured, and adds it to the pool.
 void add_skipped(const std::string& line, ExplainReport& report) {
@@ -179,27 +158,5 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   total.reused += got.reused;
 }
 
-// The target's output in its own precision and in each other one measured, against an fp64
-// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
-// points. A precision the GPU or the library cannot run is said in the missing lines.
-void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report) {
-  if (plan.controls.precisions.empty()) return;
-  std::vector<DType> dtypes = {plan.target.dtype};
-  for (const Problem& p : plan.controls.precisions) dtypes.push_back(p.dtype);
-  NumericalErrors got;
-  try {
-    got = measure_numerical_errors(plan.target, dtypes, o.backend, device);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::kOutOfMemory) throw;
-    report.missing.push_back({"numerical error", e.what()});  // the times stand without it
-    return;
-  }
-  for (const std::string& why : got.skipped) report.missing.push_back({"numerical error", why});
-  for (ExplainPoint& p : report.points) {
-    if (p.role != Role::kTarget && p.role != Role::kPrecision) continue;
-    for (const NumericalError& e : got.errors)
-      if (e.dtype == p.candidate.problem.dtype) p.error = e;
-  }
-}
 
 }  // namespace shapescope

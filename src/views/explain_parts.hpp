@@ -14,6 +14,7 @@
 #include "views/annotated.hpp"
 #include "views/explain.hpp"
 #include "views/explain_names.hpp"
+#include "views/explain_precision.hpp"
 
 namespace shapescope {
 
@@ -25,7 +26,7 @@ struct Controls {
   std::optional<Problem> aligned16, aligned32;
   bool copy = false;
   Problem floor;
-  std::vector<Problem> precisions;
+  PrecisionControls precision;  // the target in other precisions, and every fp8 point's casts
 };
 
 Controls plan_controls(const ExplainRequest& o, const Problem& target, const DeviceContext& device);
@@ -42,7 +43,8 @@ struct Wanted {
   Candidate candidate;
   BackendKind backend = BackendKind::kCublas;  // the store key's
   std::string algo;
-  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point
+  std::optional<size_t> of;   // kFixedKernel: the index (into the wanted list) of its library point; kCast: its fp8 point's
+  bool per_call = true;       // kCast: an activation's cast
 };
 
 class Gatherer {
@@ -100,7 +102,7 @@ class ReportBuilder {
         if (c.problem == *neighbour) alternatives(*neighbour, Role::kNeighbourAlternative, c);
     }
     collect(store, report);
-    report.explanation = explain(report.points);
+    report.explanation = explain_with_limits(o_, report.points, report.over_max_error);
   }
 
  private:
@@ -116,8 +118,8 @@ class ReportBuilder {
     return c;
   }
   void want(Role role, std::string label, Candidate c, BackendKind backend, std::string algo,
-            std::optional<size_t> of = std::nullopt) {
-    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of});
+            std::optional<size_t> of = std::nullopt, bool per_call = true) {
+    wanted_.push_back({role, std::move(label), std::move(c), backend, std::move(algo), of, per_call});
   }
   void library_points() {
     const BackendKind backend = o_.backend.kind;
@@ -142,10 +144,14 @@ class ReportBuilder {
     if (o_.controls)
       want(Role::kLaunchFloor, "empty kernel", with_problem(plan_.controls.floor), BackendKind::kLaunchFloor,
            std::string(default_algo(BackendKind::kLaunchFloor)));
-    for (const Problem& p : plan_.controls.precisions) {
+    const size_t first_precision = wanted_.size();
+    for (const Problem& p : plan_.controls.precision.problems) {
       const BackendSpec spec = precision_backend(o_, p.dtype);
-      want(Role::kPrecision, std::string(to_string(p.dtype)), with_problem(p), spec.kind, spec.algo());
+      want(Role::kPrecision, precision_label(p), with_problem(p), spec.kind, spec.algo());
     }
+    for (const CastControl& c : plan_.controls.precision.casts)
+      want(Role::kCast, c.label, with_problem(c.problem), BackendKind::kCast, "default",
+           c.precision ? first_precision + *c.precision : 0, c.per_call);
   }
   void alternatives(const Problem& p, Role role, const Candidate& c) {
     const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
@@ -165,7 +171,7 @@ class ReportBuilder {
       if (!s) {
         // Measuring, a point missing here was skipped by measure(), which said why (measure_into).
         const bool listed = w.role == Role::kNeighbour || w.role == Role::kAligned16 || w.role == Role::kAligned32 ||
-                            w.role == Role::kPrecision;
+                            w.role == Role::kPrecision || w.role == Role::kCast;
         if (listed && report.mode == "store")
           report.missing.push_back({w.label + (w.candidate.why.empty() ? "" : " (" + w.candidate.why + ")"),
                                     "the store has no point of it"});
@@ -202,10 +208,6 @@ MeasureRequest base_request(const ExplainRequest& o);
 // The neighbours and every control in one request: (problem, backend) pairs.
 MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan);
 
-// The target in each other precision: a request of its own per dtype, so that its operands hold that
-// dtype's random normal values (a request fills its buffers for one dtype) and its stored point is
-// what a sweep of that dtype would store.
-std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Plan& plan);
 
 // cuBLASLt's alternatives at the target and at the neighbour the verdict compares with.
 MeasureRequest alternatives_request(const ExplainRequest& o, const Problem& target,
@@ -226,9 +228,5 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
                   const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
                   MeasureOutcome& total);
 
-// The target's output in its own precision and in each other one measured, against an fp64
-// reference of the same inputs (measure/precision_error.hpp), set on the target and its precision
-// points. A precision the GPU or the library cannot run is said in the missing lines.
-void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, ExplainReport& report);
 
 }  // namespace shapescope

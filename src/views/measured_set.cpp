@@ -16,9 +16,9 @@ namespace {
 
 // Everything that tells two calls apart, as text.
 std::string key_of(const Problem& p, const BackendSpec& backend) {
-  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {}", backend.text(), to_string(p.dtype),
+  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {} {} {}", backend.text(), to_string(p.dtype),
                      to_string(p.layout), p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c,
-                     groups_text(p));
+                     groups_text(p), p.dtype == DType::kFp8 ? recipe_text(p.recipe) : "", to_string(p.cast));
 }
 
 }  // namespace

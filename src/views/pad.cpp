@@ -34,7 +34,7 @@ std::vector<PadAnalysis> analyses_of(const ModelConfig& config, const PadRequest
   std::vector<PadAnalysis> analyses;
   for (int64_t t : r.tokens) {
     PadAnalysis a;
-    a.step = {t, r.train, r.tp, r.dtype};
+    a.step = {t, r.train, r.tp, r.dtype, r.fp8};
     a.gemms = step_gemms(config, a.step);
     a.choices = choices(config, a.step);
     analyses.push_back(std::move(a));

@@ -23,7 +23,8 @@ struct PadRequest {
   bool train = false;
   int64_t tp = 1;
   DType dtype = DType::kBf16;
-  std::string dtype_name = "bf16";  // as the user gave it (shown)
+  Fp8Scaling fp8 = Fp8Scaling::kTensor;  // fp8's training recipe (--recipe)
+  std::string dtype_name = "bf16";  // as the user gave it (shown), with an fp8 recipe: "fp8 block"
   BackendKind backend = BackendKind::kCublas;
   int samples = 10;
   ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "kernels/registry.hpp"
+#include "model/fp8_steps.hpp"
 #include "model/kernel_name.hpp"
 #include "views/annotated.hpp"
 #include "views/explain.hpp"
@@ -28,6 +29,7 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   ExplainRequest& o = job.request;
   o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
   o.plan.dtype = std::string(to_string(p.dtype));
+  if (p.dtype == DType::kFp8) o.plan.recipe = recipe_text(p.recipe);
   o.plan.layout = std::string(to_string(p.layout));
   o.plan.batch = std::to_string(p.batch);
   // Leading dimensions that are not the packed ones (a slice of a wider tensor) stay as they are.
@@ -39,7 +41,8 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   o.backend = BackendSpec(backend);
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
-  o.pair_seconds = 0;
+  o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
+  o.max_error = r.max_error;
   o.db = r.db;
   job.shape = ShapeArg{p.m, p.n, p.k, false};
   try {
@@ -236,6 +239,11 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       wanted.emplace_back(r.problem.group(g), BackendSpec(request.backend));
     if (const auto ours = our_grouped_kernel(r.problem, cc)) wanted.emplace_back(r.problem, *ours);
   }
+  std::vector<std::pair<Problem, double>> gemms;
+  for (const ProfileRow& r : rows)
+    if (r.in_total) gemms.emplace_back(r.problem, r.calls_per_step);
+  const std::vector<StepCast> casts = step_fp8_casts(gemms);
+  for (const StepCast& c : casts) wanted.emplace_back(c.problem, BackendSpec(BackendKind::kCast));
   const size_t points = set.unknown(wanted);
   const ProgressCallback progress = progress_for(points);
   auto since = std::chrono::steady_clock::now();
@@ -255,6 +263,15 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); }, loop_of,
       ours_of);
   result.measured = set.summary();
+  if (!casts.empty()) {
+    ProfileResult::Fp8Casts& total = result.fp8_casts.emplace();
+    total.casts = casts.size();
+    for (const StepCast& c : casts)
+      if (const StoredPoint* p = set.find(c.problem, BackendSpec(BackendKind::kCast))) {
+        total.us_per_step += c.per_step * p->result.timing.median_us;
+        ++total.measured;
+      }
+  }
   add_verdicts(result, &device, &store, interrupted);
   since = std::chrono::steady_clock::now();
   measure_what_ifs(result, device, store, interrupted);

@@ -39,7 +39,8 @@ struct ProfileRequest {
   // The what-ifs' one paired run (every candidate against the step, views/what_ifs.hpp) lasts at most
   // about this long (0: none measured). Explain's verdicts are not paired one by one.
   double pair_seconds = kProfilePairSeconds;
-  std::optional<size_t> what_if;   // --what-if N: that what-if's changed step measured too
+  std::vector<size_t> what_ifs;    // --what-if N[,M...]: those what-ifs at once, measured as a step too
+  std::optional<double> max_error;  // --max-error: precision what-ifs within this error only
 };
 
 struct ProfileEntry {
@@ -87,6 +88,13 @@ struct ProfileResult {
   std::vector<ChangedStep> changed_steps;
   // Where the wall time went: (phase, seconds) in order ("GEMMs measured", "verdicts", ...).
   std::vector<std::pair<std::string, double>> phases;
+  // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast: their time
+  // per step beside the GEMM time, which does not include it; nullopt when the step has no fp8 GEMM.
+  struct Fp8Casts {
+    double us_per_step = 0;
+    size_t casts = 0, measured = 0;
+  };
+  std::optional<Fp8Casts> fp8_casts;
 };
 
 // The what-ifs of a measured profile (views/profile_what_ifs.cpp): every candidate in one paired run

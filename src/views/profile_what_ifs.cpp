@@ -2,6 +2,7 @@
 // run against the step, then the changed steps, and for a trace the step replayed at its own clock
 // (views/step_replay.hpp) with the changed steps in the same passes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -67,21 +68,28 @@ std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
   };
   add(kEverySameDtypeChange, w.same_dtype.ranked, true);
   add(kEveryPrecisionChange, w.precision.ranked, true);
-  if (const std::optional<size_t> n = result.request.what_if) {
-    const auto pick = [&](const std::vector<WhatIf>& list) -> const WhatIf* {
-      for (const WhatIf& x : list)
-        if (x.number == *n) return &x;
-      return nullptr;
-    };
-    const WhatIf* chosen = pick(w.same_dtype.ranked);
-    if (!chosen) chosen = pick(w.precision.ranked);
+  if (!result.request.what_ifs.empty()) {
     ChangedStep s;
-    s.name = fmt::format("what-if {}", *n);
+    std::vector<std::string> numbers;
+    for (size_t n : result.request.what_ifs) numbers.push_back(std::to_string(n));
+    s.name = fmt::format("what-if{} {}", numbers.size() > 1 ? "s" : "", fmt::join(numbers, ","));
     const size_t listed = w.same_dtype.ranked.size() + w.precision.ranked.size();
-    if (!chosen) s.why_not = fmt::format("--what-if: there is no what-if {} (this profile lists {})", *n, listed);
-    else if (result.candidates[chosen->candidate].per_call.empty())
-      s.why_not = "a grouping what-if: its two ways were measured one by one";
-    else s.candidates = {chosen->candidate};
+    std::map<size_t, bool> entries;  // one change per GEMM
+    for (size_t n : result.request.what_ifs) {
+      const WhatIf* chosen = nullptr;
+      for (const WhatIfList* list : {&w.same_dtype, &w.precision})
+        for (const WhatIf& x : list->ranked)
+          if (x.number == n) chosen = &x;
+      if (!chosen) s.why_not = fmt::format("--what-if: there is no what-if {} (this profile lists {})", n, listed);
+      else if (result.candidates[chosen->candidate].per_call.empty())
+        s.why_not = fmt::format("what-if {} is a grouping: its two ways were measured one by one", n);
+      else if (entries[chosen->entry])
+        s.why_not = fmt::format("what-if {} changes a GEMM another of them changes", n);
+      if (!s.why_not.empty()) break;
+      entries[chosen->entry] = true;
+      s.candidates.push_back(chosen->candidate);
+    }
+    if (!s.why_not.empty()) s.candidates.clear();
     out.push_back(std::move(s));
   }
   return out;

@@ -2,6 +2,8 @@
 // verdict (an fp32 GEMM's cause; a bf16 GEMM's fp8 a fix only), its words with the measured error,
 // and the command reading a store that holds an fp32 GEMM and its bf16 twin (no GPU).
 #include <gtest/gtest.h>
+
+#include "core/fp8.hpp"
 #include <unistd.h>
 
 #include <filesystem>
@@ -167,6 +169,13 @@ TEST(ExplainPrecision, Fp8IsAFixOfABf16GemmNotItsCause) {
                                       timed(Role::kNeighbour, "4095", square(4095, DType::kBf16, Layout::kNT), 900.0, "n-1")};
   points.push_back(timed(Role::kAlternative, "h3", p, 150.0));
   points.push_back(precision(points[0], DType::kFp8, 110.0, 6e-2));
+  // fp8 pays its casts: the activation's each call, the weight's once per step.
+  for (CastOperand operand : {CastOperand::kA, CastOperand::kB}) {
+    ExplainPoint cast = timed(Role::kCast, "cast", cast_problem(p, Fp8Recipe{}, operand), operand == CastOperand::kA ? 9.0 : 20.0);
+    cast.of = 3;
+    cast.per_call = operand == CastOperand::kA;
+    points.push_back(cast);
+  }
   const Explanation e = explain(points);
   EXPECT_EQ(e.verdict.kind, VerdictKind::kSlower);
   EXPECT_EQ(e.verdict.against, 2u);  // the alternative: the same numbers
@@ -174,7 +183,8 @@ TEST(ExplainPrecision, Fp8IsAFixOfABf16GemmNotItsCause) {
   ASSERT_EQ(e.fixes.size(), 2u);
   EXPECT_EQ(e.fixes[0].kind, FixKind::kAlgorithm);
   EXPECT_EQ(e.fixes[1].kind, FixKind::kPrecision);
-  EXPECT_NEAR(e.fixes[1].speedup, 174.0 / 110, 1e-9);
+  EXPECT_NEAR(e.fixes[1].speedup, 174.0 / (110 + 9), 1e-9);
+  EXPECT_EQ(e.fixes[1].per_step_us, 20.0);
 }
 
 // The report words the verdict with the error, and lists every precision with its error.

@@ -411,9 +411,9 @@ TEST_F(StoreTest, SchemaOneStoreIsReadAsItIsAndUpgradedByTheFirstWrite) {
   testing::internal::CaptureStderr();
   const int64_t id = writer.save_point(old.front().device, key, sample_result());
   const std::string said = testing::internal::GetCapturedStderr();
-  EXPECT_NE(said.find("upgraded from schema 1 to 2 (" + points + " points kept"), std::string::npos) << said;
+  EXPECT_NE(said.find("upgraded from schema 1 to 3 (" + points + " points kept"), std::string::npos) << said;
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
-  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels"), kernels);
   EXPECT_EQ(raw_single_text(path_, "PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw_single_text(path_, "PRAGMA integrity_check"), "ok");
@@ -590,7 +590,7 @@ TEST_F(StoreTest, NewFileGetsMetadataAndReopens) {
     id = store.save_point(sample_device(), sample_key(), sample_result());
   }
   EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'application'"), "shapescope");
-  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(raw_single_text(path_, "PRAGMA journal_mode"), "wal");
   Store reopened(path_);
   EXPECT_EQ(reopened.find(sample_device(), sample_key()), id);
@@ -754,10 +754,10 @@ TEST_F(StoreTest, MeasuringStoreSeesPointsOthersSaveBeforeItWrites) {
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefused) {
   Store(path_).open_for_writing();
-  raw_exec(path_, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  raw_exec(path_, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   std::string message = open_error(path_);
   EXPECT_NE(message.find("newer"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema version 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema version 4"), std::string::npos) << message;
 }
 
 // A grouped call (MoE experts) is keyed by its groups: two routings of the same tokens are two
@@ -813,7 +813,7 @@ TEST_F(StoreTest, GroupedCallsAreKeyedByTheirGroups) {
 }
 
 // A store written before grouped calls (schema version 1) is read as it is, without a byte
-// changed; its first write brings it to version 2 and keeps every point, its id and its kernels.
+// changed; its first write brings it to version 3 and keeps every point, its id and its kernels.
 TEST_F(StoreTest, VersionOneStoreIsReadAsItIsAndMigratedAtItsFirstWrite) {
   const std::string committed = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21-final/explain.db";
   fs::copy_file(committed, path_);  // the committed file is never opened here
@@ -831,7 +831,7 @@ TEST_F(StoreTest, VersionOneStoreIsReadAsItIsAndMigratedAtItsFirstWrite) {
     EXPECT_EQ(store.find(before[3].device, before[3].key), before[3].id);  // found before any write
     store.save_point(sample_device(), sample_key(), sample_result());
   }
-  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(raw_single_text(path_, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(raw_single_text(path_, "SELECT count(*) FROM kernels"), kernels_before);
   EXPECT_EQ(raw_single_text(path_, "PRAGMA foreign_key_check"), "");
   Store after(path_, Store::Access::kReadOnly);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/fp8_recipe.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -343,7 +345,7 @@ TEST(TraceImport, ScaledMmBaddbmmAndProfilerSteps) {
   ev.push_back(op("aten::baddbmm", 100, 10, 2, {{8, 64, 32}, {8, 64, 16}, {8, 16, 32}, {}, {}},
                   {{2048, 32, 1}, {1024, 16, 1}, {512, 32, 1}, {}, {}}, {"float", "float", "float", "Scalar", "Scalar"}));
   kernel(ev, 2, 2, 3);
-  // e5m2 (the gradients' FP8) is not a dtype shapescope runs.
+  // e5m2 (the gradients' FP8) with one scale per tensor: recipe tensor:e5m2xe4m3, its own GEMM.
   ev.push_back(op("aten::_scaled_mm", 200, 10, 3, {{256, 512}, {512, 1024}}, {{512, 1}, {1, 512}},
                   {"c10::Float8_e5m2", "c10::Float8_e4m3fn"}));
   kernel(ev, 3, 3, 3);
@@ -351,16 +353,48 @@ TEST(TraceImport, ScaledMmBaddbmmAndProfilerSteps) {
     ev.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", fmt::format("ProfilerStep#{}", step + 4)},
                   {"pid", 7}, {"tid", 1}, {"ts", 1000 * step}, {"dur", 900}});
   const Workload w = parse(ev);
-  ASSERT_EQ(w.gemms.size(), 2u);
+  ASSERT_EQ(w.gemms.size(), 3u);
   EXPECT_EQ(gemm_string(w.gemms[0].problems[0]), "256x1024x512 nt");
   EXPECT_EQ(w.gemms[0].problems[0].dtype, DType::kFp8);
+  EXPECT_EQ(recipe_text(w.gemms[0].problems[0].recipe), "tensor");
   EXPECT_EQ(gemm_string(w.gemms[1].problems[0]), "64x32x16 nn");
   EXPECT_EQ(w.gemms[1].problems[0].batch, 8);
   EXPECT_EQ(w.gemms[1].problems[0].dtype, DType::kFp32);
-  ASSERT_EQ(w.unmapped.size(), 1u);
-  EXPECT_NE(w.unmapped[0].reason.find("'c10::Float8_e5m2'"), std::string::npos);
+  EXPECT_EQ(recipe_text(w.gemms[2].problems[0].recipe), "tensor:e5m2xe4m3");
+  EXPECT_TRUE(w.unmapped.empty());
   EXPECT_EQ(w.steps, 2);
   EXPECT_NE(w.notes.back().find("2 profiler steps"), std::string::npos);
+}
+
+// torch._scaled_mm's recipe from its scales' shapes (as PyTorch dispatches them): x [256, 640] e4m3
+// @ W.t() (W [1000, 640]): row [256, 1] x [1, 1000]; block [256, 5] x [5, 8] (1x128 activations,
+// 128x128 weights, the padded K blocks seen as stored); block-1x128 [256, 5] x [5, 1000]; scales
+// of no recipe are one unmapped line with the shapes.
+TEST(TraceImport, ScaledMmReadsItsRecipeFromItsScalesShapes) {
+  const std::vector<std::pair<Json, Json>> scales = {
+      {Json::array({256, 1}), Json::array({1, 1000})},
+      {Json::array({256, 5}), Json::array({5, 8})},
+      {Json::array({256, 5}), Json::array({5, 1000})},
+      {Json::array({2, 5}), Json::array({5, 1000})}};
+  Json ev = Json::array();
+  int id = 1;
+  for (const auto& [sa, sb] : scales) {
+    ev.push_back(op("aten::_scaled_mm", 100 * id, 10, id, {{256, 640}, {640, 1000}, sa, sb},
+                    {{640, 1}, {1, 640}, {1, 256}, {1, 8}},
+                    {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"}));
+    kernel(ev, id, id, 3);
+    ++id;
+  }
+  const Workload w = parse(ev);
+  ASSERT_EQ(w.gemms.size(), 3u);
+  EXPECT_EQ(recipe_text(w.gemms[0].problems[0].recipe), "row");
+  EXPECT_EQ(recipe_text(w.gemms[1].problems[0].recipe), "block");
+  EXPECT_EQ(recipe_text(w.gemms[2].problems[0].recipe), "block-1x128");
+  for (const WorkloadGemm& g : w.gemms) EXPECT_EQ(gemm_string(g.problems[0]), "256x1000x640 nt");
+  ASSERT_EQ(w.unmapped.size(), 1u);
+  EXPECT_NE(w.unmapped[0].reason.find("scales [2, 5] and [5, 1000] for a 256x1000x640 GEMM are no fp8 recipe"),
+            std::string::npos)
+      << w.unmapped[0].reason;
 }
 
 TEST(TraceImport, GzipIsRefusedWithHowToReadIt) {

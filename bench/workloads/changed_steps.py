@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Helpers of changed_steps.sh, from the files it wrote in W.
+
+  changed_steps.py pick W NAME SELECT   the numbers of NAME's what-ifs that a change applied in
+                                        PyTorch makes (one per GEMM: the largest saving), comma apart
+  changed_steps.py table W              predicted against recorded, one line per change
+
+SELECT is `dim:VALUE:KIND` (what-ifs of KIND whose GEMM has VALUE as a size: a vocabulary padded
+changes every GEMM it is a dimension of) or `precision:WORD` (precision what-ifs whose change names
+WORD: "bf16", "fp16", "fp8"; with fp8 the recipe the first of them names is written to
+W/NAME.recipe, the recipe to record the changed step with).
+
+The table: per change, the step's whole GPU kernel time per step in the trace before and after
+(every kernel, not only GEMMs), how much it moved, what profile's changed step predicted (its GEMM
+time before minus after, measured as a step: the what-ifs applied at once, replayed against the
+step), and moved / predicted.
+"""
+import json
+import re
+import sys
+
+
+def what_ifs(w, name):
+    d = json.load(open(f"{w}/profile-{name}.out"))
+    return (d.get("what_ifs") or {}).get("ranked", [])
+
+
+def pick(w, name, select):
+    best = {}  # GEMM -> (saving, number, change)
+    if select.startswith("dim:"):
+        _, value, kind = select.split(":")
+        for x in what_ifs(w, name):
+            gemm = x["change"].split(":")[0]
+            if x["kind"] == kind and re.search(rf"(^|x){value}(x| )", gemm):
+                if x["saving_us"] > best.get(gemm, (0,))[0]:
+                    best[gemm] = (x["saving_us"], x["number"], x["change"])
+    else:
+        word = select.split(":")[1]
+        for x in what_ifs(w, name):
+            gemm = x["change"].split(":")[0]
+            if x["kind"] == "precision" and f"in {word}" in x["change"]:
+                if x["saving_us"] > best.get(gemm, (0,))[0]:
+                    best[gemm] = (x["saving_us"], x["number"], x["change"])
+        if word == "fp8" and best:
+            first = max(best.values())[2]
+            m = re.search(r"\b(block-1x128|block|row|tensor)\b", first)
+            open(f"{w}/{name}.recipe", "w").write((m.group(1) if m else "tensor").replace("block-1x128", "block"))
+    print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
+
+
+def trace_ms(w, name):
+    """Every GPU kernel's time per step in the trace (ms): the profiler's own, not only GEMMs."""
+    t = json.load(open(f"{w}/{name}.json"))
+    events = t["traceEvents"] if isinstance(t, dict) else t
+    steps = {e["name"] for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")}
+    total = sum(e.get("dur", 0) for e in events if e.get("cat") in ("kernel", "Kernel"))
+    return total / max(1, len(steps)) / 1000
+
+
+def table(w):
+    print(f"{'change':34} | {'before [ms]':>11} | {'after [ms]':>10} | {'moved [ms]':>10} | {'predicted [ms]':>14} | "
+          f"moved / predicted | what-ifs | measured as")
+    for line in open(f"{w}/changes.txt"):
+        name, after, label = line.rstrip("\n").split("\t")
+        try:
+            d = json.load(open(f"{w}/profile-{name}-change.out"))
+            steps = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")]
+            s = steps[0]
+            predicted = (s["before_us"] - s["after_us"]) / 1000
+            before, later = trace_ms(w, name), trace_ms(w, after)
+            moved = before - later
+            print(f"{label:34} | {before:11.2f} | {later:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
+                  f"{moved / predicted:17.3f} | {s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired'}")
+        except Exception as e:  # a stage that did not run: say so, go on
+            print(f"{label:34} | not complete: {type(e).__name__}: {e}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "pick":
+        pick(*sys.argv[2:5])
+    else:
+        table(sys.argv[2])

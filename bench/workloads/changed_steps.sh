@@ -1,0 +1,66 @@
+#!/bin/bash
+# profile's predictions against PyTorch: real training steps recorded, profiled, the what-ifs a change
+# in the model makes measured as a step (`profile --what-if N,M...`: applied at once, replayed against
+# the step), then the step recorded again with the change applied; the whole step's GPU time (every
+# kernel) before and after against the prediction.
+#   same dtype: GPT-2 small, BERT-base and RoBERTa-base (masked-LM heads) with their vocabularies
+#               padded (50257 -> 50272, 30522 -> 30528, 50265 -> 50272): every padding what-if of a
+#               GEMM that has the vocabulary as a size;
+#   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and a
+#               2-layer Llama-3-8B-wide step with every Linear in fp8 (torch._scaled_mm, scales
+#               computed in the step) in the recipe profile's fp8 what-ifs name, casts included.
+# Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
+#   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
+#   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
+# About 6 minutes on an H100. Logs: $OUT/changed/.
+set -u
+BIN=${BIN:-build/shapescope}
+OUT=${OUT:?set OUT to a folder for the results}
+W="$OUT/changed"
+mkdir -p "$W"
+HERE="$(dirname "$0")"
+. "$HERE/../timed.sh"
+. "$HERE/recording.sh"
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
+# NAME SELECT AFTER LABEL -- record_trace.py's arguments (the step), then those of the changed step
+change() {
+  local name=$1 select=$2 after=$3 label=$4
+  shift 4
+  local args=() changed=()
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  changed=("$@")
+  record "$name" "${args[@]}" < /dev/null
+  rm -f "$W/$name.db"*
+  timed "profile-$name" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json < /dev/null
+  echo "profile $name: $(cat "$W/profile-$name.time"); $(tail -n 1 "$W/profile-$name.err")"
+  local picked
+  picked=$(python3 "$HERE/changed_steps.py" pick "$W" "$name" "$select")
+  echo "$name: what-ifs $picked ($select)"
+  if [ -z "$picked" ]; then echo "$name: no what-if to apply"; return; fi
+  # The same profile with those what-ifs measured as one step (the store's points reused).
+  timed "profile-$name-change" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json --what-if "$picked" \
+    < /dev/null
+  if [ -f "$W/$name.recipe" ]; then changed=("${changed[@]/RECIPE/$(cat "$W/$name.recipe")}"); fi
+  record "$after" "${changed[@]}" < /dev/null
+  printf '%s\t%s\t%s\n' "$name" "$after" "$label" >> "$W/changes.txt"
+}
+
+case "${1:-}" in
+  run)
+    : > "$W/changes.txt"
+    change gpt2 dim:50257:padding gpt2-50272 "GPT-2 vocabulary 50257 -> 50272" \
+      --model gpt2 --batch 12 --seq 1024 -- --model gpt2 --vocab 50272 --batch 12 --seq 1024
+    change bert dim:30522:padding bert-30528 "BERT vocabulary 30522 -> 30528" \
+      --model bert-base --layers 12 --batch 24 --seq 512 -- --model bert-base --layers 12 --vocab 30528 --batch 24 --seq 512
+    change roberta dim:50265:padding roberta-50272 "RoBERTa vocabulary 50265 -> 50272" \
+      --model roberta-base --layers 12 --batch 24 --seq 512 -- --model roberta-base --layers 12 --vocab 50272 --batch 24 --seq 512
+    change gpt2-fp32attn precision:bf16 gpt2-bf16attn "GPT-2 attention fp32 -> bf16" \
+      --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024 -- --model gpt2 --attn eager --batch 12 --seq 1024
+    change llama precision:fp8 llama-fp8 "Llama Linears bf16 -> fp8 (casts)" \
+      --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-linears RECIPE
+    ;;
+  table) python3 "$HERE/changed_steps.py" table "$W" | tee "$W/table.txt" ;;
+  *) echo "usage: $0 run|table" >&2; exit 2 ;;
+esac

@@ -1,0 +1,174 @@
+"""FP8 Linear layers for a recorded training step, and torch._scaled_mm with each recipe's scales.
+
+Used by scripts/record_trace.py (--fp8-linears RECIPE) and bench/fp8/fp8_evidence.py. Every Linear's
+three GEMMs (forward x @ W^T, input gradient dY @ W, weight gradient dY^T @ X) run through
+torch._scaled_mm, their operands quantized in the step (amax, scale, cast; transposed where the GEMM
+reads them K-contiguous, the only fp8 form on Hopper) inside record_function("shapescope_fp8_cast"),
+so that a trace tells the casts' kernels from the GEMMs'. The recipes are shapescope's
+(model/fp8_steps.hpp's gemm_recipe):
+
+  tensor  one scale per tensor; gradients e5m2, the rest e4m3 (Transformer Engine's HYBRID)
+  row     a scale per row of A and per column of B, e4m3 (torchao's rowwise)
+  block   1x128 tiles along K for activations and gradients, 128x128 blocks for weights, e4m3
+          (DeepSeek-V3); the weight gradient's two operands both 1x128
+
+The scales are what _scaled_mm multiplies by (amax / 448 for e4m3, amax / 57344 for e5m2), shaped as
+PyTorch dispatches each recipe by them (ScaledBlas.cpp), for mat_a [M, K] and mat_b [K, N] (mat_b
+column-major: the transpose of a contiguous [N, K]), L = K / 128, L4 = L rounded up to 4:
+  tensor       scale_a [], scale_b []
+  row          scale_a [M, 1], scale_b [1, N]
+  1x128 (A)    scale_a [M, L] with strides (1, M)
+  128x128 (B)  scale_b [L, N / 128] with strides (1, L4): cuBLASLt reads the K blocks padded to 4
+  1x128 (B)    scale_b [L, N], contiguous
+"""
+import torch
+from torch.profiler import record_function
+
+CAST_RANGE = "shapescope_fp8_cast"
+E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
+FMAX = {E4M3: 448.0, E5M2: 57344.0}
+
+
+def _scale_of(amax, fmt):
+    return amax.float().clamp(min=1e-12) / FMAX[fmt]
+
+
+def _cast(x, scale, fmt):
+    return (x.float() / scale).clamp(-FMAX[fmt], FMAX[fmt]).to(fmt)
+
+
+def quantize_a(x, grain, fmt):
+    """mat_a [M, K] (contiguous) -> (fp8 [M, K], scale_a) for grain tensor, row or 1x128."""
+    m, k = x.shape
+    if grain == "tensor":
+        s = _scale_of(x.abs().amax(), fmt)
+        return _cast(x, s, fmt), s
+    if grain == "row":
+        s = _scale_of(x.abs().amax(dim=1, keepdim=True), fmt)  # [M, 1]
+        return _cast(x, s, fmt), s
+    assert grain == "1x128" and k % 128 == 0, (grain, x.shape)
+    blocks = x.view(m, k // 128, 128)
+    s = _scale_of(blocks.abs().amax(dim=2), fmt)  # [M, L]
+    q = _cast(blocks, s.unsqueeze(-1), fmt).view(m, k)
+    return q, s.t().contiguous().t()  # strides (1, M): rows fastest
+
+
+def quantize_b(w, grain, fmt):
+    """mat_b given as its contiguous transpose w [N, K] -> (fp8 [N, K] whose .t() is mat_b, scale_b)."""
+    n, k = w.shape
+    if grain == "tensor":
+        s = _scale_of(w.abs().amax(), fmt)
+        return _cast(w, s, fmt), s
+    if grain == "row":
+        s = _scale_of(w.abs().amax(dim=1, keepdim=True), fmt)  # [N, 1]
+        return _cast(w, s, fmt), s.reshape(1, n).contiguous()
+    if grain == "1x128":
+        blocks = w.view(n, k // 128, 128)
+        s = _scale_of(blocks.abs().amax(dim=2), fmt)  # [N, L]
+        return _cast(blocks, s.unsqueeze(-1), fmt).view(n, k), s.t().contiguous()  # [L, N]
+    assert grain == "128x128" and n % 128 == 0 and k % 128 == 0, (grain, w.shape)
+    blocks = w.view(n // 128, 128, k // 128, 128)
+    s = _scale_of(blocks.abs().amax(dim=(1, 3)), fmt)  # [N/128, L]
+    q = _cast(blocks, s[:, None, :, None], fmt).view(n, k)
+    nb, lb = s.shape
+    storage = torch.ones(nb, (lb + 3) // 4 * 4, dtype=torch.float32, device=w.device)
+    storage[:, :lb] = s
+    return q, storage[:, :lb].t()  # [L, N/128], strides (1, L4)
+
+
+def scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16):
+    """aq [M, K] @ bq.t() (bq [N, K]) with their scales, as torch._scaled_mm dispatches them."""
+    return torch._scaled_mm(aq, bq.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+
+
+# Per recipe and pass: (A's grain, A's format, B's grain, B's format). Forward: A an activation, B the
+# weight; input gradient: A a gradient, B the weight (transposed); weight gradient: A a gradient
+# (transposed), B an activation (transposed).
+RECIPES = {
+    "tensor": {"fwd": ("tensor", E4M3, "tensor", E4M3), "dgrad": ("tensor", E5M2, "tensor", E4M3),
+               "wgrad": ("tensor", E5M2, "tensor", E4M3)},
+    "row": {"fwd": ("row", E4M3, "row", E4M3), "dgrad": ("row", E4M3, "row", E4M3),
+            "wgrad": ("row", E4M3, "row", E4M3)},
+    "block": {"fwd": ("1x128", E4M3, "128x128", E4M3), "dgrad": ("1x128", E4M3, "128x128", E4M3),
+              "wgrad": ("1x128", E4M3, "1x128", E4M3)},
+}
+
+
+def fp8_gemm(a, b_t, recipe, gemm, quantize=None):
+    """a [M, K] @ b_t.t() (b_t [N, K], any strides): both operands cast in the step, then the fp8 GEMM."""
+    ga, fa, gb, fb = RECIPES[recipe][gemm]
+    qa, qb = (quantize or (quantize_a, quantize_b))
+    with record_function(CAST_RANGE):
+        aq, sa = qa(a.contiguous(), ga, fa)
+        bq, sb = qb(b_t.contiguous(), gb, fb)
+    return scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16)
+
+
+class Fp8LinearFn(torch.autograd.Function):
+    """y = x @ W^T with all three GEMMs in fp8 under the recipe; the casts in every call."""
+
+    @staticmethod
+    def forward(ctx, x, w, recipe, quantize):
+        ctx.save_for_backward(x, w)
+        ctx.recipe, ctx.quantize = recipe, quantize
+        x2 = x.reshape(-1, x.shape[-1])
+        return fp8_gemm(x2, w, recipe, "fwd", quantize).reshape(*x.shape[:-1], w.shape[0])
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        g2 = g.reshape(-1, g.shape[-1])
+        x2 = x.reshape(-1, x.shape[-1])
+        dx = fp8_gemm(g2, w.t(), ctx.recipe, "dgrad", ctx.quantize)        # [T, in]
+        dw = fp8_gemm(g2.t(), x2.t(), ctx.recipe, "wgrad", ctx.quantize)   # [out, in]
+        return dx.reshape(x.shape), dw.to(w.dtype), None, None
+
+
+def patch_linears(model, recipe, compiled=False):
+    """Every nn.Linear of the model through Fp8LinearFn; returns how many. compiled: the quantizers
+    through torch.compile (fused kernels, as Transformer Engine's and torchao's casts are)."""
+    quantize = None
+    if compiled:
+        quantize = (torch.compile(quantize_a, dynamic=False), torch.compile(quantize_b, dynamic=False))
+    count = 0
+    for module in model.modules():
+        if isinstance(module, torch.nn.Linear):
+            if module.bias is not None:
+                raise SystemExit("--fp8-linears: a Linear with a bias (this recipe's step has none)")
+            module.forward = (lambda m: lambda x: Fp8LinearFn.apply(x, m.weight, recipe, quantize))(module)
+            count += 1
+    return count
+
+
+def cast_kernel_us(events):
+    """The GPU time of the kernels launched inside record_function(CAST_RANGE): the ops inside each
+    range on its thread, their kernels through the launches' correlation ids."""
+    ranges = {}
+    for e in events:
+        if e.get("name") == CAST_RANGE and e.get("cat") in ("user_annotation", "cpu_op"):
+            ranges.setdefault(e.get("tid"), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
+    inside = set()
+    for e in events:
+        if e.get("cat") != "cpu_op" or e.get("name") == CAST_RANGE:
+            continue
+        for lo, hi in ranges.get(e.get("tid"), []):
+            if lo <= e["ts"] and e["ts"] + e.get("dur", 0) <= hi:
+                ext = e.get("args", {}).get("External id")
+                if ext is not None:
+                    inside.add(ext)
+                break
+    ext_of_corr = {}
+    for e in events:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver"):
+            a = e.get("args", {})
+            if "correlation" in a and "External id" in a:
+                ext_of_corr[a["correlation"]] = a["External id"]
+    total = 0.0
+    for e in events:
+        if e.get("cat") != "kernel":
+            continue
+        a = e.get("args", {})
+        ext = ext_of_corr.get(a.get("correlation"), a.get("External id"))
+        if ext in inside:
+            total += e.get("dur", 0)
+    return total
