@@ -1,5 +1,6 @@
 #include "views/explain.hpp"
 #include "views/explain_names.hpp"
+#include "views/point_index.hpp"
 
 #include <fmt/format.h>
 
@@ -81,29 +82,42 @@ struct Wanted {
 
 class Gatherer {
  public:
-  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
-  // The stored point of this key on the anchor's device (cold), if any.
+  // The pool may grow after this is made (explain_measured adds cuBLASLt's alternatives); `index`:
+  // one of the pool made by the caller (StoreRead), else its own, made again when the pool changed.
+  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor, const PointIndex* index = nullptr)
+      : pool_(pool), anchor_(anchor), given_(index) {}
+  // The stored point of this key on the anchor's device (cold), if any: the first in the store's order.
   const StoredPoint* find(const Problem& p, BackendKind backend, const std::string& algo) const {
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
-          s.key.algo == algo && s.key.problem == p)
-        return &s;
+    for (const StoredPoint* s : of(p))
+      if (s->key.backend == backend && s->key.algo == algo) return s;
     return nullptr;
   }
   // Every cuBLASLt algorithm stored for this problem.
   std::vector<const StoredPoint*> alternatives(const Problem& p) const {
     std::vector<const StoredPoint*> out;
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
-          s.key.backend == BackendKind::kCublasLt && s.key.problem == p)
-        out.push_back(&s);
+    for (const StoredPoint* s : of(p))
+      if (s->key.backend == BackendKind::kCublasLt) out.push_back(s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
     return out;
   }
 
  private:
+  // The problem's points of the anchor's device and clock state, cold.
+  std::vector<const StoredPoint*> of(const Problem& p) const {
+    if (!given_ && (indexed_.first != pool_.data() || indexed_.second != pool_.size())) {
+      own_ = PointIndex(pool_);
+      indexed_ = {pool_.data(), pool_.size()};
+    }
+    std::vector<const StoredPoint*> out;
+    for (const StoredPoint* s : (given_ ? *given_ : own_).of(p))
+      if (same_setup(s->device, anchor_.device) && same_clock_state(s->key, anchor_.key) && !s->key.hot) out.push_back(s);
+    return out;
+  }
   const std::vector<StoredPoint>& pool_;
   const StoredPoint& anchor_;
+  const PointIndex* given_;
+  mutable PointIndex own_;                                            // of the pool as it was at
+  mutable std::pair<const StoredPoint*, size_t> indexed_{nullptr, 0};  // (its data, its size)
 };
 
 ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annotation& annotation) {
@@ -244,12 +258,6 @@ class ReportBuilder {
 };
 
 // The problem of the neighbour the verdict compares with, if it is one.
-std::optional<Problem> compared_problem(const ExplainReport& report) {
-  const auto& against = report.explanation.verdict.against;
-  if (!against || report.points[*against].role != Role::kNeighbour) return std::nullopt;
-  return report.points[*against].candidate.problem;
-}
-
 MeasureRequest base_request(const ExplainRequest& o) {
   MeasureRequest r;
   r.backends = {o.backend};
@@ -421,13 +429,6 @@ void add_numerical_errors(const ExplainRequest& o, const Plan& plan, const Devic
   }
 }
 
-std::string sampling_text(const MeasureOptions& m) {
-  const StopRule rule = m.stop_rule();
-  if (rule.min_samples == rule.max_samples) return fmt::format("{} samples", rule.min_samples);
-  return fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
-                     rule.target * 100);
-}
-
 }  // namespace
 
 // The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).
@@ -436,6 +437,7 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
   s.m = std::to_string(m);
   s.n = std::to_string(n);
   s.k = std::to_string(k);
+  s.sizes_from = "SHAPE";
   const std::vector<Problem> problems = plan_problems(s);
   if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for explain", o.plan.batch));
   return problems.front();
@@ -477,16 +479,19 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
 }
 
 ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
-                                  const Problem& target) {
+                                  const Problem& target, const StoreRead* read) {
   const std::string what = describe_problem(target, o.backend);
   std::string why_not;
-  if (!std::filesystem::exists(o.db)) {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(o.db))) {  // a dangling link: the store says so
     why_not = fmt::format("no store '{}'", o.db);
   } else if (o.tile) {
     why_not = "--tile given";
   } else {
-    Store store(o.db, Store::Access::kReadOnly);
-    const std::vector<StoredPoint> pool = store.load_all();
+    std::optional<Store> opened;
+    if (!read) opened.emplace(o.db, Store::Access::kReadOnly);
+    const Store& store = read ? read->store : *opened;
+    const std::vector<StoredPoint> loaded = read ? std::vector<StoredPoint>() : store.load_all();
+    const std::vector<StoredPoint>& pool = read ? read->pool : loaded;
     // The newest measurement of the target, on the named GPU when one is named.
     const StoredPoint* anchor = nullptr;
     for (const StoredPoint& p : pool) {
@@ -510,7 +515,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing),
                 plan_controls(o, target, anchor->device), fixed_spec(o, anchor->device)};
       if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
-      const Gatherer g(pool, *anchor);
+      const Gatherer g(pool, *anchor, read ? &read->index : nullptr);
       ReportBuilder builder(o, shape, plan, g);
       ExplainReport first = report;
       builder.build(store, std::nullopt, first);

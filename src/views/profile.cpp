@@ -12,6 +12,7 @@
 #include "model/kernel_name.hpp"
 #include "views/annotated.hpp"
 #include "views/explain.hpp"
+#include "views/point_index.hpp"
 
 namespace shapescope {
 namespace {
@@ -26,7 +27,8 @@ struct Verdict {
 // that a rewrite of explain changes this function only. With a device and a store it measures the
 // GEMM's neighbours (reusing the store); without, it reads them from the request's store.
 Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequest& r,
-                        const DeviceContext* device, Store* store, const std::atomic<bool>* interrupted) {
+                        const DeviceContext* device, Store* store, const std::atomic<bool>* interrupted,
+                        const StoreRead* read) {
   ExplainRequest o;
   o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
   o.plan.dtype = std::string(to_string(p.dtype));
@@ -48,7 +50,7 @@ Verdict explain_verdict(const Problem& p, BackendKind backend, const ProfileRequ
     const Problem target = plan_one(o, p.m, p.n, p.k);
     const ProgressFor silent = [](size_t) { return ProgressCallback(); };
     const ExplainReport report = device ? explain_measured(o, shape, target, *device, *store, silent, interrupted)
-                                        : explain_without_gpu(o, shape, nullptr, target);
+                                        : explain_without_gpu(o, shape, nullptr, target, read);
     return {report, ""};
   } catch (const Error& e) {
     if (e.code() == ExitCode::kInterrupted) throw;
@@ -66,14 +68,15 @@ std::pair<Problem, BackendKind> explained(const ProfileRow& row, BackendKind bac
   return {row.problem.group(largest), backend};
 }
 
+// `read`: without a device, the store and its points, read once for every verdict.
 void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* store,
-                  const std::atomic<bool>* interrupted) {
+                  const std::atomic<bool>* interrupted, const StoreRead* read = nullptr) {
   if (!result.request.verdicts) return;
   for (ProfileEntry& e : result.entries) {
     if (!e.row.time) continue;
     const auto [problem, backend] = explained(e.row, result.request.backend);
     if (e.row.problem.grouped()) e.verdict_shape = fmt::format("{} {}", problem.shape_string(), to_string(problem.layout));
-    const Verdict v = explain_verdict(problem, backend, result.request, device, store, interrupted);
+    const Verdict v = explain_verdict(problem, backend, result.request, device, store, interrupted, read);
     e.explanation = v.report;
     e.no_verdict = v.why_none;
   }
@@ -140,17 +143,15 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
 }
 
 // The stored point of each row (the library's own choice, cold), on the GPU that has the most of them.
-std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows,
-                                                      const std::vector<StoredPoint>& pool, StoredSource& source) {
+// The store's cold points (`pool`: a PointIndex of them) matched to the rows through a hash table, so
+// that a list of 200,000 GEMMs costs a pass over each, not a pass over the store per GEMM.
+std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows, const PointIndex& pool,
+                                                      StoredSource& source) {
   std::vector<std::vector<const StoredPoint*>> candidates(rows.size());
   std::map<std::string, std::pair<size_t, const StoredPoint*>> per_setup;  // rows found, a point of it
   for (size_t i = 0; i < rows.size(); ++i) {
-    for (const StoredPoint& p : pool) {
-      if (p.key.hot || p.key.backend != rows[i].backend || p.key.algo != default_algo(rows[i].backend) ||
-          !(p.key.problem == rows[i].problem))
-        continue;
-      candidates[i].push_back(&p);
-    }
+    for (const StoredPoint* p : pool.of(rows[i].problem))
+      if (p->key.backend == rows[i].backend && p->key.algo == default_algo(rows[i].backend)) candidates[i].push_back(p);
   }
   for (const auto& list : candidates) {
     std::map<std::string, const StoredPoint*> setups;
@@ -224,13 +225,14 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   result.request = request;
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
   const std::string again = "measure them on a GPU with the same command";
-  if (!std::filesystem::exists(request.db))
+  if (!std::filesystem::exists(std::filesystem::symlink_status(request.db)))  // a dangling link: the store says so
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here and no store '{}' to read the {} GEMMs of {} from; {}",
                                               request.db, rows.size(), workload.source, again));
   Store store(request.db, Store::Access::kReadOnly);
   StoredSource source;
   const std::vector<StoredPoint> pool = store.load_all();
-  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, pool, source);
+  const PointIndex by_problem(pool, [](const StoredPoint& p) { return !p.key.hot; });
+  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, by_problem, source);
   if (source.points == 0)
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here, and the store '{}' holds none of the {} GEMMs of {}; {}",
                                               request.db, rows.size(), workload.source, again));
@@ -240,10 +242,10 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   // A point of the same GPU and setup (the newest), if stored.
   const auto newest_of = [&](BackendKind kind, const std::string& algo, const Problem& problem) -> const StoredPoint* {
     const StoredPoint* newest = nullptr;
-    for (const StoredPoint& p : pool)
-      if (!p.key.hot && p.key.backend == kind && p.key.algo == algo && p.key.problem == problem &&
-          same_setup(p.device, source.device) && (!newest || p.result.measured_at > newest->result.measured_at))
-        newest = &p;
+    for (const StoredPoint* p : by_problem.of(problem))
+      if (p->key.backend == kind && p->key.algo == algo && same_setup(p->device, source.device) &&
+          (!newest || p->result.measured_at > newest->result.measured_at))
+        newest = p;
     return newest;
   };
   // Our grouped kernel's point of a grouped call, and its groups as a loop.
@@ -262,7 +264,9 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
       },
       loop_of, ours_of);
   result.stored = source;
-  add_verdicts(result, nullptr, nullptr, nullptr);
+  const PointIndex every_point(pool);
+  const StoreRead read{store, pool, every_point};
+  add_verdicts(result, nullptr, nullptr, nullptr, &read);
   return result;
 }
 
