@@ -136,7 +136,10 @@ void print_table(std::ostream& out, const ProfileResult& r) {
   }
   std::vector<bool> right(header.size(), true);
   right[1] = right[2] = right[header.size() - 2] = right[header.size() - 1] = false;
-  write_table(out, rows, right);
+  // The kernel name is shortened and the verdict wraps first; then the columns go, least read first.
+  write_table(out, rows, right, "",
+              fit_by_name(header, {{"kernel", {5, 24}}, {"verdict", {0, 0, 40}}, {"origin", {6, 20}}, {"noise [%]", {1}},
+                                   {"per call [us]", {2}}, {"trace [us]", {3}}, {"calls/step", {4}}}));
 }
 
 // Measured at the power limit (sustained) and more than 5 % above the trace: a step whose other ops
@@ -276,7 +279,8 @@ void print_what_ifs(std::ostream& out, const ProfileResult& r) {
     rows.push_back({std::to_string(i + 1), std::string(what_if_name(x.kind)), fixed(x.calls_per_step, 0),
                     us_or_ms(x.now_us), us_or_ms(x.after_us), saving_cell(x, w.step_us), what_if_change(r, x)});
   }
-  write_table(out, rows, {true, false, true, true, true, false, false});
+  write_table(out, rows, {true, false, true, true, true, false, false}, "",
+              fit_by_name(rows.front(), {{"change", {0, 0, 40}}, {"calls/step", {1}}, {"now", {2}}, {"after", {3}}}));
   out << fmt::format("the step's GEMM time: {} now, {} with each GEMM's best change ({}; added over distinct GEMMs, "
                      "each measured against its own GEMM)\n",
                      us_or_ms(w.step_us), us_or_ms(w.with_all_us), signed_percent(w.with_all_us / w.step_us - 1));
