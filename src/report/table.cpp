@@ -189,7 +189,9 @@ void write_table(std::ostream& out, const std::vector<std::vector<std::string>>&
       if (fit[i].wrap_at > 0 && display_width(row[i]) > width) {
         cells[i] = wrapped(row[i], width);
       } else if (fit[i].shorten_to > 0 && display_width(row[i]) > width) {
-        cells[i] = {shorten_middle(row[i], width)};
+        const size_t length = display_width(row[i]);
+        cells[i] = {fit[i].keep_end && width > 3 ? "..." + row[i].substr(bytes_of_first(row[i], length - (width - 3)))
+                                                 : shorten_middle(row[i], width)};
       } else {
         cells[i] = {row[i]};
       }

@@ -19,6 +19,7 @@ struct ColumnFit {
   int drop = 0;           // 0: never dropped
   size_t shorten_to = 0;  // 0: never shortened
   size_t wrap_at = 0;     // 0: never wrapped
+  bool keep_end = false;  // shortened at its start instead ("...h100/sweep.db": a path's end says most)
 };
 
 // The width tables fit: $COLUMNS when it is a positive number, else the terminal's when standard

@@ -137,6 +137,15 @@ TEST(WriteTable, AWordLongerThanTheColumnIsCut) {
   EXPECT_NE(joined.find(kKernel), std::string::npos) << joined;
 }
 
+// A path keeps its end, where it differs from the others.
+TEST(WriteTable, APathIsShortenedAtItsStart) {
+  const Columns c("30");
+  const std::vector<std::string> lines =
+      lines_of(table({{"GPU", "store"}, {"H100", "bench/speed/results/h100-sweep/sweep.db"}}, {false, false},
+                     {{}, {0, 20, 0, true}}));
+  EXPECT_EQ(lines[1], "H100  ...s/h100-sweep/sweep.db");
+}
+
 // A last column of names (no blank in them) is not wrapped when the table says nothing.
 TEST(WriteTable, NamesAreNotWrappedUnasked) {
   const Columns c("30");
