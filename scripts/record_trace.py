@@ -28,7 +28,9 @@ tensor; its backward stays bf16), as profile's precision what-if for that GEMM p
 --fp8-linears RECIPE runs every Linear's three GEMMs in fp8 through torch._scaled_mm under a training
 recipe (tensor, row or block: scripts/fp8_linear.py), the operands quantized in the step inside
 record_function("shapescope_fp8_cast"); --fp8-compile fuses those quantizers with torch.compile (as
-Transformer Engine's and torchao's casts are fused). The log then says the casts' kernel time too:
+Transformer Engine's and torchao's casts are fused). --fp8-head RECIPE does the same for the LM head
+alone (its three GEMMs: profile's precision what-ifs of the head, applied). The log then says the
+casts' kernel time too:
 
   python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 1024 --fp8-linears block --out fp8.json
 
@@ -183,6 +185,9 @@ def finish(model, vocab, args):
     if args.fp8_linears:
         print(f"fp8: {fp8_linear.patch_linears(model, args.fp8_linears, args.fp8_compile)} Linears in recipe "
               f"{args.fp8_linears}{' (quantizers compiled)' if args.fp8_compile else ''}")
+    if args.fp8_head:
+        print(f"fp8: {fp8_linear.patch_linears(model.lm_head, args.fp8_head)} Linear (the LM head) in recipe "
+              f"{args.fp8_head}")
     return model, vocab
 
 
@@ -195,6 +200,7 @@ def main():
     parser.add_argument("--fp8-lm-head", action="store_true")
     parser.add_argument("--fp8-linears", choices=sorted(fp8_linear.RECIPES), default=None)
     parser.add_argument("--fp8-compile", action="store_true")
+    parser.add_argument("--fp8-head", choices=sorted(fp8_linear.RECIPES), default=None)
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)
@@ -204,6 +210,8 @@ def main():
     args = parser.parse_args()
     if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
         parser.error("--upcast-attn: GPT-2's reorder_and_upcast_attn acts in eager attention only (--model gpt2 --attn eager)")
+    if args.fp8_head and (args.fp8_lm_head or args.fp8_linears):
+        parser.error("--fp8-head: --fp8-lm-head or --fp8-linears already runs the LM head in fp8")
     if args.fp8_lm_head and args.fp8_linears:
         parser.error("--fp8-lm-head: --fp8-linears already runs the LM head in fp8")
     if args.fp8_compile and not args.fp8_linears:
@@ -245,7 +253,7 @@ def main():
           f"{torch.cuda.get_device_name()}")
     config = model.config
     print(clocks_line)
-    if args.fp8_linears:
+    if args.fp8_linears or args.fp8_head:
         print(f"fp8 casts (kernels inside record_function(\"{fp8_linear.CAST_RANGE}\")): "
               f"{fp8_linear.cast_kernel_us(events) / 1000:.3f} ms")
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "

@@ -84,10 +84,10 @@ void check_first_argument(CLI::App& app, const std::vector<std::string>& args) {
 }
 
 // Parses and runs the command; its exit code.
-int run_command(CLI::App& app, std::vector<std::string> args) {
+int run_command(CLI::App& app, const std::vector<std::string>& given) {
   try {
-    check_first_argument(app, args);
-    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
+    check_first_argument(app, given);
+    std::vector<std::string> args(given.rbegin(), given.rend());  // CLI11 takes the arguments last-first
     app.parse(args);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
@@ -96,7 +96,7 @@ int run_command(CLI::App& app, std::vector<std::string> args) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error_line(fmt::format("shapescope: {} (see shapescope --help)", one_line(e.what())));
+    print_error_line("shapescope: " + one_line(parse_error_text(e, app, given)));
     return int(ExitCode::kUsage);
   } catch (const Error& e) {
     print_error_line(fmt::format("shapescope: {}", e.what()));

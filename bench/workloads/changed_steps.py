@@ -7,8 +7,8 @@
 
 SELECT is `dim:VALUE:KIND` (what-ifs of KIND whose GEMM has VALUE as a size: a vocabulary padded
 changes every GEMM it is a dimension of) or `precision:WORD` (precision what-ifs whose change names
-WORD: "bf16", "fp16", "fp8"; with fp8 the recipe the first of them names is written to
-W/NAME.recipe, the recipe to record the changed step with).
+WORD: "bf16", "fp16", "fp8"). For fp8 (or KIND precision) the recipe the largest of them names is
+written to W/NAME.recipe, the recipe to record the changed step with.
 
 The table: per change, the step's whole GPU kernel time per step in the trace before and after
 (every kernel, not only GEMMs), how much it moved, what profile's changed step predicted (its GEMM
@@ -25,6 +25,12 @@ def what_ifs(w, name):
     return (d.get("what_ifs") or {}).get("ranked", [])
 
 
+def write_recipe(w, name, change):
+    """The fp8 recipe a what-if's change names, for record_trace.py (block-1x128 is block's pair)."""
+    m = re.search(r"\b(block-1x128|block|row|tensor)\b", change)
+    open(f"{w}/{name}.recipe", "w").write((m.group(1) if m else "tensor").replace("block-1x128", "block"))
+
+
 def pick(w, name, select):
     best = {}  # GEMM -> (saving, number, change)
     if select.startswith("dim:"):
@@ -34,6 +40,8 @@ def pick(w, name, select):
             if x["kind"] == kind and re.search(rf"(^|x){value}(x| )", gemm):
                 if x["saving_us"] > best.get(gemm, (0,))[0]:
                     best[gemm] = (x["saving_us"], x["number"], x["change"])
+        if kind == "precision" and best:
+            write_recipe(w, name, max(best.values())[2])
     else:
         word = select.split(":")[1]
         for x in what_ifs(w, name):
@@ -42,9 +50,7 @@ def pick(w, name, select):
                 if x["saving_us"] > best.get(gemm, (0,))[0]:
                     best[gemm] = (x["saving_us"], x["number"], x["change"])
         if word == "fp8" and best:
-            first = max(best.values())[2]
-            m = re.search(r"\b(block-1x128|block|row|tensor)\b", first)
-            open(f"{w}/{name}.recipe", "w").write((m.group(1) if m else "tensor").replace("block-1x128", "block"))
+            write_recipe(w, name, max(best.values())[2])
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
 
 

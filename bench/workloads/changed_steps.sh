@@ -7,8 +7,8 @@
 #               padded (50257 -> 50272, 30522 -> 30528, 50265 -> 50272): every padding what-if of a
 #               GEMM that has the vocabulary as a size;
 #   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and a
-#               2-layer Llama-3-8B-wide step with every Linear in fp8 (torch._scaled_mm, scales
-#               computed in the step) in the recipe profile's fp8 what-ifs name, casts included.
+#               2-layer Llama-3-8B-wide step with its LM head's three GEMMs in fp8 (torch._scaled_mm,
+#               scales computed in the step) in the recipe profile's fp8 what-ifs name, casts included.
 # Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
 #   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
@@ -58,8 +58,8 @@ case "${1:-}" in
       --model roberta-base --layers 12 --batch 24 --seq 512 -- --model roberta-base --layers 12 --vocab 50272 --batch 24 --seq 512
     change gpt2-fp32attn precision:bf16 gpt2-bf16attn "GPT-2 attention fp32 -> bf16" \
       --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024 -- --model gpt2 --attn eager --batch 12 --seq 1024
-    change llama precision:fp8 llama-fp8 "Llama Linears bf16 -> fp8 (casts)" \
-      --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-linears RECIPE
+    change llama dim:128256:precision llama-fp8head "Llama LM head bf16 -> fp8 (casts)" \
+      --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head RECIPE
     ;;
   table) python3 "$HERE/changed_steps.py" table "$W" | tee "$W/table.txt" ;;
   *) echo "usage: $0 run|table" >&2; exit 2 ;;

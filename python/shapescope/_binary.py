@@ -74,10 +74,12 @@ def find_binary(binary=None):
     for origin, value in (("binary=", binary), ("$SHAPESCOPE_BIN", os.environ.get("SHAPESCOPE_BIN"))):
         if value is None or value == "":
             continue
-        path = Path(os.fspath(value))
-        if not _executable(path):
-            raise ShapescopeError(f"shapescope: {origin} '{path}' is not an executable file", 127)
-        return str(path)
+        text = os.fspath(value)
+        if not _executable(Path(text)):
+            raise ShapescopeError(f"shapescope: {origin} '{text}' is not an executable file", 127)
+        # A name without a folder ("./shapescope" is "shapescope" to Path) would be looked up on PATH
+        # by subprocess: the file that was checked is the one to run.
+        return text if os.sep in text else os.path.join(os.curdir, text)
     candidates = _source_tree_binaries()
     installed = _installed_binary()
     if installed is not None:
@@ -94,22 +96,30 @@ def find_binary(binary=None):
                           "): build it (scripts/build.sh, or --cpu-only) or set SHAPESCOPE_BIN", 127)
 
 
-def option_value(value):
-    """One option's text: ranges as the tool writes them, lists comma-joined, paths as paths."""
+def _refuse(option, message):
+    """A value the tool could not be given: refused as the tool refuses one (exit 2), naming the option."""
+    raise ShapescopeError(f"shapescope: {option}: {message}", 2)
+
+
+def option_value(value, option="value"):
+    """One option's text: ranges as the tool writes them, lists comma-joined, paths as paths.
+    A range the tool's ranges cannot write (empty, counting down) or a NUL (no argument can hold
+    one) raises ShapescopeError (exit 2) naming `option`; a flag inside a list raises TypeError."""
     if isinstance(value, range):
-        if len(value) == 0:
-            raise ValueError(f"{value!r} is empty")
         if value.step < 0:
-            raise ValueError(f"{value!r} counts down; the tool's ranges count up")
+            _refuse(option, f"{value!r} counts down; the tool's ranges count up")
+        if len(value) == 0:
+            _refuse(option, f"{value!r} is empty")
         last = value[-1]
         return f"{value.start}..{last}" + (f":{value.step}" if value.step != 1 else "")
     if isinstance(value, (list, tuple)):
-        return ",".join(option_value(v) for v in value)
+        return ",".join(option_value(v, option) for v in value)
     if isinstance(value, bool):
-        raise ValueError("a flag inside a list")
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return str(value)
+        raise TypeError(f"{option}: {value!r} inside a list: a flag is True or False on its own")
+    text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+    if "\0" in text:
+        _refuse(option, f"{text!r} holds a NUL character, which no command-line argument can")
+    return text
 
 
 def options(repeated=(), **kwargs):
@@ -125,12 +135,9 @@ def options(repeated=(), **kwargs):
             args.append(flag)
         elif name in repeated and isinstance(value, (list, tuple)):
             for item in value:
-                args += [flag, option_value(item)]
+                args += [flag, option_value(item, flag)]
         else:
-            try:
-                args += [flag, option_value(value)]
-            except ValueError as e:
-                raise ValueError(f"{name}: {e}") from None
+            args += [flag, option_value(value, flag)]
     return args
 
 
@@ -149,6 +156,9 @@ def run(args, binary=None):
     next safe point, keeping what it measured; a second one ends it at once, a third kills it. The
     KeyboardInterrupt is raised again once it has exited."""
     command = [find_binary(binary)] + [str(a) for a in args]
+    for arg in command[1:]:
+        if "\0" in arg:
+            _refuse(repr(arg), "holds a NUL character, which no command-line argument can")
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, encoding="utf-8", errors="replace", start_new_session=True)
     interrupts = 0

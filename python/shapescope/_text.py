@@ -6,6 +6,9 @@ could print other numbers than the result holds. The tables follow the CLI's wri
 (src/report/table.cpp and the command's report file) cell for cell; the CPU tests compare them with
 the CLI's own output for the committed stores. What each result shows:
 
+Every table is the CLI's with --wide: every column, every name whole (the CLI fits its tables to
+the terminal, src/report/table.hpp; a notebook scrolls).
+
 - sweep, export: the whole points table;
 - profile: the whole output, as the CLI wrote it into its JSON ("text"): not rendered here;
 - explain: the verdict, source, effects, heuristic regret, controls, precision, neighbours, the not-measured
@@ -192,7 +195,7 @@ def point_row(p, wide=False):
 
 
 def points_blocks(result):
-    rows = [[h for h, _ in POINT_COLUMNS]] + [point_row(p) for p in result.points or []]
+    rows = [[h for h, _ in POINT_COLUMNS]] + [point_row(p, wide=True) for p in result.points or []]
     return [Table(rows, [r for _, r in POINT_COLUMNS])]
 
 

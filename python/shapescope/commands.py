@@ -5,6 +5,7 @@ comma-joined, a `range` written as the tool's range: range(1, 4097, 8) is 1..409
 checks them, and a bad one raises ShapescopeError with its one line and exit code 2. `binary`
 chooses the binary (find_binary says how it is found otherwise).
 """
+import numbers
 import os
 
 from . import _binary
@@ -28,7 +29,13 @@ def _shape_text(shape):
     if isinstance(shape, (tuple, list)):
         if len(shape) != 3:
             raise ValueError(f"shape: {shape!r} is not (m, n, k)")
+        # int(1793.9) would be 1793: a size that is not a whole number is the caller's mistake to see.
+        for d in shape:
+            if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+                raise TypeError(f"shape: {d!r} in {shape!r} is not an integer")
         return "x".join(str(int(d)) for d in shape)
+    if isinstance(shape, bool) or not isinstance(shape, (numbers.Integral, str)):
+        raise TypeError(f"shape: {shape!r} is not an integer, a 'MxNxK' string or (m, n, k)")
     return str(shape)
 
 

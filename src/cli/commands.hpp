@@ -43,6 +43,11 @@ std::string version_line();
 void write_whole_output(const std::string& path, const std::string& option,
                         const std::function<void(std::ostream&)>& write);
 
+// A CLI11 refusal as shapescope says it (parse_errors.cpp): one line naming the option or argument
+// and what is wrong, "(see shapescope CMD --help)" at its end; never CLI11's own wording. `args` as
+// given (argv[1..]), after `app.parse` failed with `error`.
+std::string parse_error_text(const CLI::ParseError& error, CLI::App& app, const std::vector<std::string>& args);
+
 // The command line as given (argv[1..]): a --devices parent runs its workers with it.
 extern std::vector<std::string> g_arguments;
 // Set by SIGINT/SIGTERM: long work stops at the next safe point, keeping what was measured.

@@ -26,6 +26,7 @@ struct ExplainOptions {
   std::string gpu;          // a profile: answer for that GPU (from the store, else the model)
   std::vector<std::string> dbs;  // --db as given; several: the shape on each store's GPUs
   bool json = false;
+  bool wide = false;
 };
 
 void write(const ExplainOptions& o, const ExplainReport& report) {
@@ -37,6 +38,7 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
 }
 
 void run_explain(const ExplainOptions& o) {
+  check_wide_text(o.wide, o.json);
   const ShapeArg shape = parse_shape_option(o.request.shape);
   check_lt_algos_backend(o.request.lt_algos, o.request.backend.kind == BackendKind::kCublasLt);
   ExplainRequest request = o.request;
@@ -125,6 +127,7 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
   add_tile_option(cmd, o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
   cmd->add_flag("--json", o->json, "the same content as JSON fields");
+  add_wide_option(cmd, o->wide);
   cmd->callback([o] { run_explain(*o); });
 }
 

@@ -24,7 +24,7 @@ struct InfoOptions {
 void run_info(const InfoOptions& o) {
   // Only --calibrate writes: the store is opened read-only otherwise, and not made when missing.
   std::optional<Store> store;
-  if (o.calibrate || std::filesystem::exists(o.db))
+  if (o.calibrate || std::filesystem::exists(std::filesystem::symlink_status(o.db)))
     store.emplace(o.db, o.calibrate ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceContext d = query_device(o.device);
   int64_t free_bytes = 0, total_bytes = 0;

@@ -9,6 +9,8 @@
 #include "common/output_file.hpp"
 #include "model/explain.hpp"
 #include "report/output.hpp"
+#include "report/table.hpp"
+#include "shape/plan.hpp"
 #include "views/plot_select.hpp"
 
 namespace shapescope {
@@ -29,27 +31,16 @@ ClockState clock_state_option(const std::string& text, bool unrecorded) {
 }
 
 // An integer option that must be within [low, high]: "--samples: 0 must be between 1 and 100000".
-template <class T>
-CLI::Option* add_bounded_option(CLI::App* cmd, const std::string& name, T& value, T low, T high, const std::string& help) {
-  return cmd
-      ->add_option_function<T>(
-          name,
-          [&value, name, low, high](const T& given) {
-            if (given < low || given > high)
-              throw usage_error(fmt::format("{}: {} must be between {} and {}", name, given, low, high));
-            value = given;
-          },
-          help)
-      ->default_str(std::to_string(value));
-}
-
-// An integer option that must not be negative: "--ld-pad: -1 must be >= 0".
+// --ld-pad or --offset of a selection: "--ld-pad: -1 must be >= 0"; above kMaxStrideOption, as a
+// sweep refuses it ("--offset: 99999999999999 must be <= 2147483647 (elements)").
 CLI::Option* add_non_negative_option(CLI::App* cmd, const std::string& name, int64_t& value, const std::string& help) {
   return cmd
       ->add_option_function<int64_t>(
           name,
           [&value, name](int64_t given) {
             if (given < 0) throw usage_error(fmt::format("{}: {} must be >= 0", name, given));
+            if (given > kMaxStrideOption)
+              throw usage_error(fmt::format("{}: {} must be <= {} (elements)", name, given, kMaxStrideOption));
             value = given;
           },
           help)
@@ -104,7 +95,7 @@ CLI::Option* add_clocks_option(CLI::App* cmd, std::optional<ClockState>& clocks)
 }
 
 CLI::Option* add_samples_option(CLI::App* cmd, int& samples, const std::string& help) {
-  CLI::Option* option = add_bounded_option(cmd, "--samples", samples, 1, 100000, help);
+  CLI::Option* option = add_int_option(cmd, "--samples", samples, 1, 100000, help);
   return samples > 0 ? option : option->default_str("");
 }
 
@@ -122,7 +113,7 @@ CLI::Option* add_pair_seconds_option(CLI::App* cmd, double& seconds, const std::
 }
 
 CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string& help) {
-  return add_bounded_option(cmd, "--lt-algos", lt_algos, 1, 64, help);
+  return add_int_option(cmd, "--lt-algos", lt_algos, 1, 64, help);
 }
 
 void check_lt_algos_backend(int lt_algos, bool cublaslt) {
@@ -140,7 +131,8 @@ CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& 
 }
 
 CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help) {
-  cmd->add_flag("--wide", wide, "table: kernel names whole (shortened to 48 characters otherwise; CSV/JSON: always whole)");
+  cmd->add_flag("--wide", wide,
+                "table: every column, kernel names whole (otherwise fitted to $COLUMNS, or 120; CSV/JSON: always whole)");
   return cmd
       ->add_option_function<std::string>(
           "--format",
@@ -156,6 +148,17 @@ CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, 
 void check_wide(bool wide, const std::string& format) {
   if (wide && *parse_format(format) != Format::kTable)
     throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", format));
+  set_wide_tables(wide);
+}
+
+CLI::Option* add_wide_option(CLI::App* cmd, bool& wide) {
+  return cmd->add_flag("--wide", wide, "the tables with every column and every name whole (otherwise fitted to "
+                                       "$COLUMNS, or 120)");
+}
+
+void check_wide_text(bool wide, bool json) {
+  if (wide && json) throw usage_error("--wide: only for the text (--json carries every field whole)");
+  set_wide_tables(wide);
 }
 
 void add_gnuplot_options(CLI::App* cmd, std::string& gnuplot, std::string& templates, const std::string& templates_help) {
@@ -205,35 +208,5 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
   cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");
   add_clocks_option(cmd, filter.clocks);
 }
-
-namespace {
-// T's whole decimal numbers, passed on as such (CLI11 would read a leading 0 as octal).
-template <class T>
-CLI::Validator whole_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        T value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error == std::errc() && end == text.data() + text.size()) {
-          text = std::to_string(value);
-          return "";
-        }
-        return fmt::format("'{}' is not a whole number from {} to {}", text, std::numeric_limits<T>::min(),
-                           std::numeric_limits<T>::max());
-      },
-      "");
-}
-}  // namespace
-
-void read_integer_options_whole(CLI::App& app) {
-  const CLI::Validator whole_signed = whole_number<int64_t>(), whole_unsigned = whole_number<uint64_t>();
-  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-    for (CLI::Option* option : command->get_options([](CLI::Option*) { return true; })) {
-      if (option->get_type_name() == "INT") option->transform(whole_signed);
-      if (option->get_type_name() == "UINT") option->transform(whole_unsigned);
-    }
-  }
-}
-
 
 }  // namespace shapescope

@@ -38,15 +38,24 @@ CLI::Option* add_pair_seconds_option(CLI::App* cmd, double& seconds, const std::
 // --max-error of explain and profile: the largest relative error (normwise, against fp64; the worse of
 // Gaussian and outlier-channel inputs) a precision fix may bring, above 0 and at most 1.
 CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_error);
+// An integer option between `low` and `high`: a value outside, or one that is no whole number, is
+// refused naming the option and that range ("--slowest: 'x' is not a whole number from 1 to 100").
+CLI::Option* add_int_option(CLI::App* cmd, const std::string& name, int& value, int low, int high,
+                            const std::string& help);
 // --lt-algos: cuBLASLt's top K algorithms, K between 1 and 64.
 CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string& help);
 // --lt-algos above 1 times cuBLASLt's alternatives: refused without cublaslt among the backends.
 void check_lt_algos_backend(int lt_algos, bool cublaslt);
 // --tile BMxBN of a model prediction (explain, plot tilegrid), each 1..1024.
 CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& tile, const std::string& help);
-// --format table | csv | json, and --wide (kernel names whole in a table; refused with CSV or JSON).
+// --format table | csv | json, and --wide (every column of the table, kernel names whole; refused with
+// CSV or JSON). check_wide refuses it so and sets the tables wide (report/table.hpp).
 CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help);
 void check_wide(bool wide, const std::string& format);
+// --wide of a command that prints text or --json (explain, pad, profile): every table's every column,
+// whole; refused with --json.
+CLI::Option* add_wide_option(CLI::App* cmd, bool& wide);
+void check_wide_text(bool wide, bool json);
 // --gnuplot and --templates of the commands that draw figures (plot, report); check_templates
 // refuses a folder that lacks one of the kinds' templates (KIND.gp).
 void add_gnuplot_options(CLI::App* cmd, std::string& gnuplot, std::string& templates, const std::string& templates_help);
@@ -106,8 +115,9 @@ ModelConfig resolve_model(const WorkloadSource& source);
 Workload load_file_workload(const WorkloadSource& source);
 // The presets' names, for --help and messages: "deepseek-v2-lite, falcon-7b, ..."
 std::string preset_list();
-// Every integer option of every command is read whole, in decimal and in range, or refused naming the
-// option and the value (CLI11 alone reads 99999999999999999999 as 9223372036854775807, 010 as 8).
+// Every integer option of every command is read whole, in decimal and in range, and every real one
+// finite, or refused naming the option and the value as given (CLI11 alone reads
+// 99999999999999999999 as 9223372036854775807, 010 as 8, 1e309 as inf); number_options.cpp.
 void read_integer_options_whole(CLI::App& app);
 
 // A model's step, shared by pad and profile: --tokens, --train, --tp, --dtype.

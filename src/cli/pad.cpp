@@ -35,6 +35,7 @@ struct PadOptions {
   std::string db = "shapescope.db";
   int device = 0;
   bool json = false;
+  bool wide = false;
   bool dry_run = false;
   double pair_seconds = PadRequest::kPadPairSeconds;
 };
@@ -68,12 +69,6 @@ struct Measuring {
   }
 };
 
-void need_gpu() {
-  if (device_count() == 0)
-    throw Error(ExitCode::kNoGpu,
-                "pad: no GPU here, and measuring needs one; --dry-run lists the GEMMs and candidates without it");
-}
-
 // pad --trace / --gemms: the sizes of the workload's GEMMs are the knobs.
 void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
   const Workload w = load_file_workload(o.source);
@@ -87,12 +82,14 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
     check_store_for_dry_run(o.db);
     return write(pad_sizes_plan(w, request));
   }
-  need_gpu();
+  // No GPU: the answer from the store's GEMMs, when it holds them (read-only), as for a model.
+  if (device_count() == 0) return write(pad_sizes_from_store(w, request));
   Measuring m(o);
   write(pad_sizes_measure(w, request, m.device, m.store, m.progress_for, &g_interrupted));
 }
 
 void run_pad(const PadOptions& o) {
+  check_wide_text(o.wide, o.json);
   const SourceKind kind = source_kind(o.source);
   const ClockState clocks = o.clocks;
   if (kind != SourceKind::kModel) {
@@ -174,6 +171,7 @@ void register_pad(CLI::App& app) {
   add_db_option(cmd, o->db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "JSON instead of the tables");
+  add_wide_option(cmd, o->wide);
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");
   cmd->callback([o] { run_pad(*o); });
 }

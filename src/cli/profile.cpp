@@ -34,6 +34,7 @@ struct ProfileOptions {
   ProfileRequest request;
   int device = 0;
   bool json = false;
+  bool wide = false;
   bool no_verdict = false;
   std::string html;           // --html FILE: the page too; "-": the page instead of the table
   bool html_given = false;
@@ -87,6 +88,7 @@ Workload profile_workload(const ProfileOptions& o) {
 }
 
 void check_options(const ProfileOptions& o) {
+  check_wide_text(o.wide, o.json);
   if (o.attention_in_total && !o.attention) throw usage_error("--attention-in-total: needs --attention");
   if (o.sequence < 0)
     throw usage_error(fmt::format("--sequence: {} is not a sequence length (a positive number of tokens)", o.sequence));
@@ -212,6 +214,7 @@ void register_profile(CLI::App& app) {
   add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   cmd->add_flag("--json", o->json, "the same content as one JSON document");
+  add_wide_option(cmd, o->wide);
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "measure every what-if against the step in one paired run");
   cmd->add_option_function<std::string>(

@@ -38,7 +38,6 @@ void run_report(ReportOptions o) {
   const std::filesystem::path templates(o.templates);
   if (o.out != "-")
     check_output_path(o.out, "--out", {db, (templates / "flops.gp").string(), (templates / "waves.gp").string()});
-  if (o.slowest < 1 || o.slowest > 100) throw usage_error(fmt::format("--slowest: {} must be between 1 and 100", o.slowest));
   o.request.slowest = size_t(o.slowest);
   check_templates(o.templates, {"flops", "waves"});
   const ReportView view = report_view(o.request);
@@ -76,7 +75,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete); - for standard output");
   cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->request.filter);
-  cmd->add_option("--slowest", o->slowest, "rows of the slow-shapes table (1..100)");
+  add_int_option(cmd, "--slowest", o->slowest, 1, 100, "rows of the slow-shapes table");
   add_gnuplot_options(cmd, o->gnuplot, o->templates,
                       "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
   cmd->callback([o] { run_report(*o); });

@@ -20,17 +20,26 @@ enum class ExitCode : int {
 };
 
 // The message as one line: a control character (a newline in an option value or a file's JSON string
-// that the message quotes) is written as an escape, \n, \t, \r or \xHH.
+// that the message quotes, a terminal's escape sequence in a name a store holds) is written as an
+// escape, \n, \t, \r or \xHH; so is a C1 control character in UTF-8 (U+0080..U+009F, which some
+// terminals read as an escape too), as \u0080..\u009f.
 inline std::string one_line(const std::string& message) {
   std::string out;
   out.reserve(message.size());
-  for (const char c : message) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < message.size(); ++i) {
+    const char c = message[i];
     const auto byte = static_cast<unsigned char>(c);
+    if (byte == 0xc2 && i + 1 < message.size() && static_cast<unsigned char>(message[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(message[i + 1]) <= 0x9f) {
+      const auto next = static_cast<unsigned char>(message[++i]);
+      out += {'\\', 'u', '0', '0', kHex[next >> 4], kHex[next & 15]};
+      continue;
+    }
     if (byte >= 0x20 && byte != 0x7f) {
       out += c;
       continue;
     }
-    static constexpr char kHex[] = "0123456789abcdef";
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";

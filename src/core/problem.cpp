@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 
 #include "common/error.hpp"
 
@@ -183,6 +184,23 @@ bool Problem::operator==(const Problem& other) const {
          dtype == other.dtype && layout == other.layout && lda == other.lda &&
          ldb == other.ldb && ldc == other.ldc && off_a == other.off_a && off_b == other.off_b &&
          off_c == other.off_c && groups == other.groups && recipe == other.recipe && cast == other.cast;
+}
+
+namespace {
+// boost::hash_combine's mixing step.
+void combine(size_t& seed, int64_t value) {
+  seed ^= std::hash<int64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
+}  // namespace
+
+size_t hash_value(const Problem& p) {
+  size_t seed = 0;
+  for (const int64_t v : {p.m, p.n, p.k, p.batch, int64_t(p.dtype), int64_t(p.layout), p.lda, p.ldb, p.ldc, p.off_a,
+                          p.off_b, p.off_c, int64_t(p.groups.size())})
+    combine(seed, v);
+  for (const GroupShape& g : p.groups)
+    for (const int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc}) combine(seed, v);
+  return seed;
 }
 
 Problem grouped_problem(const std::vector<Problem>& groups) {

@@ -101,6 +101,13 @@ struct Problem {
   bool operator==(const Problem& other) const;
 };
 
+// A hash of everything operator== compares: lists of calls and points are matched by problem in
+// hash tables, so that a workload of 200,000 GEMMs is not compared pair by pair.
+size_t hash_value(const Problem& problem);
+struct ProblemHash {
+  size_t operator()(const Problem& problem) const { return hash_value(problem); }
+};
+
 // The same GEMM with contiguous, aligned operands: each leading dimension the smallest multiple of
 // `row_bytes` bytes that holds its row (the packed one when that is already a multiple), base
 // offsets 0 (allocations are 256-byte aligned). explain's layout controls: 16 bytes (TMA and the

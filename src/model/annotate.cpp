@@ -59,6 +59,8 @@ bool persistent_family(const KernelTile& tile) {
   return tile.family == "cutlass3x" && tile.schedule.find("warpspecialized") != std::string::npos;
 }
 
+}  // namespace
+
 // The SM clock a calibration recorded in its detail ("..., SM clock 1500 MHz").
 std::optional<double> calibration_clock(const Calibration& c) {
   constexpr std::string_view kMarker = "SM clock ";
@@ -72,8 +74,6 @@ std::optional<double> calibration_clock(const Calibration& c) {
   if (i == start || mhz <= 0) return std::nullopt;
   return mhz;
 }
-
-}  // namespace
 
 Peak ModelGpu::peak_tflops(DType dtype) const {
   if (auto c = find_calibration(calibrations, calibration_key(dtype))) {

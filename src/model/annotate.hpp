@@ -27,6 +27,10 @@ struct Peak {
   std::optional<double> clock_mhz;  // SM clock the calibration ran at, where it recorded one
 };
 
+// The SM clock a calibration ran at, as its detail records it ("..., SM clock 1500 MHz"); a point's
+// % of peak scales the peak to the point's own clock.
+std::optional<double> calibration_clock(const Calibration& calibration);
+
 // The GPU as the model sees it: counts and limits, and peak rates (measured where calibrated).
 struct ModelGpu {
   std::string name;

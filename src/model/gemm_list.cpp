@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -59,8 +60,10 @@ void check_header(const std::string& origin, const std::string& where, const std
       throw usage_error(fmt::format("{}: {}: no column '{}' (columns: {})", origin, where, c, columns_text()));
 }
 
-std::vector<Row> csv_rows(std::string_view text, const std::string& origin) {
-  std::vector<Row> rows;
+// Each row as it is read (a list of 200,000 rows is never held as text cells all at once).
+using RowSink = std::function<void(const Row&)>;
+
+void csv_rows(std::string_view text, const std::string& origin, const RowSink& sink) {
   std::vector<std::string> header;
   size_t line_no = 1, pos = 0;
   while (pos < text.size()) {
@@ -86,20 +89,18 @@ std::vector<Row> csv_rows(std::string_view text, const std::string& origin) {
     Row row{where, {}};
     for (size_t i = 0; i < header.size(); ++i)
       if (!(*fields)[i].empty()) row.cells[header[i]] = (*fields)[i];
-    rows.push_back(std::move(row));
+    sink(row);
   }
   if (header.empty()) throw usage_error(fmt::format("{} is empty (a CSV GEMM list starts with a header: {})", origin,
                                                     columns_text()));
-  return rows;
 }
 
-std::vector<Row> json_rows(std::string_view text, const std::string& origin) {
+void json_rows(std::string_view text, const std::string& origin, const RowSink& sink) {
   const Json json = parse_json_text(text, origin);
   const Json* list = &json;
   if (json.is_object() && json.contains("gemms")) list = &json["gemms"];
   if (!list->is_array())
     throw usage_error(fmt::format("{}: a JSON GEMM list is an array of objects (or {{\"gemms\": [...]}})", origin));
-  std::vector<Row> rows;
   for (size_t i = 0; i < list->size(); ++i) {
     const Json& entry = (*list)[i];
     Row row{fmt::format("entry {}", i + 1), {}};
@@ -115,9 +116,8 @@ std::vector<Row> json_rows(std::string_view text, const std::string& origin) {
       // A number, bool, list or object is kept as its JSON text: the checks below name it.
       row.cells[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }
-    rows.push_back(std::move(row));
+    sink(row);
   }
-  return rows;
 }
 
 class RowReader {
@@ -210,14 +210,19 @@ Workload parse_gemm_list(std::string_view text, const std::string& origin) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) throw usage_error(fmt::format("{} is empty", origin));
   const bool json = text[first] == '[' || text[first] == '{';
-  const std::vector<Row> rows = json ? json_rows(text, origin) : csv_rows(text, origin);
-  if (rows.empty()) throw usage_error(fmt::format("{} lists no GEMM", origin));
+  std::vector<ListGemm> gemms;
+  const RowSink sink = [&](const Row& row) {
+    if (gemms.size() == kMaxListRows)
+      throw usage_error(fmt::format("{}: {}: more than {} GEMMs, the limit on a GEMM list", origin, row.where,
+                                    kMaxListRows));
+    gemms.push_back(read_row(row, origin));
+  };
+  json ? json_rows(text, origin, sink) : csv_rows(text, origin, sink);
+  if (gemms.empty()) throw usage_error(fmt::format("{} lists no GEMM", origin));
 
   Workload w;
   w.source = origin;
   // Groups are collected first (their rows may be apart) and added where their first row is.
-  std::vector<ListGemm> gemms;
-  for (const Row& row : rows) gemms.push_back(read_row(row, origin));
   std::map<std::string, size_t> group_at;  // group id -> index in `calls`
   std::vector<WorkloadGemm> calls;
   for (const ListGemm& g : gemms) {

@@ -8,6 +8,7 @@
 // CSV: comma-separated, a field may be double-quoted; blank lines and lines starting with '#' are
 // skipped. Identical rows merge (counts add).
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,11 +16,15 @@
 
 namespace shapescope {
 
+// Rows a list may hold. A list of a million distinct GEMMs is read and profiled from a store in
+// seconds (calls merge through a hash); past it, a list is almost surely a generated mistake.
+constexpr size_t kMaxListRows = 1'000'000;
+
 // Throws usage_error with one line starting with `origin` and naming the line (CSV) or entry
 // (JSON) and the column: malformed or truncated JSON, a missing required value, an unknown or
 // repeated column, a value that is not an integer in range (sizes 1..2^31-1, offsets 0..2^31-1),
 // an unknown layout or dtype, a leading dimension shorter than its row, a group whose rows
-// disagree on count or dtype, an empty list.
+// disagree on count or dtype, an empty list, more than kMaxListRows rows.
 Workload parse_gemm_list(std::string_view text, const std::string& origin);
 // The same from a file; also throws usage_error when it cannot be read.
 Workload load_gemm_list(const std::string& path, const std::string& origin);

@@ -1,15 +1,16 @@
 #include "model/input_file.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "common/error.hpp"
+#include "common/input_path.hpp"
 
 namespace shapescope {
 
@@ -48,20 +49,24 @@ void check_json_depth(std::string_view text, const std::string& origin) {
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& origin) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw usage_error(fmt::format("{} is a directory, not a file", origin));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
-  // The size of a regular file is known before reading it; a pipe or device is read up to the limit.
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxInputBytes) refuse_size(origin, size);
+  const int fd = open_regular_file(path, origin);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  // A regular file's size is known before reading it; one that grows meanwhile is held at the limit.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && uint64_t(st.st_size) > kMaxInputBytes) refuse_size(origin, uint64_t(st.st_size));
   std::string text;
   std::array<char, 1 << 16> chunk;
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), size_t(in.gcount()));
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
+    if (got == 0) break;
+    text.append(chunk.data(), size_t(got));
     if (text.size() > kMaxInputBytes) refuse_size(origin, text.size());
   }
-  if (in.bad()) throw usage_error(fmt::format("{} cannot be read ({})", origin, std::strerror(errno)));
   return text;
 }
 

@@ -16,7 +16,8 @@ namespace shapescope {
 constexpr uint64_t kMaxInputBytes = uint64_t(256) << 20;  // 256 MiB
 constexpr int kMaxJsonDepth = 100;
 
-// The file's text; throws usage_error "<origin> is a directory, not a file", "<origin> cannot be
+// The file's text; throws usage_error "<origin> is a directory, not a file" (a FIFO, a device, a
+// socket or a dangling link alike: common/input_path.hpp; none is waited on), "<origin> cannot be
 // read (<errno text>)" or, past kMaxInputBytes, "<origin> is larger than 256 MiB (... bytes), ...".
 std::string read_text_file(const std::string& path, const std::string& origin);
 

@@ -122,6 +122,8 @@ struct StepTime {
   double us = 0;     // sum of count x median
   double noise = 0;  // relative IQR of the GEMMs, weighted by their time in the step
 };
+// A problem's time, nullopt where it has none (not measured, or a dry run).
+using GemmTimeOf = std::function<std::optional<GemmTime>(const Problem&)>;
 // nullopt when a GEMM of the step has no time.
 std::optional<StepTime> step_time(const std::vector<StepGemm>& gemms,
                                   const std::function<std::optional<GemmTime>(const Problem&)>& time_of);

@@ -19,7 +19,24 @@ std::optional<double> add_times(const std::optional<double>& a, const std::optio
 }  // namespace
 
 void join_name(std::string& into, const std::string& name) {
-  if (name.empty() || ("+" + into + "+").find("+" + name + "+") != std::string::npos) return;
+  // A joined list ("q_proj+k_proj", when two merged calls merge again) joins name by name.
+  if (const size_t plus = name.find('+'); plus != std::string::npos) {
+    join_name(into, name.substr(0, plus));
+    join_name(into, name.substr(plus + 1));
+    return;
+  }
+  static const std::string kMore = "+...";
+  if (name.empty() || (into.size() >= kMore.size() && into.compare(into.size() - kMore.size(), kMore.size(), kMore) == 0))
+    return;
+  for (size_t start = 0; start < into.size();) {
+    const size_t end = std::min(into.find('+', start), into.size());
+    if (into.compare(start, end - start, name) == 0) return;
+    start = end + 1;
+  }
+  if (!into.empty() && into.size() + 1 + name.size() > kMaxOriginChars) {
+    into += kMore;
+    return;
+  }
   into += (into.empty() ? "" : "+") + name;
 }
 
@@ -44,12 +61,32 @@ bool same_call(const WorkloadGemm& a, const WorkloadGemm& b) {
          a.group_rows_estimated == b.group_rows_estimated;
 }
 
+namespace {
+
+size_t call_hash(const WorkloadGemm& g) {
+  size_t seed = std::hash<bool>{}(g.usually_fused) * 2 + std::hash<bool>{}(g.group_rows_estimated);
+  for (const Problem& p : g.problems) seed ^= hash_value(p) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  return seed;
+}
+
+}  // namespace
+
 size_t Workload::add(WorkloadGemm gemm) {
-  const auto same = std::find_if(gemms.begin(), gemms.end(), [&](const WorkloadGemm& g) { return same_call(g, gemm); });
-  if (same == gemms.end()) {
+  if (indexed_calls != gemms.size()) {
+    call_index.clear();
+    for (size_t i = 0; i < gemms.size(); ++i) call_index.emplace(call_hash(gemms[i]), i);
+  }
+  const size_t hash = call_hash(gemm);
+  WorkloadGemm* same = nullptr;
+  for (auto [it, end] = call_index.equal_range(hash); it != end && !same; ++it)
+    if (same_call(gemms[it->second], gemm)) same = &gemms[it->second];
+  if (!same) {
+    call_index.emplace(hash, gemms.size());
     gemms.push_back(std::move(gemm));
+    indexed_calls = gemms.size();
     return gemms.size() - 1;
   }
+  indexed_calls = gemms.size();
   same->count += gemm.count;
   same->kernels += gemm.kernels;
   same->kernel_us = add_times(same->kernel_us, gemm.kernel_us);
@@ -57,7 +94,7 @@ size_t Workload::add(WorkloadGemm gemm) {
   for (std::string& name : gemm.kernel_names)
     if (std::find(same->kernel_names.begin(), same->kernel_names.end(), name) == same->kernel_names.end())
       same->kernel_names.push_back(std::move(name));
-  return size_t(same - gemms.begin());
+  return size_t(same - gemms.data());
 }
 
 void Workload::add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us) {
@@ -135,25 +172,34 @@ ChoiceInfo knob_choice(const Workload& w, const DimensionKnob& knob) {
   return c;
 }
 
+WorkloadGemm with_dimension(WorkloadGemm call, int64_t from, int64_t to) {
+  for (Problem& p : call.problems) {
+    const bool packed_a = p.lda == p.a_cols(), packed_b = p.ldb == p.b_cols(), packed_c = p.ldc == p.n;
+    for (int64_t* size : {&p.m, &p.n, &p.k})
+      if (*size == from) *size = to;
+    if (packed_a || p.lda < p.a_cols()) p.lda = p.a_cols();
+    if (packed_b || p.ldb < p.b_cols()) p.ldb = p.b_cols();
+    if (packed_c || p.ldc < p.n) p.ldc = p.n;
+  }
+  // The trace's times were measured for the old shape.
+  call.kernel_us.reset();
+  call.kernels = 0;
+  call.kernel_names.clear();
+  return call;
+}
+
 Workload with_dimension(const Workload& w, int64_t from, int64_t to) {
   Workload out = w;  // everything but the calls, which are added back changed (and merged)
   out.gemms.clear();
   out.timeline.reset();  // its segments name the old calls
-  for (WorkloadGemm call : w.gemms) {
-    for (Problem& p : call.problems) {
-      const bool packed_a = p.lda == p.a_cols(), packed_b = p.ldb == p.b_cols(), packed_c = p.ldc == p.n;
-      for (int64_t* size : {&p.m, &p.n, &p.k})
-        if (*size == from) *size = to;
-      if (packed_a || p.lda < p.a_cols()) p.lda = p.a_cols();
-      if (packed_b || p.ldb < p.b_cols()) p.ldb = p.b_cols();
-      if (packed_c || p.ldc < p.n) p.ldc = p.n;
-    }
-    // The trace's times were measured for the old shape.
-    call.kernel_us.reset();
-    call.kernels = 0;
-    call.kernel_names.clear();
-    out.add(std::move(call));
-  }
+  for (const WorkloadGemm& call : w.gemms) out.add(with_dimension(call, from, to));
+  return out;
+}
+
+std::vector<size_t> knob_calls(const DimensionKnob& knob) {
+  std::vector<size_t> out;
+  for (const DimensionUse& u : knob.uses)  // in workload order: a call's uses are adjacent
+    if (out.empty() || out.back() != u.gemm) out.push_back(u.gemm);
   return out;
 }
 
@@ -164,27 +210,74 @@ double step_flops(const Workload& w) {
   return total / double(std::max<int64_t>(w.steps, 1));
 }
 
-std::optional<StepTime> workload_step_time(const Workload& w,
-                                           const std::function<std::optional<GemmTime>(const Problem&)>& time_of) {
-  StepTime t;
-  double weighted_noise = 0;
-  for (const WorkloadGemm& g : w.gemms) {
+std::optional<StepTime> workload_step_time(const Workload& w, const GemmTimeOf& time_of) {
+  return step_time(step_time_terms(w, time_of));
+}
+
+StepTimeTerms step_time_terms(const Workload& w, const GemmTimeOf& time_of) {
+  StepTimeTerms t;
+  t.of_call.resize(w.gemms.size());
+  for (size_t i = 0; i < w.gemms.size(); ++i) {
+    const WorkloadGemm& g = w.gemms[i];
     if (g.usually_fused) continue;
-    const std::optional<GemmTime> x = time_of(grouped_problem(g.problems));
-    if (!x) return std::nullopt;
-    const double us = double(g.count) / double(std::max<int64_t>(w.steps, 1)) * x->median_us;
+    t.of_call[i] = time_of(grouped_problem(g.problems));
+    if (!t.of_call[i]) {
+      ++t.missing;
+      continue;
+    }
+    const double us = double(g.count) / double(std::max<int64_t>(w.steps, 1)) * t.of_call[i]->median_us;
     t.us += us;
-    weighted_noise += us * x->noise;
+    t.noise_us += us * t.of_call[i]->noise;
   }
-  if (t.us > 0) t.noise = weighted_noise / t.us;
   return t;
+}
+
+std::optional<StepTime> step_time(const StepTimeTerms& t) {
+  if (t.missing > 0) return std::nullopt;
+  StepTime out;
+  out.us = t.us;
+  if (t.us > 0) out.noise = t.noise_us / t.us;
+  return out;
+}
+
+std::optional<StepTime> step_time_with_dimension(const Workload& w, const StepTimeTerms& terms,
+                                                 const DimensionKnob& knob, int64_t to, const GemmTimeOf& time_of) {
+  StepTimeTerms after = terms;  // its of_call is not read below
+  const double steps = double(std::max<int64_t>(w.steps, 1));
+  for (const size_t i : knob_calls(knob)) {
+    const WorkloadGemm& g = w.gemms[i];
+    const double share = double(g.count) / steps;
+    if (const std::optional<GemmTime>& old = terms.of_call[i]) {
+      after.us -= share * old->median_us;
+      after.noise_us -= share * old->median_us * old->noise;
+    } else {
+      --after.missing;
+    }
+    const std::optional<GemmTime> now = time_of(grouped_problem(with_dimension(g, knob.value, to).problems));
+    if (!now) {
+      ++after.missing;
+      continue;
+    }
+    after.us += share * now->median_us;
+    after.noise_us += share * now->median_us * now->noise;
+  }
+  return step_time(after);
+}
+
+double extra_step_flops(const Workload& w, const DimensionKnob& knob, int64_t to) {
+  double extra = 0;
+  for (const size_t i : knob_calls(knob)) {
+    const WorkloadGemm& g = w.gemms[i];
+    extra += double(g.count) * (with_dimension(g, knob.value, to).flops() - g.flops());
+  }
+  return extra / double(std::max<int64_t>(w.steps, 1));
 }
 
 Evaluation evaluate_size(const Workload& w, const DimensionKnob& knob, PadCandidate candidate,
                          const std::optional<StepTime>& before, const std::optional<StepTime>& after) {
   Evaluation e;
   e.touched = knob.uses.size();
-  e.extra_flops = step_flops(with_dimension(w, knob.value, candidate.value)) - step_flops(w);
+  e.extra_flops = extra_step_flops(w, knob, candidate.value);
   e.candidate = std::move(candidate);
   add_saving(e, before, after);
   return e;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -90,8 +91,9 @@ struct Workload {
   // what a replay of the step runs. nullopt for the other sources, and once calls are changed or merged.
   std::optional<StepTimeline> timeline;
 
-  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join);
-  // returns its index in `gemms`.
+  // Adds a call, merging it into an identical one (counts, times and kernels add; origins join), found
+  // through a hash of its problems: a list of 200,000 calls is added in linear time. Returns its
+  // index in `gemms`.
   size_t add(WorkloadGemm gemm);
   // Counts one more unmapped op with this name and reason.
   void add_unmapped(const std::string& op, const std::string& reason, std::optional<double> kernel_us);
@@ -101,6 +103,11 @@ struct Workload {
   // Sum of the kernel times of the mapped GEMMs; nullopt when none is known.
   std::optional<double> kernel_us() const;
   int64_t unmapped_count() const;  // sum of the unmapped counts
+
+  // add()'s index: the calls of `gemms` by the hash of their problems. It covers the first
+  // `indexed_calls` calls and is rebuilt when `gemms` was changed other than by add() (cleared).
+  std::unordered_multimap<size_t, size_t> call_index;
+  size_t indexed_calls = 0;
 };
 
 // A size that appears in a workload's GEMMs: what `pad` can change when no config names the
@@ -129,13 +136,32 @@ ChoiceInfo knob_choice(const Workload& workload, const DimensionKnob& knob);
 // packed stay packed (so they follow the new size); one that is now shorter than its row becomes
 // packed; the others (slices of wider tensors) are kept. Calls that become identical merge.
 Workload with_dimension(const Workload& workload, int64_t from, int64_t to);
+// One call changed so (its trace times and kernels dropped: they were another shape's).
+WorkloadGemm with_dimension(WorkloadGemm call, int64_t from, int64_t to);
+// The calls the knob's size appears in, each once, in workload order (indices into gemms).
+std::vector<size_t> knob_calls(const DimensionKnob& knob);
 
 // FLOPs per step of the calls a step runs as GEMMs (usually_fused ones left out), over the steps.
 double step_flops(const Workload& workload);
 // GEMM time of one step: the sum over those calls of count / steps x the median of the call (a
 // grouped call timed as one problem, grouped_problem()); nullopt when one has no time.
-std::optional<StepTime> workload_step_time(const Workload& workload,
-                                           const std::function<std::optional<GemmTime>(const Problem&)>& time_of);
+std::optional<StepTime> workload_step_time(const Workload& workload, const GemmTimeOf& time_of);
+
+// A size's candidates are priced from the calls the size appears in alone: the step's time and FLOPs
+// are sums over its calls, and merging identical calls changes no sum. So `pad` of a list of 4,000
+// distinct sizes costs the sizes' uses, not a copy of the workload per candidate.
+struct StepTimeTerms {
+  std::vector<std::optional<GemmTime>> of_call;  // per call of the workload (nullopt: no time, or usually fused)
+  double us = 0, noise_us = 0;                   // sums over the timed calls of count / steps x median (x noise)
+  size_t missing = 0;                            // calls the step runs that have no time
+};
+StepTimeTerms step_time_terms(const Workload& workload, const GemmTimeOf& time_of);
+std::optional<StepTime> step_time(const StepTimeTerms& terms);  // workload_step_time()'s answer
+// workload_step_time(with_dimension(workload, knob.value, to), time_of), from the knob's calls alone.
+std::optional<StepTime> step_time_with_dimension(const Workload& workload, const StepTimeTerms& terms,
+                                                 const DimensionKnob& knob, int64_t to, const GemmTimeOf& time_of);
+// step_flops(with_dimension(workload, knob.value, to)) - step_flops(workload), from the knob's calls alone.
+double extra_step_flops(const Workload& workload, const DimensionKnob& knob, int64_t to);
 // A size's candidate against the workload as it is: the GEMM uses it changes (touched), the extra
 // FLOPs per step, and the saving from the step times before and after (add_saving). No parameters:
 // nothing says which sizes are weights.
@@ -146,7 +172,9 @@ Evaluation evaluate_size(const Workload& workload, const DimensionKnob& knob, Pa
 bool same_call(const WorkloadGemm& a, const WorkloadGemm& b);
 
 // Joins `name` to a "+"-separated list of names ("q_proj" + "k_proj" -> "q_proj+k_proj") unless
-// it is empty or already one of them.
+// it is empty or already one of them. Past kMaxOriginChars the list ends in "+..." and takes no more
+// (a list whose 200,000 rows each name their own layer is still read in linear time).
+constexpr size_t kMaxOriginChars = 200;
 void join_name(std::string& into, const std::string& name);
 
 // A problem with packed leading dimensions (lda = a_cols, ldb = b_cols, ldc = n), as `sweep` plans

@@ -50,7 +50,10 @@ void write_gpu_comparison_text(std::ostream& out, const GpuComparison& c) {
                     grid_cell(r.annotation), waves_cell(r.annotation), clock_text(t.sm_clock_mhz),
                     r.point.result.measured_at.substr(0, 10)});
   }
-  write_table(out, rows, {false, false, true, true, true, false, false, false, true, true, false}, "  ");
+  write_table(out, rows, {false, false, true, true, true, false, false, false, true, true, false}, "  ",
+              fit_by_name(rows.front(), {{"kernel", {8, 24}}, {"store", {0, 30, 0, true}}, {"tiles", {1}}, {"tile", {2}},
+                                         {"waves", {3}}, {"measured", {4}}, {"vs fastest", {5}}, {"TFLOP/s", {6}},
+                                         {"clock [MHz]", {7}}}));
   for (const std::string& store : c.missing) out << "\nnot in " << store << " (no point of this shape there)";
   if (!c.missing.empty()) out << "\n";
 }

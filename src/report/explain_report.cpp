@@ -67,10 +67,15 @@ std::string waves_eff_cell(const Annotation& a) {
   return fmt::format("{} ({:.0f} %)", waves_cell(a), a.waves.efficiency * 100);
 }
 
-// Left-aligned columns, two spaces apart, no trailing blanks.
-void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  write_table(out, rows, {}, indent);
+// Left-aligned columns, two spaces apart, no trailing blanks, fitted to the terminal: `fit` by the
+// header's names; with none, a last column of sentences wraps (report/table.hpp).
+void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent,
+                   const std::vector<std::pair<std::string, ColumnFit>>& fit = {}) {
+  write_table(out, rows, {}, indent, fit.empty() ? std::vector<ColumnFit>() : fit_by_name(rows.front(), fit));
 }
+
+// A kernel name is shortened first; then the columns least needed to read the verdict go.
+constexpr size_t kKernelAtLeast = 24;
 
 }  // namespace
 
@@ -532,7 +537,8 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
                                     share(e.verdict.gap_us, *t.time_us))
                       : std::string("effects (model)"))
         << "\n";
-    write_columns(out, effect_rows(report), "  ");
+    // No header: the sentence wraps (down to 30 characters), and "measured" goes before that.
+    write_table(out, effect_rows(report), {}, "  ", {{}, {}, {}, {1}, {0, 0, 30}});
   }
   if (e.reference.regret)
     out << fmt::format("\nheuristic regret: cuBLASLt's first choice takes {} longer than its best, {}\n",
@@ -540,7 +546,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const auto controls = control_rows(report);
   if (controls.size() > 1) {
     out << "\ncontrols (the same GEMM with one thing changed)\n";
-    write_columns(out, controls, "  ");
+    write_columns(out, controls, "  ", {{"kernel", {0, kKernelAtLeast}}, {"TFLOP/s", {1}}, {"time / target (95 %)", {2}}});
   }
   for (const std::string& line : explain_fp8_lines(report)) out << line << "\n";
   if (has_precision(report)) {
@@ -551,7 +557,9 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   }
   const bool fixed = has_fixed_kernel(report);
   out << "\nneighbours" << (fixed ? " (fixed: our " + report.fixed_kernel + ")" : "") << "\n";
-  write_columns(out, neighbour_rows(report), "  ");
+  write_columns(out, neighbour_rows(report), "  ",
+                {{"kernel", {0, kKernelAtLeast}}, {"tiles", {1}}, {"per FLOP", {2}}, {"TFLOP/s", {3}},
+                 {"time / target (95 %)", {4}}, {"tile", {5}}, {"16B", {6}}});
   for (const auto& [why, what] : not_measured_by_reason(report)) out << "  not measured (" << why << "): " << what << "\n";
   for (const std::string& line : cannot_tell_lines(report)) out << line << "\n";
   out << "\nfix: " << explain_fix_line(report) << "\n";

@@ -135,8 +135,13 @@ std::string method_cards(const ReportView& v) {
   s += card("throttled", std::to_string(h.throttled), "a sample below 90 % of the run's clock, or a power/thermal reason");
   s += card("noisy", std::to_string(h.noisy), "noise above --max-noise after the re-measurements");
   for (const Calibration& c : h.calibrations) {
-    if (c.what.rfind("tflops:", 0) == 0 && c.what.substr(7) == to_string(v.context.dtype))
-      s += card("peak " + c.what.substr(7) + " (info --calibrate)", tflops_text(c.value, 1), c.detail);
+    // Measured at one SM clock; each point's % of peak is of this peak scaled to the point's clock.
+    if (c.what.rfind("tflops:", 0) == 0 && c.what.substr(7) == to_string(v.context.dtype)) {
+      const std::optional<double> mhz = calibration_clock(c);
+      s += card("peak " + c.what.substr(7) + " (info --calibrate)",
+                tflops_text(c.value, 1) + (mhz ? fmt::format(" at {:.0f} MHz", *mhz) : ""),
+                c.detail + (mhz ? "; a point's % of peak is of this peak scaled to the point's own SM clock" : ""));
+    }
     if (c.what == "bandwidth") s += card("bandwidth (info --calibrate)", fmt::format("{:.0f} GB/s", c.value), c.detail);
   }
   return s + "</div>\n";
@@ -151,7 +156,12 @@ std::string glance(const ReportView& v) {
     const StoredPoint& p = v.main.points[size_t(best - v.main.annotations.begin())];
     std::string line = fmt::format("Fastest point ({}): <b>{}</b> at {}", esc(series_name(p.key)), tflops_text(tflops_at(*best), 1),
                                    esc(shape_label(v, p.key.problem)));
-    if (best->roofline.pct_peak) line += fmt::format(" ({} of the peak)", percent(*best->roofline.pct_peak, 1));
+    // The peak it is measured against, at the clock it is scaled to (the card gives the calibration's).
+    if (best->roofline.pct_peak) {
+      const Peak& peak = best->roofline.peak_tflops;
+      line += fmt::format(" ({} of the peak, {}{})", percent(*best->roofline.pct_peak, 1), tflops_text(peak.value, 1),
+                          peak.clock_mhz ? fmt::format(" at {:.0f} MHz", *peak.clock_mhz) : "");
+    }
     items.push_back(line + ".");
   }
   if (v.axis && !v.main.points.empty()) {

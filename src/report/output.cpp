@@ -99,8 +99,14 @@ void write_points_table(std::ostream& out, const std::vector<StoredPoint>& point
     header.push_back(column.header);
     right.push_back(column.right);
   }
+  // The kernel name is shortened first; then the columns go in this order, the least read first.
+  const std::vector<ColumnFit> fit = fit_by_name(
+      header, {{"kernel", {0, 24}},  {"clock [MHz]", {1}}, {"min [us]", {2}},  {"n", {3}},        {"batch", {4}},
+               {"w.eff [%]", {5}},   {"dtype", {6}},       {"layout", {7}},    {"align M/N/K", {8}}, {"tiles", {9}},
+               {"flags", {10}},      {"peak [%]", {11}},   {"noise [%]", {12}}, {"algo", {13}},     {"tile", {14}},
+               {"waves", {15}},      {"16B", {16}}});
   rows.insert(rows.begin(), std::move(header));
-  write_table(out, rows, right);
+  write_table(out, rows, right, "", fit);
 }
 
 std::string csv_field(const std::string& value) {
@@ -341,15 +347,6 @@ std::string point_json(const StoredPoint& point, const Annotation& annotation) {
 }
 
 std::string annotation_json(const Annotation& annotation) { return one_line(annotation_object(annotation)); }
-
-std::string shorten_middle(const std::string& name, size_t width) {
-  constexpr std::string_view kElided = "...";
-  // The end of a library kernel's name says its tile and alignment ("256x128_nn_align1"): keep 17.
-  constexpr size_t kTail = 17;
-  if (name.size() <= width || width < kElided.size() + kTail + 1) return name;
-  const size_t head = width - kElided.size() - kTail;
-  return name.substr(0, head) + std::string(kElided) + name.substr(name.size() - kTail);
-}
 
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
                   const std::vector<Annotation>& annotations, KernelNames names) {

@@ -14,6 +14,7 @@
 #include "measure/measure.hpp"
 #include "measure/progress.hpp"
 #include "report/annotation_text.hpp"  // the table cells (tile_cell, waves_cell) the views share
+#include "report/table.hpp"            // shorten_middle: how a kernel name is shortened
 
 namespace shapescope {
 
@@ -25,8 +26,6 @@ std::optional<Format> parse_format(std::string_view text);
 // or whole (--wide). CSV and JSON always carry the whole name.
 enum class KernelNames { kShort, kWhole };
 inline constexpr size_t kKernelCellWidth = 48;
-// `name` shortened as the table writes it; whole when it fits in `width`.
-std::string shorten_middle(const std::string& name, size_t width);
 
 // One row per point, in the order given, with its annotation (annotations[i] belongs to points[i]).
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,

@@ -57,10 +57,12 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void print(std::ostream& out, const std::set<size_t>& left) const {
+  // `fit`: how it narrows to the terminal, by the header's names (report/table.hpp).
+  void print(std::ostream& out, const std::set<size_t>& left,
+             const std::vector<std::pair<std::string, ColumnFit>>& fit = {}) const {
     std::vector<bool> right(rows_.front().size(), true);
     for (size_t i : left) right[i] = false;
-    write_table(out, rows_, right);
+    write_table(out, rows_, right, "", fit.empty() ? std::vector<ColumnFit>() : fit_by_name(rows_.front(), fit));
   }
 
  private:
@@ -145,7 +147,7 @@ void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time
                      a.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(a.before->us),
                                             a.before->noise * 100)
                               : "");
-  table.print(out, {0, 1, 2});
+  table.print(out, {0, 1, 2}, {{"noise [%]", {1}}, {"GFLOP/step", {2}}, {"count", {3}}});
 }
 
 std::string copy_cell(const Evaluation& e) {
@@ -190,7 +192,10 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
                      : paired  ? "saving = GEMM time per step before - after (- the tokens copy), the step and the "
                                  "candidate measured in the same passes"
                                : "saving = GEMM time per step before - after (- the tokens copy)");
-  table.print(out, {0, header.size() - 1});
+  // The saving and its noise or interval stay longest; the candidate's cost in parameters too.
+  table.print(out, {0, header.size() - 1},
+              {{"why", {0, 0, 20}}, {"copy [MiB]", {1}}, {"before [us]", {2}}, {"after [us]", {3}}, {"GEMM size", {4}},
+               {"touched", {5}}, {"extra FLOPs", {6}}, {"saving [us]", {7}}});
   for (const std::string& n : notes) out << "  " << n << "\n";
   const bool tokens = std::any_of(a.candidates.begin(), a.candidates.end(), [](const auto& list) {
     return !list.empty() && list.front().choice == Choice::kTokens;
@@ -206,7 +211,9 @@ std::optional<std::string> not_padded_text(const std::string& head, const std::v
   const Evaluation* most = nullptr;  // the largest saving, significant or not
   for (const Evaluation& e : ev)
     if (e.saving_us && (!most || *e.saving_us > *most->saving_us)) most = &e;
-  if (!most) return fmt::format("{}: unknown: its candidates' GEMMs are not measured (see the skipped lines)", head);
+  if (!most)
+    return fmt::format("{}: unknown: its candidates' GEMMs have no time (not in the store read, or skipped when "
+                       "measuring, each with its reason on stderr)", head);
   if (best) return std::nullopt;
   if (most->paired) return paired_leave_text(head, ev, *most);
   double floor = kMinGain;
@@ -425,7 +432,7 @@ void print_size_gemms(std::ostream& out, const SizePadResult& r, bool measured) 
   out << fmt::format("\nGEMMs of one step: {:.2f} TFLOP{}\n", step_flops(r.workload) / 1e12,
                      r.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(r.before->us), r.before->noise * 100)
                               : "");
-  table.print(out, {0, 1});
+  table.print(out, {0, 1}, {{"origin", {0, 20}}, {"noise [%]", {1}}, {"GFLOP/step", {2}}});
 }
 
 void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measured) {
@@ -455,7 +462,8 @@ void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measu
   }
   out << fmt::format("\ncandidates: {}\n", measured ? "saving = GEMM time per step before - after"
                                                      : "the GEMMs each one touches are measured before and after");
-  table.print(out, {header.size() - 1});
+  table.print(out, {header.size() - 1},
+              {{"why", {0, 0, 20}}, {"before [us]", {1}}, {"after [us]", {2}}, {"uses", {3}}, {"saving [us]", {4}}});
   for (const std::string& n : notes) out << "  " << n << "\n";
 }
 

@@ -139,7 +139,10 @@ void print_table(std::ostream& out, const ProfileResult& r) {
   }
   std::vector<bool> right(header.size(), true);
   right[1] = right[2] = right[header.size() - 2] = right[header.size() - 1] = false;
-  write_table(out, rows, right);
+  // The kernel name is shortened and the verdict wraps first; then the columns go, least read first.
+  write_table(out, rows, right, "",
+              fit_by_name(header, {{"kernel", {5, 24}}, {"verdict", {0, 0, 40}}, {"origin", {6, 20}}, {"noise [%]", {1}},
+                                   {"per call [us]", {2}}, {"trace [us]", {3}}, {"calls/step", {4}}}));
 }
 
 // The clock the step's GEMMs were measured at, said once. Replayed: how (the stand-ins, the replays)
@@ -293,7 +296,8 @@ void print_what_ifs(std::ostream& out, const ProfileResult& r) {
   for (const WhatIfListText& list : {same_dtype_text(r, w), precision_text(r, w)}) {
     if (list.heading.empty()) continue;
     out << "\n" << list.heading << "\n";
-    write_table(out, list.table, {true, false, true, true, true, false, false});
+    write_table(out, list.table, {true, false, true, true, true, false, false}, "",
+                fit_by_name(list.table.front(), {{"change", {0, 0, 40}}, {"calls/step", {1}}, {"now", {2}}, {"after", {3}}}));
     if (list.all) out << *list.all << "\n";
   }
   for (const std::string& line : what_if_lines(r, w)) out << line << "\n";
@@ -404,9 +408,13 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   if (r.fp8_casts)
     j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
                       {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};
-  // The text report itself: the Python package shows it as it is rather than drawing it again.
+  // The text report itself, every column whole (--wide): the Python package shows it as it is rather
+  // than drawing it again.
   std::ostringstream text;
+  const bool wide = wide_tables();
+  set_wide_tables(true);
   write_profile_text(text, r);
+  set_wide_tables(wide);
   j["text"] = text.str();
   out << j.dump(2) << "\n";
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <string.h>
 
+#include <algorithm>
+
 namespace shapescope {
 
 namespace {
@@ -27,20 +29,22 @@ std::vector<std::string> merge_summary(const MergeResult& r, const std::string& 
           ? std::string("replaced 0 (no key measured twice)")
           : fmt::format("{} measured twice: kept the newer, replaced {}, left out {}",
                         plural(replaced + left_out, "key", "keys"), replaced, plural(left_out, "older copy", "older copies"));
-  std::vector<std::string> lines = {fmt::format(
+  // One line, whatever the inputs were: what else a merge did is said at its end, briefly.
+  std::string line = fmt::format(
       "merge: {} holds {}: {}{} added from {}; {}; copied {}, {}, {}", out, plural(r.points, "point", "points"), had,
       added, plural(r.inputs.size(), "store", "stores"), twice, plural(kernels, "kernel", "kernels"),
-      plural(annotations, "annotation", "annotations"), plural(calibrations, "calibration", "calibrations"))};
-  for (const std::string& path : r.upgraded)
-    lines.push_back(fmt::format("merge: '{}' is of an older schema: merged through an upgraded copy{}", path,
-                                path == out ? " (OUT is written in this build's schema)" : " (the file is left as it was)"));
-  for (const MergeCounts& c : r.inputs) {
-    if (c.skipped_model_version.empty()) continue;
-    lines.push_back(fmt::format("merge: the annotations of '{}' (model version {}) were left out: {} holds version {} "
-                                "(derived data; the views recompute them)",
-                                c.path, c.skipped_model_version, out, c.out_model_version));
-  }
-  return lines;
+      plural(annotations, "annotation", "annotations"), plural(calibrations, "calibration", "calibrations"));
+  const size_t older = size_t(std::count_if(r.upgraded.begin(), r.upgraded.end(), [&](const std::string& p) { return p != out; }));
+  if (older > 0)
+    line += fmt::format("; {} of an older schema read through upgraded copies (left as {})",
+                        plural(older, "input", "inputs"), older == 1 ? "it was" : "they were");
+  if (older < r.upgraded.size()) line += fmt::format("; {} rewritten in this build's schema", out);
+  for (const MergeCounts& c : r.inputs)
+    if (!c.skipped_model_version.empty())
+      line += fmt::format("; the annotations of '{}' (model version {}) left out: {} holds version {} (the views "
+                          "recompute them)",
+                          c.path, c.skipped_model_version, out, c.out_model_version);
+  return {line};
 }
 
 std::string sweep_summary(const SweepTotals& t, double wall, bool hot, size_t gpus) {

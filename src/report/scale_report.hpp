@@ -10,8 +10,9 @@
 
 namespace shapescope {
 
-// The merge's lines: the first says what OUT holds now and how many points it replaced; one more
-// for each input whose annotations were left out (another model version).
+// The merge's one line (README, docs/commands.md): what OUT holds now and how many points it
+// replaced; at its end, inputs read through upgraded copies and annotations left out (another model
+// version). A vector of that one line.
 std::vector<std::string> merge_summary(const MergeResult& result, const std::string& out);
 
 // A sweep's last line on stderr: measured, reused, annotated, wall time, GPU-time floor, clock,

@@ -21,6 +21,7 @@ namespace {
 constexpr double kMaxPoints = 1'000'000;
 // cuBLAS takes leading dimensions as int.
 constexpr int64_t kMaxLeadingDim = std::numeric_limits<int32_t>::max();
+static_assert(kMaxStrideOption == kMaxLeadingDim);
 // Far beyond any GPU's memory, and low enough that Problem::bytes() cannot overflow int64.
 constexpr double kMaxBytes = 0x1p62;
 
@@ -66,7 +67,8 @@ int64_t leading_dim(const std::optional<int64_t>& explicit_ld, int64_t row_lengt
 std::string size_culprits(const ShapeOptions& options, const Problem& problem) {
   std::vector<std::string_view> names;
   const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
-  for (size_t d = 0; d < dim_texts.size(); ++d) {
+  if (!options.sizes_from.empty()) names.push_back(options.sizes_from);
+  for (size_t d = 0; d < dim_texts.size() && options.sizes_from.empty(); ++d) {
     if (!dim_texts[d]->empty()) names.push_back(kDimOptions[d]);
   }
   if (problem.batch > 1) names.push_back("--batch");
@@ -107,6 +109,9 @@ std::pair<DType, Layout> checked_options(const ShapeOptions& options) {
   checked_leading_dim(options.ldc, "--ldc");
   if (options.offset < 0) {
     throw usage_error(fmt::format("--offset: {} must be >= 0", options.offset));
+  }
+  if (options.offset > kMaxStrideOption) {
+    throw usage_error(fmt::format("--offset: {} must be <= {} (elements)", options.offset, kMaxStrideOption));
   }
 
   return {dtype, layout};
@@ -172,7 +177,7 @@ Problem make_problem(const ShapeOptions& options, int64_t m, int64_t n, int64_t 
                  out_elements * output_bytes(problem.dtype);
   if (bytes > kMaxBytes) {
     throw usage_error(fmt::format(
-        "{}: {} would need {:.2g} bytes of GPU memory, more than any GPU has",
+        "{}: {}'s operands would take {:.2g} bytes, more than any GPU holds",
         size_culprits(options, problem), problem.shape_string(), bytes));
   }
   return problem;

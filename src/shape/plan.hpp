@@ -9,6 +9,11 @@
 
 namespace shapescope {
 
+// The largest --ld-pad and --offset, in elements, for a sweep and for every view that selects or
+// explains points: cuBLAS takes a leading dimension as a 32-bit int, and an offset beyond one is no
+// slice of a tensor any GEMM reads (it would also need more memory than any GPU has).
+constexpr int64_t kMaxStrideOption = 2147483647;
+
 struct ShapeOptions {
   std::string m, n, k;          // ranges; empty = not given. Missing dims follow the first given.
   std::string batch = "1";      // a range too
@@ -18,12 +23,15 @@ struct ShapeOptions {
   int64_t ld_pad = 0;                   // elements added to every leading dimension
   std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (not with ld_pad)
   int64_t offset = 0;                   // base-pointer offset of A and B, in elements
+  // What gave the sizes, for messages: empty for --m, --n and --k; "SHAPE" for explain's argument.
+  std::string sizes_from;
 };
 
 // The product of the ranges, in order m (outer) .. n .. k .. batch (inner).
 // Throws Error(kUsage) naming the option and value for anything invalid: no dimension given,
 // a malformed range, ld smaller than the stored row length (names the first point it fails at),
-// negative padding or offset, unknown dtype, layout or recipe, a recipe for a dtype other than fp8.
+// negative padding or offset, or one above kMaxStrideOption, unknown dtype, layout or recipe, a recipe
+// for a dtype other than fp8.
 std::vector<Problem> plan_problems(const ShapeOptions& options);
 
 // One of `count` interleaved parts of a plan: every count-th problem from the index-th (1-based).

@@ -74,9 +74,9 @@ int64_t token_value(std::string_view token) {
 
 int64_t size_value(const Where& where, std::string_view token) {
   int64_t value = token_value(token);
-  if (value < 1) where.fail(" : sizes must be >= 1");
+  if (value < 1) where.fail(": sizes must be >= 1");
   if (value > kMaxValue) {
-    where.fail(fmt::format(" : {} is too large (sizes must be <= {})", token, kMaxValue));
+    where.fail(fmt::format(": {} is too large (sizes must be <= {})", token, kMaxValue));
   }
   return value;
 }
@@ -102,24 +102,29 @@ void append_item(const Where& where, std::vector<int64_t>& values) {
     where.fail(fmt::format(" is not a range ({})", kExpectedForms));
   }
 
+  // A reversed range is named as one even where its lower end is no size ("1..0"), so that the
+  // message says what is wrong with the range before what is wrong with a number in it.
+  for (const std::string_view text : {first_text, last_text})
+    if (token_value(text) > kMaxValue) size_value(where, text);
+  if (token_value(first_text) > token_value(last_text)) {
+    if (token_value(last_text) < 1)
+      where.fail(fmt::format(" is a reversed range ({} > {}), and sizes must be >= 1", first_text, last_text));
+    std::string suffix = op == '\0' ? std::string() : fmt::format("{}{}", op, by_text);
+    where.fail(fmt::format(" is a reversed range ({} > {}); write '{}..{}{}'", first_text, last_text, last_text,
+                           first_text, suffix));
+  }
   int64_t first = size_value(where, first_text);
   int64_t last = size_value(where, last_text);
   int64_t by = 1;
   if (op == ':') {
     by = token_value(by_text);
-    if (by < 1) where.fail(" : the step must be >= 1");
-    if (by > kMaxValue) where.fail(fmt::format(" : the step must be <= {}", kMaxValue));
+    if (by < 1) where.fail(": the step must be >= 1");
+    if (by > kMaxValue) where.fail(fmt::format(": the step must be <= {}", kMaxValue));
   } else if (op == '*') {
     by = token_value(by_text);
-    if (by < 2) where.fail(" : the factor must be >= 2");
-    if (by > kMaxValue) where.fail(fmt::format(" : the factor must be <= {}", kMaxValue));
+    if (by < 2) where.fail(": the factor must be >= 2");
+    if (by > kMaxValue) where.fail(fmt::format(": the factor must be <= {}", kMaxValue));
   }
-  if (first > last) {
-    std::string suffix = op == '\0' ? std::string() : fmt::format("{}{}", op, by_text);
-    where.fail(fmt::format(" is a reversed range ({} > {}); write '{}..{}{}'", first, last, last,
-                           first, suffix));
-  }
-
   if (op == '*') {
     // first and by are below 2^31, so value * by cannot overflow before value passes last.
     for (int64_t value = first; value <= last; value *= by) values.push_back(value);

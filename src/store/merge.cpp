@@ -128,12 +128,13 @@ class Merger {
 
   size_t points() { return count(db_, out_, "SELECT count(*) FROM main.points"); }
 
-  MergeCounts merge(const std::string& input) {
+  // `from`: the file read, `input` itself or an upgraded copy of it (named as `input`).
+  MergeCounts merge(const std::string& from, const std::string& input) {
     MergeCounts counts;
     counts.path = input;
     {
       Statement attach(db_, input, "ATTACH ? AS src");
-      attach.bind(1, read_only_uri(input));
+      attach.bind(1, read_only_uri(from));
       attach.run("cannot open");
     }
     try {
@@ -273,7 +274,15 @@ class TemporaryCopies {
     if (check_store(input) == schema::version()) return input;
     const std::string copy = fmt::format("{}.merge-input-{}-{}", out, getpid(), paths_.size());
     paths_.push_back(copy);
-    upgrade_copy(input, copy);
+    try {
+      upgrade_copy(input, copy);
+    } catch (const Error& e) {
+      // The copy is this merge's own file: the message names the input it was made from.
+      std::string what = e.what();
+      for (size_t at = what.find(copy); at != std::string::npos; at = what.find(copy, at + input.size()))
+        what.replace(at, copy.size(), input);
+      throw Error(e.code(), what);
+    }
     return copy;
   }
 
@@ -313,8 +322,7 @@ MergeResult merge_stores(const std::string& out, const std::vector<std::string>&
     for (const std::string& input : inputs) {
       const std::string from = copies.readable(input, out);
       if (from != input) result.upgraded.push_back(input);
-      MergeCounts counts = merger.merge(from);
-      counts.path = input;
+      MergeCounts counts = merger.merge(from, input);
       result.inputs.push_back(std::move(counts));
     }
     result.points = merger.points();

@@ -238,6 +238,38 @@ std::vector<std::string> table_names(sqlite3* db, const std::string& path) {
 }
 
 // A file with tables must be a shapescope store of a schema version this build reads; returns it.
+namespace {
+
+// A points or kernels table without a column its version has (a damaged file, or one another program
+// wrote) fails here, naming the store, rather than in the middle of a read or a merge whose query
+// names the column alone ("no such column: s.groups").
+void check_columns(sqlite3* db, const std::string& path, const std::vector<std::string>& tables, int version) {
+  std::vector<std::string> kernel_columns;
+  const std::string_view listed = kKernelColumns;
+  for (size_t start = 0; start < listed.size();) {
+    const size_t end = std::min(listed.find(',', start), listed.size());
+    kernel_columns.emplace_back(listed.substr(start, end - start));
+    start = listed.find_first_not_of(", ", end);
+  }
+  std::vector<std::string> point_columns;
+  for (const Column& column : kPointTable)
+    if (column.since <= version) point_columns.emplace_back(column.name);
+  for (const auto& [table, expected] : {std::pair{std::string("points"), point_columns},
+                                        std::pair{std::string("kernels"), kernel_columns}}) {
+    if (std::find(tables.begin(), tables.end(), table) == tables.end()) continue;
+    std::vector<std::string> present;
+    Statement info(db, path, fmt::format("PRAGMA table_info({})", table));
+    while (info.step()) present.push_back(info.text(1));
+    for (const std::string& column : expected)
+      if (std::find(present.begin(), present.end(), column) == present.end())
+        fail(path, fmt::format("damaged: its {} table has no column '{}', which a schema {} store has (it was not "
+                               "written by shapescope, or was changed since)",
+                               table, column, version));
+  }
+}
+
+}  // namespace
+
 int check_schema_version(sqlite3* db, const std::string& path, const std::vector<std::string>& tables) {
   std::optional<std::string> application, version;
   if (std::find(tables.begin(), tables.end(), "meta") != tables.end()) {
@@ -258,6 +290,7 @@ int check_schema_version(sqlite3* db, const std::string& path, const std::vector
     fail(path, fmt::format("written by a newer shapescope (schema version {}; this build reads up to {})",
                            stored_version, kSchemaVersion));
   }
+  check_columns(db, path, tables, int(stored_version));
   return int(stored_version);
 }
 

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/input_path.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 
@@ -66,10 +67,11 @@ Store::Store(const std::string& path, Access access)
   namespace fs = std::filesystem;
   if (path_.empty()) fail(path_, "the path is empty");
   std::error_code ec;
+  // SQLite would wait on a FIFO's writer: a store is a regular file, as every input is.
+  // A writer given a link to a file not made yet creates its target, as it would create the file.
+  if (const std::optional<std::string> why = not_a_regular_file(path_))
+    if (read_only_ || why->rfind("is a dangling", 0) != 0) fail(path_, fmt::format("cannot open: it {}", *why));
   const fs::file_status status = fs::status(path_, ec);
-  if (fs::is_directory(status)) fail(path_, "cannot open (it is a directory, not a store file)");
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    fail(path_, "cannot open (it is not a regular file)");
   if (!fs::exists(status)) {
     if (read_only_) fail(path_, "cannot open (no such file: nothing has been measured into it)");
     // Created at the first write; a command that fails before it leaves no file behind.

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <unordered_map>
@@ -122,17 +124,19 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
   int c = 0;
   point.id = row.int64(c++);
   DeviceContext& device = point.device;
-  device.gpu_name = row.text(c++);
+  // Names are printed to terminals and pages: a store written by another program (or edited) may
+  // hold escape sequences in them, which are read as text (common/error.hpp's one_line).
+  device.gpu_name = one_line(row.text(c++));
   device.gpu_uuid = row.text(c++);
   device.sm_count = row.int32(c++);
   std::string cc = row.text(c++);
   if (!parse_cc(cc, device.cc_major, device.cc_minor)) {
     fail(path, fmt::format("corrupt (point {} has compute capability '{}')", point.id, cc));
   }
-  device.driver = row.text(c++);
-  device.cuda_runtime = row.text(c++);
-  device.cublas = row.text(c++);
-  device.cublaslt = row.text(c++);
+  device.driver = one_line(row.text(c++));
+  device.cuda_runtime = one_line(row.text(c++));
+  device.cublas = one_line(row.text(c++));
+  device.cublaslt = one_line(row.text(c++));
 
   read_key(row, c, point.id, path, point.key);
 
@@ -153,10 +157,36 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
   read_stopping(row, c, point.id, path, t);
 
   point.result.lt = read_lt(row, c);
-  point.result.measured_at = row.text(c++);
-  point.result.command = row.text(c++);
+  point.result.measured_at = one_line(row.text(c++));
+  point.result.command = one_line(row.text(c++));
   point.annotated = row.int64(c++) != 0;
   return point;
+}
+
+// A point whose times are not positive numbers (zero, negative, NaN: shapescope never writes one)
+// would be drawn as 0 TFLOP/s or break a figure's axis: named instead, by id and shape.
+std::optional<std::string> bad_times(const StoredPoint& p) {
+  const TimingStats& t = p.result.timing;
+  for (const auto& [name, value] : {std::pair{"median", t.median_us}, std::pair{"min", t.min_us},
+                                    std::pair{"max", t.max_us}, std::pair{"q1", t.q1_us}, std::pair{"q3", t.q3_us}})
+    if (!(value > 0) || !std::isfinite(value))
+      return fmt::format("id {} ({} {} {}: {} {} us)", p.id, p.key.problem.shape_string(), to_string(p.key.problem.dtype),
+                         to_string(p.key.problem.layout), name, value);
+  return std::nullopt;
+}
+
+// Fails naming every point of `points` that bad_times() finds (the first few, and how many in all).
+void refuse_bad_times(const std::vector<StoredPoint>& points, const std::string& path) {
+  std::vector<std::string> bad;
+  for (const StoredPoint& p : points)
+    if (std::optional<std::string> why = bad_times(p)) bad.push_back(std::move(*why));
+  if (bad.empty()) return;
+  constexpr size_t kNamed = 5;
+  std::string named;
+  for (size_t i = 0; i < std::min(bad.size(), kNamed); ++i) named += (i ? ", " : "") + bad[i];
+  fail(path, fmt::format("corrupt: {} point{} with a time that is not a positive number: {}{}", bad.size(),
+                         bad.size() == 1 ? "" : "s", named,
+                         bad.size() > kNamed ? fmt::format(" and {} more", bad.size() - kNamed) : ""));
 }
 
 // Reads a kernels row (kKernelColumns order) into a record; column 0 (point_id) and 1 (seq) are the
@@ -164,7 +194,7 @@ StoredPoint read_point(const Statement& row, const std::string& path) {
 KernelRecord read_kernel(const Statement& row) {
   KernelRecord kernel;
   int c = 2;
-  kernel.name = row.text(c++);
+  kernel.name = one_line(row.text(c++));
   for (uint32_t* field : {&kernel.grid_x, &kernel.grid_y, &kernel.grid_z, &kernel.block_x, &kernel.block_y,
                           &kernel.block_z, &kernel.cluster_x, &kernel.cluster_y, &kernel.cluster_z}) {
     *field = static_cast<uint32_t>(row.int64(c++));
@@ -223,6 +253,7 @@ std::vector<StoredPoint> Store::load(const std::vector<int64_t>& ids) const {
     kernels.bind(1, id);
     while (kernels.step()) points.back().kernels.push_back(read_kernel(kernels));
   }
+  refuse_bad_times(points, path_);
   return points;
 }
 
@@ -237,6 +268,7 @@ std::vector<StoredPoint> Store::load_all() const {
       index_of[points.back().id] = points.size() - 1;
     }
   }
+  refuse_bad_times(points, path_);
   // One pass over all kernels rather than a query per point.
   Statement kernels(db_, path_, fmt::format("SELECT {} FROM kernels ORDER BY point_id, seq", kKernelColumns));
   while (kernels.step()) {

@@ -106,6 +106,7 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
   s.m = std::to_string(m);
   s.n = std::to_string(n);
   s.k = std::to_string(k);
+  s.sizes_from = "SHAPE";
   const std::vector<Problem> problems = plan_problems(s);
   if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for explain", o.plan.batch));
   return problems.front();
@@ -147,16 +148,19 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
 }
 
 ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
-                                  const Problem& target) {
+                                  const Problem& target, const StoreRead* read) {
   const std::string what = describe_problem(target, o.backend);
   std::string why_not;
-  if (!std::filesystem::exists(o.db)) {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(o.db))) {  // a dangling link: the store says so
     why_not = fmt::format("no store '{}'", o.db);
   } else if (o.tile) {
     why_not = "--tile given";
   } else {
-    Store store(o.db, Store::Access::kReadOnly);
-    const std::vector<StoredPoint> pool = store.load_all();
+    std::optional<Store> opened;
+    if (!read) opened.emplace(o.db, Store::Access::kReadOnly);
+    const Store& store = read ? read->store : *opened;
+    const std::vector<StoredPoint> loaded = read ? std::vector<StoredPoint>() : store.load_all();
+    const std::vector<StoredPoint>& pool = read ? read->pool : loaded;
     // The newest measurement of the target, on the named GPU when one is named.
     const StoredPoint* anchor = nullptr;
     for (const StoredPoint& p : pool) {
@@ -180,7 +184,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
       Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing),
                 plan_controls(o, target, anchor->device), fixed_spec(o, anchor->device)};
       if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
-      const Gatherer g(pool, *anchor);
+      const Gatherer g(pool, *anchor, read ? &read->index : nullptr);
       ReportBuilder builder(o, shape, plan, g);
       ExplainReport first = report;
       builder.build(store, std::nullopt, first);

@@ -15,6 +15,7 @@
 #include "store/store.hpp"
 #include "timing/measure_options.hpp"
 #include "timing/paired.hpp"
+#include "views/point_index.hpp"
 
 namespace shapescope {
 
@@ -76,8 +77,16 @@ Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k);
 
 // No GPU here (or one named with --gpu): the store's newest measurement of the target and its
 // neighbours; else, with a profile, the model's prediction; else Error(kNoGpu) saying what to do.
+// `read`: the store (o.db) open and its points (load_all()) where the caller has them already: profile
+// and report explain many shapes of one store, and opening and reading it once per shape made them
+// quadratic.
+struct StoreRead {
+  const Store& store;
+  const std::vector<StoredPoint>& pool;
+  const PointIndex& index;  // of the pool, made once for every shape explained from it
+};
 ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
-                                  const Problem& target);
+                                  const Problem& target, const StoreRead* read = nullptr);
 // The model's prediction for a GPU profile with the request's tile (Error(kUsage) without one).
 ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile,
                             const Problem& target, const std::string& why_not_store);

@@ -52,12 +52,6 @@ ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annota
   return p;
 }
 
-// The problem of the neighbour the verdict compares with, if it is one.
-std::optional<Problem> compared_problem(const ExplainReport& report) {
-  const auto& against = report.explanation.verdict.against;
-  if (!against || report.points[*against].role != Role::kNeighbour) return std::nullopt;
-  return report.points[*against].candidate.problem;
-}
 
 MeasureRequest base_request(const ExplainRequest& o) {
   MeasureRequest r;
@@ -106,16 +100,10 @@ void add_skipped(const std::string& line, ExplainReport& report) {
 }
 
 std::string measured_source(const ExplainRequest& o, const DeviceContext& device, const MeasureOutcome& total) {
-  const StopRule rule = o.measure.stop_rule();
-  const std::string sampling =
-      rule.min_samples == rule.max_samples
-          ? fmt::format("{} samples", rule.min_samples)
-          : fmt::format("{}..{} samples (stopping at a {:.1f} % interval)", rule.min_samples, rule.max_samples,
-                        rule.target * 100);
   return fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
                      "{}, cold L2, {} clocks",
                      device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured, total.reused,
-                     o.db, sampling, to_string(o.measure.clocks));
+                     o.db, sampling_text(o.measure), to_string(o.measure.clocks));
 }
 
 MeasureRequest alternatives_request(const ExplainRequest& o, const Problem& target,

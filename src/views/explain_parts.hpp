@@ -15,6 +15,7 @@
 #include "views/explain.hpp"
 #include "views/explain_names.hpp"
 #include "views/explain_precision.hpp"
+#include "views/point_index.hpp"
 
 namespace shapescope {
 
@@ -49,29 +50,42 @@ struct Wanted {
 
 class Gatherer {
  public:
-  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor) : pool_(pool), anchor_(anchor) {}
-  // The stored point of this key on the anchor's device (cold), if any.
+  // The pool may grow after this is made (explain_measured adds cuBLASLt's alternatives); `index`:
+  // one of the pool made by the caller (StoreRead), else its own, made again when the pool changed.
+  Gatherer(const std::vector<StoredPoint>& pool, const StoredPoint& anchor, const PointIndex* index = nullptr)
+      : pool_(pool), anchor_(anchor), given_(index) {}
+  // The stored point of this key on the anchor's device (cold), if any: the first in the store's order.
   const StoredPoint* find(const Problem& p, BackendKind backend, const std::string& algo) const {
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot && s.key.backend == backend &&
-          s.key.algo == algo && s.key.problem == p)
-        return &s;
+    for (const StoredPoint* s : of(p))
+      if (s->key.backend == backend && s->key.algo == algo) return s;
     return nullptr;
   }
   // Every cuBLASLt algorithm stored for this problem.
   std::vector<const StoredPoint*> alternatives(const Problem& p) const {
     std::vector<const StoredPoint*> out;
-    for (const StoredPoint& s : pool_)
-      if (same_setup(s.device, anchor_.device) && same_clock_state(s.key, anchor_.key) && !s.key.hot &&
-          s.key.backend == BackendKind::kCublasLt && s.key.problem == p)
-        out.push_back(&s);
+    for (const StoredPoint* s : of(p))
+      if (s->key.backend == BackendKind::kCublasLt) out.push_back(s);
     std::sort(out.begin(), out.end(), [](const StoredPoint* a, const StoredPoint* b) { return a->key.algo < b->key.algo; });
     return out;
   }
 
  private:
+  // The problem's points of the anchor's device and clock state, cold.
+  std::vector<const StoredPoint*> of(const Problem& p) const {
+    if (!given_ && (indexed_.first != pool_.data() || indexed_.second != pool_.size())) {
+      own_ = PointIndex(pool_);
+      indexed_ = {pool_.data(), pool_.size()};
+    }
+    std::vector<const StoredPoint*> out;
+    for (const StoredPoint* s : (given_ ? *given_ : own_).of(p))
+      if (same_setup(s->device, anchor_.device) && same_clock_state(s->key, anchor_.key) && !s->key.hot) out.push_back(s);
+    return out;
+  }
   const std::vector<StoredPoint>& pool_;
   const StoredPoint& anchor_;
+  const PointIndex* given_;
+  mutable PointIndex own_;                                            // of the pool as it was at
+  mutable std::pair<const StoredPoint*, size_t> indexed_{nullptr, 0};  // (its data, its size)
 };
 
 ExplainPoint make_point(const Wanted& w, const StoredPoint& stored, const Annotation& annotation);
@@ -200,8 +214,6 @@ class ReportBuilder {
   std::vector<Wanted> wanted_;
 };
 
-// The problem of the neighbour the verdict compares with, if it is one.
-std::optional<Problem> compared_problem(const ExplainReport& report);
 
 MeasureRequest base_request(const ExplainRequest& o);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <tuple>
 
@@ -28,6 +29,12 @@ MeasuredSet::MeasuredSet(const DeviceContext& device, Store& store, int samples,
                          std::string command)
     : device_(device), store_(store), samples_(samples), clocks_(clocks), interrupted_(interrupted), command_(std::move(command)) {}
 
+void MeasuredSet::read_only_from(std::vector<StoredPoint> pool) {
+  pool_ = std::move(pool);
+  pool_index_.clear();
+  for (size_t i = 0; i < pool_->size(); ++i) pool_index_.emplace((*pool_)[i].key.problem, i);
+}
+
 size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
   std::vector<SpecProblem> specs;
   for (const auto& [p, backend] : wanted) specs.emplace_back(p, BackendSpec(backend));
@@ -53,13 +60,18 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<SpecProblem>
   if (pool_) {
     for (const auto& [p, backend] : wanted) {
       if (find(p, backend)) continue;
-      for (const StoredPoint& s : *pool_)
+      std::vector<size_t> at;  // the problem's points, in the store's order
+      for (auto [it, end] = pool_index_.equal_range(p); it != end; ++it) at.push_back(it->second);
+      std::sort(at.begin(), at.end());
+      for (const size_t i : at) {
+        const StoredPoint& s = (*pool_)[i];
         if (same_setup(s.device, device_) && s.key.backend == backend.kind && s.key.algo == backend.algo() &&
-            !s.key.hot && s.key.problem == p && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
+            !s.key.hot && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
           points_.emplace(key_of(p, backend), s);
           ++reused_;
           break;
         }
+      }
     }
     return {};
   }

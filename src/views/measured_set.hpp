@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,7 +41,7 @@ class MeasuredSet {
               const std::atomic<bool>* interrupted, std::string command);
   // No GPU: measure_all() takes the points from `pool` (a store read earlier: its points of `device_`
   // in the clock state, cold) instead of measuring; what the pool lacks stays unknown.
-  void read_only_from(std::vector<StoredPoint> pool) { pool_ = std::move(pool); }
+  void read_only_from(std::vector<StoredPoint> pool);
   // Measures what is not known yet: one measure() per backend and dtype, each given progress_for(its
   // points). Returns measure()'s skip lines. Throws Error(kInterrupted), naming `command`, when
   // interrupted (what was measured is saved).
@@ -66,6 +67,7 @@ class MeasuredSet {
   std::string command_;
   std::map<std::string, StoredPoint> points_;  // by backend and problem (key_of)
   std::optional<std::vector<StoredPoint>> pool_;  // read_only_from()
+  std::unordered_multimap<Problem, size_t, ProblemHash> pool_index_;  // pool_'s points by problem
   size_t measured_ = 0, reused_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "views/pad.hpp"
 
 #include <filesystem>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -40,13 +41,6 @@ std::vector<PadAnalysis> analyses_of(const ModelConfig& config, const PadRequest
     analyses.push_back(std::move(a));
   }
   return analyses;
-}
-
-// Pad measures with one backend: every problem it plans is an ordinary packed GEMM.
-std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, BackendKind backend) {
-  std::vector<BackendProblem> out;
-  for (const Problem& p : problems) out.emplace_back(p, backend);
-  return out;
 }
 
 // measure_all's skip lines, as pad has always printed them.
@@ -123,6 +117,13 @@ std::vector<Problem> distinct_problems(const std::vector<PadAnalysis>& analyses,
   return out;
 }
 
+// Pad measures a model's step with one backend: every problem it plans is an ordinary packed GEMM.
+std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, BackendKind backend) {
+  std::vector<BackendProblem> out;
+  for (const Problem& p : problems) out.emplace_back(p, backend);
+  return out;
+}
+
 PadResult pad_plan(const ModelConfig& config, const PadRequest& request) {
   PadResult result;
   result.analyses = analyses_of(config, request);
@@ -165,37 +166,45 @@ PadResult pad_measure(const ModelConfig& config, const PadRequest& request, cons
   return pad_with(config, request, device, store, m, progress_for, interrupted, true);
 }
 
-PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
+StoredSetup stored_setup(const PadRequest& request, const std::vector<BackendProblem>& step, const std::string& what) {
   const std::string again = "measure them on a GPU with the same command, or see the plan with --dry-run";
-  if (!std::filesystem::exists(request.db))
+  if (!std::filesystem::exists(std::filesystem::symlink_status(request.db)))  // a dangling link: the store says so
     throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here and no store '{}' to read the GEMMs from; {}",
                                               request.db, again));
-  Store store(request.db, Store::Access::kReadOnly);
-  std::vector<StoredPoint> pool = store.load_all();
+  StoredSetup out;
+  out.store = std::make_unique<Store>(request.db, Store::Access::kReadOnly);
+  out.pool = out.store->load_all();
+  std::unordered_set<Problem, ProblemHash> wanted;
+  for (const auto& [problem, backend] : step) wanted.insert(problem);
+  const auto backend_of = [&](const Problem& p) {
+    return std::find_if(step.begin(), step.end(), [&](const BackendProblem& b) { return b.first == p; })->second;
+  };
   // The setup (GPU, driver, libraries) that holds most of the step's GEMMs.
-  const std::vector<Problem> step = distinct_problems(analyses_of(config, request), false);
-  std::vector<std::pair<DeviceContext, std::vector<Problem>>> setups;  // each setup's step GEMMs held
-  for (const StoredPoint& p : pool) {
-    if (p.key.backend != request.backend || p.key.algo != default_algo(request.backend) || p.key.hot ||
-        std::find(step.begin(), step.end(), p.key.problem) == step.end())
-      continue;
+  std::vector<std::pair<DeviceContext, std::unordered_set<Problem, ProblemHash>>> setups;  // each one's GEMMs held
+  for (const StoredPoint& p : out.pool) {
+    if (p.key.hot || !wanted.count(p.key.problem)) continue;
+    const BackendKind backend = backend_of(p.key.problem);
+    if (p.key.backend != backend || p.key.algo != default_algo(backend)) continue;
     auto it = std::find_if(setups.begin(), setups.end(), [&](const auto& s) { return same_setup(s.first, p.device); });
     if (it == setups.end()) it = setups.insert(setups.end(), {p.device, {}});
-    if (std::find(it->second.begin(), it->second.end(), p.key.problem) == it->second.end())
-      it->second.push_back(p.key.problem);
+    it->second.insert(p.key.problem);
   }
-  const DeviceContext* device = nullptr;
   size_t most = 0;
   for (const auto& [setup, held] : setups)
-    if (held.size() > most) std::tie(most, device) = std::make_pair(held.size(), &setup);
-  if (!device)
-    throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here, and the store '{}' holds none of the step's {} GEMMs; {}",
-                                              request.db, step.size(), again));
-  const DeviceContext chosen = *device;
-  auto m = std::make_shared<MeasuredSet>(chosen, store, request.samples, request.clocks, nullptr, "pad");
-  m->read_only_from(std::move(pool));
+    if (held.size() > most) std::tie(most, out.device) = std::make_pair(held.size(), setup);
+  if (most == 0)
+    throw Error(ExitCode::kNoGpu, fmt::format("pad: no GPU here, and the store '{}' holds none of {}; {}", request.db,
+                                              what, again));
+  return out;
+}
+
+PadResult pad_from_store(const ModelConfig& config, const PadRequest& request) {
+  const std::vector<Problem> step = distinct_problems(analyses_of(config, request), false);
+  StoredSetup s = stored_setup(request, with_backend(step, request.backend), fmt::format("the step's {} GEMMs", step.size()));
+  auto m = std::make_shared<MeasuredSet>(s.device, *s.store, request.samples, request.clocks, nullptr, "pad");
+  m->read_only_from(std::move(s.pool));
   const ProgressFor silent = [](size_t) { return ProgressCallback(); };
-  return pad_with(config, request, chosen, store, m, silent, nullptr, false);
+  return pad_with(config, request, s.device, *s.store, m, silent, nullptr, false);
 }
 
 }  // namespace shapescope

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,8 +52,6 @@ struct PadAnalysis {
   std::vector<std::optional<size_t>> best;             // per choice
 };
 
-using GemmTimeOf = std::function<std::optional<GemmTime>(const Problem&)>;
-
 // Where the times come from (the GPU, what was measured now or reused, the clocks seen) and the
 // copy bandwidth (for the tokens' run-time copy), measured or not.
 struct PadMeasurement : MeasurementSummary {
@@ -78,6 +77,18 @@ PadResult pad_measure(const ModelConfig& config, const PadRequest& request, cons
 // of the step's GEMMs; candidates whose GEMMs it lacks stay unmeasured. Error(kNoGpu) naming what to
 // do when the store is missing or holds none of the step's GEMMs.
 PadResult pad_from_store(const ModelConfig& config, const PadRequest& request);
+
+// No GPU: the store (request.db, read-only), its points and the setup (GPU, driver, libraries) that
+// holds most of `step` (each problem on its backend, the library's own choice, cold). Error(kNoGpu)
+// naming what to do when the store is missing or holds none of `what` ("the step's 12 GEMMs").
+struct StoredSetup {
+  std::unique_ptr<Store> store;
+  std::vector<StoredPoint> pool;
+  DeviceContext device;
+};
+StoredSetup stored_setup(const PadRequest& request, const std::vector<BackendProblem>& step, const std::string& what);
+// Each problem on `backend`.
+std::vector<BackendProblem> with_backend(const std::vector<Problem>& problems, BackendKind backend);
 
 // Every problem of these analyses (the step's, and with `candidates` each candidate's), once each.
 std::vector<Problem> distinct_problems(const std::vector<PadAnalysis>& analyses, bool candidates);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <unordered_set>
 
 #include "common/error.hpp"
 #include "model/profile.hpp"
@@ -32,25 +33,26 @@ SizePadResult sizes_of(const Workload& w) {
   return r;
 }
 
-void add_calls(const Workload& w, BackendKind backend, std::vector<BackendProblem>& out) {
-  for (const WorkloadGemm& g : w.gemms) {
+// Adds each call's (problem, backend) that `out` does not hold yet (`seen` holds out's).
+void add_calls(const std::vector<WorkloadGemm>& calls, BackendKind backend, std::vector<BackendProblem>& out,
+               std::unordered_set<Problem, ProblemHash>& seen) {
+  for (const WorkloadGemm& g : calls) {
     if (g.usually_fused) continue;
     const Problem p = grouped_problem(g.problems);
-    const BackendProblem bp{p, profile_backend(p, backend)};
-    if (std::find(out.begin(), out.end(), bp) == out.end()) out.push_back(bp);
+    if (seen.insert(p).second) out.push_back({p, profile_backend(p, backend)});
   }
 }
 
 void evaluate_all(SizePadResult& r) {
-  r.before = workload_step_time(r.workload, r.time_of);
+  const StepTimeTerms terms = step_time_terms(r.workload, r.time_of);
+  r.before = step_time(terms);
   r.evaluations.clear();
   r.best.clear();
   for (size_t i = 0; i < r.knobs.size(); ++i) {
     std::vector<Evaluation> ev;
-    for (const PadCandidate& c : r.candidates[i]) {
-      const Workload after = with_dimension(r.workload, r.knobs[i].value, c.value);
-      ev.push_back(evaluate_size(r.workload, r.knobs[i], c, r.before, workload_step_time(after, r.time_of)));
-    }
+    for (const PadCandidate& c : r.candidates[i])
+      ev.push_back(evaluate_size(r.workload, r.knobs[i], c, r.before,
+                                 step_time_with_dimension(r.workload, terms, r.knobs[i], c.value, r.time_of)));
     r.best.push_back(recommend(ev));
     r.evaluations.push_back(std::move(ev));
   }
@@ -97,11 +99,21 @@ void pair_sizes(SizePadResult& r, const PadRequest& request, const DeviceContext
 }  // namespace
 
 std::vector<BackendProblem> size_pad_problems(const SizePadResult& r, BackendKind backend, bool candidates) {
+  // A problem's backend follows from the problem (profile_backend), so the problem alone says which
+  // are held already. A candidate changes only the calls its size appears in: the others are the
+  // workload's, already added.
   std::vector<BackendProblem> out;
-  add_calls(r.workload, backend, out);
+  std::unordered_set<Problem, ProblemHash> seen;
+  add_calls(r.workload.gemms, backend, out, seen);
   if (!candidates) return out;
-  for (size_t i = 0; i < r.knobs.size(); ++i)
-    for (const PadCandidate& c : r.candidates[i]) add_calls(with_dimension(r.workload, r.knobs[i].value, c.value), backend, out);
+  for (size_t i = 0; i < r.knobs.size(); ++i) {
+    const std::vector<size_t> calls = knob_calls(r.knobs[i]);
+    for (const PadCandidate& c : r.candidates[i]) {
+      std::vector<WorkloadGemm> changed;
+      for (const size_t g : calls) changed.push_back(with_dimension(r.workload.gemms[g], r.knobs[i].value, c.value));
+      add_calls(changed, backend, out, seen);
+    }
+  }
   return out;
 }
 
@@ -112,10 +124,14 @@ SizePadResult pad_sizes_plan(const Workload& workload, const PadRequest& request
   return r;
 }
 
-SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& request, const DeviceContext& device,
-                                Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
+namespace {
+
+// The workload and its candidates through `m` (measuring, or reading a store), then each candidate
+// evaluated; paired with `pair` (a measuring run).
+SizePadResult pad_sizes_with(const Workload& workload, const PadRequest& request, const DeviceContext& device,
+                             Store& store, const std::shared_ptr<MeasuredSet>& m, const ProgressFor& progress_for,
+                             const std::atomic<bool>* interrupted, bool pair) {
   SizePadResult r = sizes_of(workload);
-  auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
   const BackendKind backend = request.backend;
   std::vector<std::string> skipped = m->measure_all(size_pad_problems(r, backend, false), progress_for);
   add_candidates(r, [&](const Problem& p) { return m->annotation_of(p, profile_backend(p, backend)); });
@@ -126,8 +142,25 @@ SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& requ
   evaluate_all(r);
   const Peak bandwidth = model_gpu(device, store.load_calibration(device)).peak_bandwidth();
   r.measured = PadMeasurement{m->summary(), bandwidth, {}, {}};
-  if (request.pair_seconds > 0) pair_sizes(r, request, device, store, *m, interrupted);
+  if (pair && request.pair_seconds > 0) pair_sizes(r, request, device, store, *m, interrupted);
   return r;
+}
+
+}  // namespace
+
+SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& request, const DeviceContext& device,
+                                Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
+  auto m = std::make_shared<MeasuredSet>(device, store, request.samples, request.clocks, interrupted, "pad");
+  return pad_sizes_with(workload, request, device, store, m, progress_for, interrupted, true);
+}
+
+SizePadResult pad_sizes_from_store(const Workload& workload, const PadRequest& request) {
+  const std::vector<BackendProblem> calls = size_pad_problems(sizes_of(workload), request.backend, false);
+  StoredSetup s = stored_setup(request, calls, fmt::format("the {} GEMMs of {}", calls.size(), workload.source));
+  auto m = std::make_shared<MeasuredSet>(s.device, *s.store, request.samples, request.clocks, nullptr, "pad");
+  m->read_only_from(std::move(s.pool));
+  const ProgressFor silent = [](size_t) { return ProgressCallback(); };
+  return pad_sizes_with(workload, request, s.device, *s.store, m, silent, nullptr, false);
 }
 
 }  // namespace shapescope

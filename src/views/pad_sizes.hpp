@@ -33,6 +33,11 @@ SizePadResult pad_sizes_plan(const Workload& workload, const PadRequest& request
 SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& request, const DeviceContext& device,
                                 Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted);
 
+// No GPU: the same from the store's points (request.db, read-only) of the GPU that holds most of the
+// workload's GEMMs; candidates whose GEMMs it lacks stay unmeasured. Error(kNoGpu) naming what to do
+// when the store is missing or holds none of them.
+SizePadResult pad_sizes_from_store(const Workload& workload, const PadRequest& request);
+
 // Every call of the workload, and with `candidates` of each candidate's workload, as measured:
 // (problem, backend), each once.
 std::vector<BackendProblem> size_pad_problems(const SizePadResult& result, BackendKind backend, bool candidates);

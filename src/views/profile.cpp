@@ -16,6 +16,7 @@
 #include "model/kernel_name.hpp"
 #include "views/annotated.hpp"
 #include "views/explain.hpp"
+#include "views/point_index.hpp"
 
 namespace shapescope {
 namespace {
@@ -57,12 +58,12 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
 // the request's store one by one.
 std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, const DeviceContext* device,
                                            Store* store, const std::atomic<bool>* interrupted,
-                                           std::vector<std::pair<std::string, double>>* phases) {
+                                           std::vector<std::pair<std::string, double>>* phases, const StoreRead* read) {
   if (device) return explain_many(jobs, *device, *store, interrupted, phases);
   std::vector<ExplainJobResult> out;
   for (const ExplainJob& job : jobs) {
     try {
-      out.push_back({explain_without_gpu(job.request, job.shape, nullptr, job.target), ""});
+      out.push_back({explain_without_gpu(job.request, job.shape, nullptr, job.target, read), ""});
     } catch (const Error& e) {
       if (e.code() == ExitCode::kInterrupted) throw;
       out.push_back({std::nullopt, e.what()});
@@ -81,8 +82,9 @@ std::pair<Problem, BackendKind> explained(const ProfileRow& row, BackendKind bac
   return {row.problem.group(largest), backend};
 }
 
+// `read`: without a device, the store and its points, read once for every verdict.
 void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* store,
-                  const std::atomic<bool>* interrupted) {
+                  const std::atomic<bool>* interrupted, const StoreRead* read = nullptr) {
   if (!result.request.verdicts) return;
   std::vector<ExplainJob> jobs;
   std::vector<ProfileEntry*> of_job;
@@ -98,7 +100,7 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
     jobs.push_back(std::move(std::get<ExplainJob>(job)));
     of_job.push_back(&e);
   }
-  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted, &result.phases);
+  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted, &result.phases, read);
   for (size_t j = 0; j < got.size(); ++j) {
     of_job[j]->explanation = std::move(got[j].report);
     of_job[j]->no_verdict = got[j].why_none;
@@ -175,17 +177,15 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
 }
 
 // The stored point of each row (the library's own choice, cold), on the GPU that has the most of them.
-std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows,
-                                                      const std::vector<StoredPoint>& pool, StoredSource& source) {
+// The store's cold points (`pool`: a PointIndex of them) matched to the rows through a hash table, so
+// that a list of 200,000 GEMMs costs a pass over each, not a pass over the store per GEMM.
+std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileRow>& rows, const PointIndex& pool,
+                                                      StoredSource& source) {
   std::vector<std::vector<const StoredPoint*>> candidates(rows.size());
   std::map<std::string, std::pair<size_t, const StoredPoint*>> per_setup;  // rows found, a point of it
   for (size_t i = 0; i < rows.size(); ++i) {
-    for (const StoredPoint& p : pool) {
-      if (p.key.hot || p.key.backend != rows[i].backend || p.key.algo != default_algo(rows[i].backend) ||
-          !(p.key.problem == rows[i].problem))
-        continue;
-      candidates[i].push_back(&p);
-    }
+    for (const StoredPoint* p : pool.of(rows[i].problem))
+      if (p->key.backend == rows[i].backend && p->key.algo == default_algo(rows[i].backend)) candidates[i].push_back(p);
   }
   for (const auto& list : candidates) {
     std::map<std::string, const StoredPoint*> setups;
@@ -284,13 +284,14 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   result.request = request;
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
   const std::string again = "measure them on a GPU with the same command";
-  if (!std::filesystem::exists(request.db))
+  if (!std::filesystem::exists(std::filesystem::symlink_status(request.db)))  // a dangling link: the store says so
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here and no store '{}' to read the {} GEMMs of {} from; {}",
                                               request.db, rows.size(), workload.source, again));
   Store store(request.db, Store::Access::kReadOnly);
   StoredSource source;
   const std::vector<StoredPoint> pool = store.load_all();
-  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, pool, source);
+  const PointIndex by_problem(pool, [](const StoredPoint& p) { return !p.key.hot; });
+  const std::vector<std::optional<StoredPoint>> points = stored_points(rows, by_problem, source);
   if (source.points == 0)
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here, and the store '{}' holds none of the {} GEMMs of {}; {}",
                                               request.db, rows.size(), workload.source, again));
@@ -300,10 +301,10 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   // A point of the same GPU and setup (the newest), if stored.
   const auto newest_of = [&](BackendKind kind, const std::string& algo, const Problem& problem) -> const StoredPoint* {
     const StoredPoint* newest = nullptr;
-    for (const StoredPoint& p : pool)
-      if (!p.key.hot && p.key.backend == kind && p.key.algo == algo && p.key.problem == problem &&
-          same_setup(p.device, source.device) && (!newest || p.result.measured_at > newest->result.measured_at))
-        newest = &p;
+    for (const StoredPoint* p : by_problem.of(problem))
+      if (p->key.backend == kind && p->key.algo == algo && same_setup(p->device, source.device) &&
+          (!newest || p->result.measured_at > newest->result.measured_at))
+        newest = p;
     return newest;
   };
   // Our grouped kernel's point of a grouped call, and its groups as a loop.
@@ -322,7 +323,9 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
       },
       loop_of, ours_of);
   result.stored = source;
-  add_verdicts(result, nullptr, nullptr, nullptr);
+  const PointIndex every_point(pool);
+  const StoreRead read{store, pool, every_point};
+  add_verdicts(result, nullptr, nullptr, nullptr, &read);
   return result;
 }
 

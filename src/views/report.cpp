@@ -25,7 +25,7 @@ struct ExplainLine {
   std::string error;
 };
 
-ExplainLine explain_line(const std::string& db, const StoredPoint& point) {
+ExplainLine explain_line(const std::string& db, const StoredPoint& point, const StoreRead& read) {
   const Problem& p = point.key.problem;
   ExplainRequest request;
   const bool square = p.m == p.n && p.n == p.k;
@@ -42,7 +42,7 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point) {
   ExplainLine line;
   try {
     const Problem target = plan_one(request, p.m, p.n, p.k);
-    line.report = explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target);
+    line.report = explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target, &read);
   } catch (const Error& e) {
     line.error = e.what();
   }
@@ -248,7 +248,8 @@ std::vector<OursRow> ours_rows(const Selection& all) {
 
 ReportView report_view(const ReportRequest& r) {
   const Store store(r.db, Store::Access::kReadOnly);
-  const Selection all = select_points(store.load_all(), r.db, r.filter, Algos::kAll, "report", store);
+  const std::vector<StoredPoint> pool = store.load_all();  // read once: every slow shape is explained from it
+  const Selection all = select_points(pool, r.db, r.filter, Algos::kAll, "report", store);
   ReportView v;
   v.db = r.db;
   v.filters = r.filter.given();
@@ -266,8 +267,9 @@ ReportView report_view(const ReportRequest& r) {
   }
   if (v.axis) {
     v.slowest = slow_shapes(v.main, *v.axis, r.slowest, 1, v.slow_count);
+    const PointIndex index(pool);
     for (SlowShape& shape : v.slowest) {
-      ExplainLine line = explain_line(r.db, v.main.points[shape.index]);
+      ExplainLine line = explain_line(r.db, v.main.points[shape.index], StoreRead{store, pool, index});
       shape.explanation = std::move(line.report);
       shape.explain_error = std::move(line.error);
     }

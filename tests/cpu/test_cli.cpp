@@ -39,7 +39,7 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(sweep_help.code, 0);
   EXPECT_NE(sweep_help.out.find("\nUsage: shapescope sweep [OPTIONS]\n"), std::string::npos) << sweep_help.out;
   EXPECT_NE(sweep_help.out.find("Examples:"), std::string::npos);
-  expect_refused("", ExitCode::kUsage, {"subcommand"});
+  expect_refused("", ExitCode::kUsage, {"no command given"});
   expect_refused("sweep --n 64 --bogus", ExitCode::kUsage, {"--bogus"});
 }
 

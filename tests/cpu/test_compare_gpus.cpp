@@ -60,7 +60,7 @@ class CompareGpus : public ::testing::Test {
 };
 
 TEST_F(CompareGpus, ExplainPrintsARowPerGpu) {
-  const CliRun r = run(fmt::format("explain 1793 --db '{}' --db '{}'", h200_, h100_));
+  const CliRun r = run(fmt::format("explain 1793 --wide --db '{}' --db '{}'", h200_, h100_));  // every column
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("1793x1793x1793 bf16 nn (cublas default) on 2 GPUs"), std::string::npos) << r.out;
   const size_t h200 = r.out.find("NVIDIA H200 "), h100 = r.out.find("NVIDIA H100 80GB HBM3");

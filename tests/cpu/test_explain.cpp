@@ -343,7 +343,7 @@ TEST_F(ExplainCommand, FromAStoreMeasuredOnAnH200) {
 // The kernel line and the tile grid line name their frames, and what is not measured is one line per
 // reason that says it once.
 TEST_F(ExplainCommand, SaysEachTilesFrameAndListsWhatIsNotMeasuredOncePerReason) {
-  const CliRun r = run("explain 1793 --db " + db_);
+  const CliRun r = run("explain 1793 --wide --db " + db_);  // each line whole
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("_256x128_nn_align1: tile 256x128 as named, in the kernel's own frame (128x256 along M x N),"),
             std::string::npos) << r.out;

@@ -185,7 +185,8 @@ TEST_F(Merge, AnnotationsOfAnotherModelVersionAreLeftOut) {
   const CliRun r = run(fmt::format("merge '{}' '{}' '{}'", path("out.db"), a, b));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(number(path("out.db"), "SELECT count(*) FROM annotations"), number(a, "SELECT count(*) FROM annotations"));
-  EXPECT_NE(r.out.find("(model version 99) were left out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; the annotations of '" + b + "' (model version 99) left out"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;  // the one line the README shows
 }
 
 // Each refusal: one line, its exit code, OUT as it was (or still absent), no file made or left.
@@ -219,7 +220,7 @@ TEST_F(Merge, RefusalsComeBeforeAnythingIsWritten) {
        "given twice", 2},
       {fmt::format("'{}' '{}'", newer, good), "newer shapescope", 5},
       {fmt::format("'{}' '{}'", existing, corrupt), "corrupt", 5},
-      {fmt::format("'{}'", path("out.db")), "IN is required", 2},
+      {fmt::format("'{}'", path("out.db")), "IN: missing", 2},
   };
   for (const Case& c : cases) {
     const CliRun r = run("merge " + c.args);

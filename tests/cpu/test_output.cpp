@@ -98,7 +98,14 @@ std::vector<StoredPoint> sample_points() {
   return {plain, lt, escapes};
 }
 
+// The points table with every column (report/table.hpp: as --wide; these tests read every cell).
+struct WideTables {
+  WideTables() { set_wide_tables(true); }
+  ~WideTables() { set_wide_tables(false); }
+};
+
 std::string render(Format format, const std::vector<StoredPoint>& points, KernelNames names = KernelNames::kShort) {
+  const WideTables wide;
   std::ostringstream out;
   std::vector<Annotation> annotations;
   const ModelGpu gpu = model_gpu(*find_profile("h200"));
@@ -486,6 +493,7 @@ TEST(OutputTable, LongKernelNamesAreShortenedInTheMiddleUnlessWide) {
   point.kernels = {kernel(name)};
   const std::vector<Annotation> annotations = {annotate(point, model_gpu(*find_profile("h200")))};
   auto write = [&](Format format, KernelNames names) {
+    const WideTables wide;
     std::ostringstream out;
     write_points(out, format, {point}, annotations, names);
     return out.str();

@@ -410,8 +410,11 @@ TEST(PlanProblemsError, TooLargeToAddress) {
   options.batch = "2147483647";
   plan_error(options, "--m, --batch: ", "2147483647x2147483647x2147483647 (batch 2147483647)");
   options = sizes("", "8", "");
-  options.offset = int64_t(1) << 62;
-  plan_error(options, "--n, --offset: ", "8x8x8");
+  options.offset = int64_t(1) << 62;  // past the offset's own limit, which every command shares
+  plan_error(options, "--offset: ", "4611686018427387904 must be <= 2147483647 (elements)");
+  options.offset = 2147483647;
+  options.n = "2147483647";
+  plan_error(options, "--n, --offset: ", "2147483647x2147483647x2147483647");
 }
 
 // Every position of a plan is taken by exactly one of the N shards, for N = 1..16 and plan sizes

@@ -121,7 +121,11 @@ TEST(ParseRangeError, MalformedBeforeZero) {
 }
 
 TEST(ParseRangeError, Zero) {
-  EXPECT_EQ(range_error("0", "--m"), "--m: '0' : sizes must be >= 1");
+  EXPECT_EQ(range_error("0", "--m"), "--m: '0': sizes must be >= 1");
+  EXPECT_EQ(range_error("4,0", "--m"), "--m: '4,0': '0': sizes must be >= 1");
+  // Reversed first: "1..0" is a range that counts down, whatever else is wrong with it.
+  EXPECT_EQ(range_error("1..0", "--n"), "--n: '1..0' is a reversed range (1 > 0), and sizes must be >= 1");
+  EXPECT_EQ(range_error("8..-2", "--n"), "--n: '8..-2' is a reversed range (8 > -2), and sizes must be >= 1");
   for (std::string text : {"0..5", "1..0", "00", "4,0"}) {
     EXPECT_TRUE(contains(range_error(text), "sizes must be >= 1")) << text;
   }

@@ -48,13 +48,14 @@ def cli(args):
 
 
 def text_command(result):
-    """The result's command as it prints text: without --json, --format table instead of json."""
+    """The result's command as it prints text: without --json, --format table instead of json, and
+    --wide (every column: what repr renders)."""
     args = list(result.command[1:])
     if "--json" in args:
         args.remove("--json")
     if "--format" in args:
         args[args.index("--format") + 1] = "table"
-    return args
+    return args + ["--wide"]
 
 
 def missing_in_order(lines, text_lines):

@@ -66,6 +66,19 @@ class FindBinary(unittest.TestCase):
                 shapescope.find_binary()
         self.assertIn("$SHAPESCOPE_BIN", caught.exception.message)
 
+    def test_a_binary_in_the_current_folder_runs_that_file(self):
+        # "./shapescope" is not looked up on PATH (which here holds no shapescope at all).
+        env = {k: v for k, v in os.environ.items() if k != "SHAPESCOPE_BIN"}
+        env["PATH"] = os.path.join(self.folder.name, "empty")
+        cwd = os.getcwd()
+        os.chdir(self.folder.name)
+        self.addCleanup(os.chdir, cwd)
+        with mock.patch.dict(os.environ, env, clear=True):
+            for given in ("./shapescope", "shapescope", Path("./shapescope")):
+                self.assertEqual(_binary.run(["info"], binary=given)[1], "")
+            with mock.patch.dict(os.environ, {"SHAPESCOPE_BIN": "./shapescope"}):
+                self.assertEqual(_binary.run(["info"])[1], "")
+
     def test_importing_the_package_imports_no_torch(self):
         code = ("import sys, shapescope; "
                 "print(sorted(m for m in ('torch', 'transformers', 'pandas') if m in sys.modules))")
@@ -107,9 +120,31 @@ class Options(unittest.TestCase):
         self.assertEqual(_binary.option_value(range(1, 4097, 8)), "1..4089:8")
         self.assertEqual(_binary.option_value([range(1, 65), 128, range(1000, 1101)]), "1..64,128,1000..1100")
         self.assertEqual(_binary.option_value(Path("a/b.db")), "a/b.db")
-        for bad in (range(5, 5), range(10, 1, -1)):
-            with self.assertRaises(ValueError):
+
+    def test_values_no_command_line_can_hold_are_refused_as_the_tool_refuses(self):
+        for bad, says in ((range(5, 5), "--n: range(5, 5) is empty"),
+                          (range(5, 1), "--n: range(5, 1) is empty"),
+                          (range(10, 1, -1), "--n: range(10, 1, -1) counts down; the tool's ranges count up"),
+                          ([8, range(5, 1)], "--n: range(5, 1) is empty")):
+            with self.assertRaises(ShapescopeError) as caught:
                 _binary.options(n=bad)
+            self.assertEqual(caught.exception.exit_code, 2)
+            self.assertEqual(caught.exception.message, "shapescope: " + says)
+        with self.assertRaises(ShapescopeError) as caught:
+            _binary.options(repeated=("db",), db=["a.db", "b\0.db"])
+        self.assertEqual((caught.exception.exit_code, caught.exception.message),
+                         (2, "shapescope: --db: 'b\\x00.db' holds a NUL character, which no command-line argument can"))
+        with self.assertRaises(ShapescopeError) as caught:
+            shapescope.explain("17\0", db=support.SWEEP)
+        self.assertEqual(caught.exception.exit_code, 2)
+        with self.assertRaises(TypeError):
+            _binary.options(n=[1, True])
+
+    def test_a_shape_is_whole_numbers(self):
+        for bad in ((1793.9, 1793, 1793), (1793, True, 1793), 1793.0, None):
+            with self.assertRaises(TypeError):
+                shapescope.explain(bad, db=support.SWEEP)
+        self.assertIn("1793x1793x1793", shapescope.explain((1793, 1793, 1793), db=support.SWEEP).command)
 
     def test_several_stores_repeat_the_option(self):
         self.assertEqual(_binary.options(repeated=("db",), db=["a.db", "b.db"]), ["--db", "a.db", "--db", "b.db"])
@@ -150,7 +185,7 @@ class Refusals(support.WithStoreCopies):
     def test_an_unknown_option(self):
         e = self.assert_refused(
             lambda: shapescope.explain(1793, db=self.stores[support.SWEEP], bogus=1), 2,
-            "shapescope: The following arguments were not expected: 1 --bogus (see shapescope --help)")
+            "shapescope: '--bogus' is not an option of explain (see shapescope explain --help)")
         self.assertIn("--bogus", e.command)
 
     def test_a_missing_trace(self):
