@@ -31,14 +31,14 @@ std::optional<WhatIf> fix_what_if(const ProfileEntry& e, size_t entry, size_t f)
   const Fix& fix = r.explanation.fixes[f];
   const std::optional<WhatIfKind> kind = kind_of(fix.kind);
   const ExplainPoint& t = r.points.front();
-  if (!kind || !fix.point || !t.time_us || *t.time_us <= 0 || fix.time_us <= 0 || !e.row.time) return std::nullopt;
+  if (!kind || !fix.point || !t.time_us || *t.time_us <= 0 || !fix.time_us || *fix.time_us <= 0 || !e.row.time) return std::nullopt;
   WhatIf w;
   w.kind = *kind;
   w.entry = entry;
   w.fix = f;
   w.calls_per_step = e.row.calls_per_step;
   w.now_us = e.row.time->median_us;
-  const double share = fix.time_us / *t.time_us;
+  const double share = *fix.time_us / *t.time_us;
   w.after_us = w.now_us * share;
   w.saving_us = w.calls_per_step * (w.now_us - w.after_us);
   const std::optional<PairedRatio>& p = r.points[*fix.point].paired;
