@@ -39,6 +39,7 @@ struct ProfileOptions {
   bool no_verdict = false;
   std::string html;           // --html FILE: the page too; "-": the page instead of the table
   bool html_given = false;
+  bool force = false;         // --html may replace a result store
 };
 
 // "900,100,0,..." as counts; Error(kUsage) naming --expert-tokens for anything else.
@@ -114,7 +115,8 @@ void check_options(const ProfileOptions& o) {
     throw usage_error("--html: '-' puts the page on standard output, where --json would go too; give a file");
   // Never over an input: the store, the trace, the list or the config.
   if (o.html_given && o.html != "-")
-    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config});
+    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config},
+                      store_at_output(o.force));
 }
 
 // The page of the profile: to standard output, or to its file, which it replaces only when complete.
@@ -125,7 +127,7 @@ void write_html(const ProfileOptions& o, const ProfileResult& result) {
   page.version = version_line();
   write_whole_output(o.html, "--html", [&](std::ostream& out) { write_profile_html(out, result, page); });
   if (o.html == "-") return;
-  fmt::print(stderr, "profile: the page of {} GEMMs to '{}'\n", result.entries.size(), o.html);
+  announce(fmt::format("profile: the page of {} GEMMs to '{}'", result.entries.size(), o.html), true);
 }
 
 void run_profile(ProfileOptions o) {
@@ -213,6 +215,7 @@ void register_profile(CLI::App& app) {
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");
+  cmd->add_flag("--force", o->force, kForceHelp);
   cmd->callback([o, html] {
     o->html_given = html->count() > 0;
     run_profile(*o);
