@@ -20,6 +20,7 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "core/device_context.hpp"
 
 namespace shapescope {
@@ -110,6 +111,46 @@ int run_command(CLI::App& app, const std::vector<std::string>& given) {
   return g_interrupted.load() ? int(ExitCode::kInterrupted) : 0;
 }
 
+// "'a.html'" or "'a.db', 'b.svg'": the outputs a command did not write.
+std::string quoted(const std::vector<std::string>& paths) {
+  std::string text;
+  for (const std::string& path : paths) text += (text.empty() ? "'" : ", '") + path + "'";
+  return text;
+}
+
+// The command's end, with ^C and SIGTERM held off (from here the outcome is decided): its outputs are
+// put in place only when it succeeded, was not interrupted, and everything it printed, the lines
+// that say what it wrote included, reached standard output; else they are removed and the old files
+// stay. Returns the exit code.
+int finish_command(int code, CommitPoint& outputs) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigprocmask(SIG_BLOCK, &signals, nullptr);
+  if (code == 0 && g_interrupted.load()) code = int(ExitCode::kInterrupted);
+  const std::vector<std::string> held = outputs.held();
+  if (code == int(ExitCode::kInterrupted) && !held.empty())
+    print_error_line(fmt::format("shapescope: interrupted: nothing written ({} as it was)", quoted(held)));
+  if (code == 0) outputs.print();
+  // Every command's output is checked here, --help's too: a full disk or a closed stdout is an
+  // error (one line, exit 6), never a success with the output lost.
+  const std::string lost = finish_stdout();
+  if (!lost.empty()) {
+    print_error_line("shapescope: " + lost +
+                     (code == 0 && !held.empty() ? fmt::format("; nothing written ({} as it was)", quoted(held)) : ""));
+    if (code == 0) code = int(ExitCode::kWrite);
+  }
+  if (code != 0) return code;
+  try {
+    outputs.put_in_place();
+  } catch (const Error& e) {
+    print_error_line(fmt::format("shapescope: {}", e.what()));
+    return int(e.code());
+  }
+  return code;
+}
+
 }  // namespace
 
 double process_seconds() {
@@ -164,13 +205,7 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     args.push_back("--help");
   }
-  int code = run_command(app, args);
-  // Every command's output is checked here, --help's too: a full disk or a closed stdout is an
-  // error (one line, exit 6), never a success with the output lost.
-  const std::string lost = finish_stdout();
-  if (!lost.empty()) {
-    print_error_line("shapescope: " + lost);
-    if (code == 0) code = int(ExitCode::kWrite);
-  }
-  return code;
+  // What the command writes waits here until it has ended (finish_command).
+  CommitPoint outputs;
+  return finish_command(run_command(app, args), outputs);
 }

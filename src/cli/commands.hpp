@@ -38,8 +38,12 @@ std::string data_dir(const std::string& kind);
 std::string version_text();
 // Its first line ("shapescope 0.1.0 (v0.1.0-12-gabcdef)"), for a page's footer.
 std::string version_line();
+// --force of the commands whose output is a page, a table or a picture (check_output_path).
+inline constexpr const char* kForceHelp = "replace a result store (an SQLite file) that the output path names";
+
 // An output a command writes whole (an HTML page): to standard output for "-" (main() checks that it
-// took it), else through OutputFile, put in place only when `write` returned.
+// took it), else through OutputFile, put in place only when `write` returned (at main()'s commit
+// point: once the command ended, was not interrupted and its standard output was written).
 void write_whole_output(const std::string& path, const std::string& option,
                         const std::function<void(std::ostream&)>& write);
 

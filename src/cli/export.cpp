@@ -22,13 +22,14 @@ struct ExportOptions {
   std::string format = "csv";
   std::string out = "-";  // standard output
   bool wide = false;
+  bool force = false;
 };
 
 void run_export(const ExportOptions& o) {
   check_wide(o.wide, o.format);
   const std::optional<Format> format = parse_format(o.format);
   const bool to_stdout = o.out == "-";
-  if (!to_stdout) check_output_path(o.out, "--out", {o.db});
+  if (!to_stdout) check_output_path(o.out, "--out", {o.db}, store_at_output(o.force));
   const Store store(o.db, Store::Access::kReadOnly);
   const Selection s = select_points(store.load_all(), o.db, o.filter, Algos::kAll, "export", store, Mixes::kKeep);
   if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);
@@ -40,7 +41,7 @@ void run_export(const ExportOptions& o) {
   OutputFile out(o.out, "--out");
   write_points(out.stream(), *format, s.points, s.annotations, names);
   out.commit();
-  fmt::print("export: {} points from '{}' to '{}'\n", s.points.size(), o.db, o.out);
+  announce(fmt::format("export: {} points from '{}' to '{}'", s.points.size(), o.db, o.out));
 }
 
 }  // namespace
@@ -61,6 +62,7 @@ void register_export(CLI::App& app) {
   add_format_options(cmd, o->format, o->wide, "csv | json | table");
   cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); - for standard output")
       ->capture_default_str();
+  cmd->add_flag("--force", o->force, kForceHelp);
   cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->filter);
   cmd->callback([o] { run_export(*o); });

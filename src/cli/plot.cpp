@@ -199,6 +199,7 @@ void register_plot(CLI::App& app) {
   add_selection_options(cmd, o->filter);
   cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
   add_tile_option(cmd, o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
+  cmd->add_flag("--force", o->force, kForceHelp);
   add_gnuplot_options(cmd, o->gnuplot, o->templates,
                       "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
   cmd->callback([o] { run_plot(*o); });

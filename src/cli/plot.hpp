@@ -24,6 +24,7 @@ struct PlotOptions {
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
   std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
+  bool force = false;        // the outputs may replace a result store
 };
 
 // The command that made a figure, for the top of its script.

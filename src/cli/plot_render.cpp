@@ -29,7 +29,8 @@ void render(const PlotOptions& o, const Plot& plot, const std::string& default_n
   // device: "plot flops --out plots/" in the source tree would write its script over the template.
   std::vector<std::string> read = {o.calibration, template_path};
   for (const std::string& db : o.dbs.empty() ? std::vector<std::string>{o.db} : o.dbs) read.push_back(db);
-  for (const char* extension : {"svg", "png", "gp", "dat"}) check_output_path(paths.file(extension), "--out", read);
+  for (const char* extension : {"svg", "png", "gp", "dat"})
+    check_output_path(paths.file(extension), "--out", read, store_at_output(o.force));
   const std::string warnings = render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, title);
   size_t start = 0;
   while (start < warnings.size()) {
@@ -39,8 +40,8 @@ void render(const PlotOptions& o, const Plot& plot, const std::string& default_n
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  fmt::print("wrote {} {} {} {}\n", paths.file("svg"), paths.file("png"), paths.file("gp"), paths.file("dat"));
-  for (const std::string& line : plot.summary) fmt::print("  {}\n", line);
+  announce(fmt::format("wrote {} {} {} {}", paths.file("svg"), paths.file("png"), paths.file("gp"), paths.file("dat")));
+  for (const std::string& line : plot.summary) announce("  " + line);
 }
 
 }  // namespace shapescope

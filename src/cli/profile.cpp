@@ -38,6 +38,7 @@ struct ProfileOptions {
   bool no_verdict = false;
   std::string html;           // --html FILE: the page too; "-": the page instead of the table
   bool html_given = false;
+  bool force = false;         // --html may replace a result store
 };
 
 // A model's step as a workload, with the MoE and attention options.
@@ -100,7 +101,8 @@ void check_options(const ProfileOptions& o) {
     throw usage_error("--html: '-' puts the page on standard output, where --json would go too; give a file");
   // Never over an input: the store, the trace, the list or the config.
   if (o.html_given && o.html != "-")
-    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config});
+    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config},
+                      store_at_output(o.force));
 }
 
 // The page of the profile: to standard output, or to its file, which it replaces only when complete.
@@ -111,7 +113,7 @@ void write_html(const ProfileOptions& o, const ProfileResult& result) {
   page.version = version_line();
   write_whole_output(o.html, "--html", [&](std::ostream& out) { write_profile_html(out, result, page); });
   if (o.html == "-") return;
-  fmt::print(stderr, "profile: the page of {} GEMMs to '{}'\n", result.entries.size(), o.html);
+  announce(fmt::format("profile: the page of {} GEMMs to '{}'", result.entries.size(), o.html), true);
 }
 
 void run_profile(ProfileOptions o) {
@@ -230,6 +232,7 @@ void register_profile(CLI::App& app) {
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");
+  cmd->add_flag("--force", o->force, kForceHelp);
   cmd->callback([o, html] {
     o->html_given = html->count() > 0;
     run_profile(*o);

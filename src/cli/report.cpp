@@ -21,6 +21,7 @@ struct ReportOptions {
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
   int slowest = int(ReportRequest{}.slowest);  // signed, so that "-1" is named as given
+  bool force = false;
 };
 
 // The command as the page's footer shows it.
@@ -37,7 +38,8 @@ void run_report(ReportOptions o) {
   const std::string db = o.request.db;
   const std::filesystem::path templates(o.templates);
   if (o.out != "-")
-    check_output_path(o.out, "--out", {db, (templates / "flops.gp").string(), (templates / "waves.gp").string()});
+    check_output_path(o.out, "--out", {db, (templates / "flops.gp").string(), (templates / "waves.gp").string()},
+                      store_at_output(o.force));
   o.request.slowest = size_t(o.slowest);
   check_templates(o.templates, {"flops", "waves"});
   const ReportView view = report_view(o.request);
@@ -51,7 +53,7 @@ void run_report(ReportOptions o) {
   write_whole_output(o.out, "--out", [&](std::ostream& out) { write_html_report(out, view, html); });
   if (o.out == "-") return;
   // What was written goes to stdout, as plot and merge say it (with --out - the page is stdout).
-  fmt::print("report: {} points of {} from '{}' to '{}'\n", view.how.points, view.context.gpu_name, db, o.out);
+  announce(fmt::format("report: {} points of {} from '{}' to '{}'", view.how.points, view.context.gpu_name, db, o.out));
 }
 
 }  // namespace
@@ -76,6 +78,7 @@ void register_report(CLI::App& app) {
   cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->request.filter);
   add_int_option(cmd, "--slowest", o->slowest, 1, 100, "rows of the slow-shapes table");
+  cmd->add_flag("--force", o->force, kForceHelp);
   add_gnuplot_options(cmd, o->gnuplot, o->templates,
                       "directory of the flops.gp and waves.gp templates (default: shapescope's plots/)");
   cmd->callback([o] { run_report(*o); });

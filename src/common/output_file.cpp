@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "common/error.hpp"
 
@@ -60,8 +64,7 @@ std::string temp_beside(const std::string& target, const std::string& path, cons
 }
 
 // The data reaches the disk before the name does: a crash leaves the old file or the new one.
-void sync_and_rename(const std::string& temp, const std::string& target, const std::string& path,
-                     const std::string& option) {
+void sync_file(const std::string& temp, const std::string& path, const std::string& option) {
   const int fd = open(temp.c_str(), O_RDONLY);
   if (fd < 0 || fsync(fd) != 0) {
     const int error = errno;
@@ -69,10 +72,113 @@ void sync_and_rename(const std::string& temp, const std::string& target, const s
     throw write_error(option, "cannot write", path, error);
   }
   close(fd);
+}
+
+void rename_over(const std::string& temp, const std::string& target, const std::string& path,
+                 const std::string& option) {
   if (std::rename(temp.c_str(), target.c_str()) != 0) throw write_error(option, "cannot replace", path, errno);
 }
 
+CommitPoint* g_commit_point = nullptr;
+
+// The identity of an open file or of what a path names now.
+bool same_inode(int fd, const std::string& path) {
+  struct stat open_file {}, named {};
+  return fstat(fd, &open_file) == 0 && stat(path.c_str(), &named) == 0 && open_file.st_dev == named.st_dev &&
+         open_file.st_ino == named.st_ino;
+}
+
 }  // namespace
+
+CommitPoint::CommitPoint() { g_commit_point = this; }
+
+CommitPoint::~CommitPoint() {
+  if (g_commit_point == this) g_commit_point = nullptr;
+  for (Held& output : outputs_)
+    if (output.remove) output.remove();
+}
+
+std::vector<std::string> CommitPoint::held() const {
+  std::vector<std::string> paths;
+  for (const Held& output : outputs_)
+    if (output.remove) paths.push_back(output.path);
+  return paths;
+}
+
+void CommitPoint::print() {
+  for (const auto& [line, to_stderr] : lines_) {
+    std::FILE* stream = to_stderr ? stderr : stdout;
+    std::fwrite(line.data(), 1, line.size(), stream);
+    std::fputc('\n', stream);
+  }
+  lines_.clear();
+}
+
+void CommitPoint::put_in_place() {
+  for (Held& output : outputs_) {
+    if (!output.remove) continue;
+    output.put();
+    output.remove = nullptr;
+    output.keep.reset();
+  }
+}
+
+void CommitPoint::hold(Held output) { outputs_.push_back(std::move(output)); }
+
+void CommitPoint::say(std::string line, bool to_stderr) { lines_.emplace_back(std::move(line), to_stderr); }
+
+CommitPoint* commit_point() { return g_commit_point; }
+
+CommitNow::CommitNow() : held_(g_commit_point) { g_commit_point = nullptr; }
+CommitNow::~CommitNow() { g_commit_point = held_; }
+
+void announce(const std::string& line, bool to_stderr) {
+  if (CommitPoint* point = commit_point()) return point->say(line, to_stderr);
+  std::FILE* stream = to_stderr ? stderr : stdout;
+  std::fwrite(line.data(), 1, line.size(), stream);
+  std::fputc('\n', stream);
+}
+
+ExclusiveLock::ExclusiveLock(const std::string& path, const std::atomic<bool>* interrupted,
+                             const std::function<void()>& waiting) {
+  bool told = false;
+  for (;;) {
+    const std::string target = written_path(path);
+    bool folder = false;
+    int fd = open(target.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES) fd = open(target.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+      fd = open(parent_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      folder = true;
+    }
+    if (fd < 0) return;  // the writer's own checks name what is wrong with the path
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        close(fd);  // no locks on this file system
+        return;
+      }
+      if (!told && waiting) waiting();
+      told = true;
+      if (interrupted && interrupted->load()) {
+        close(fd);
+        throw Error(ExitCode::kInterrupted, fmt::format("interrupted while waiting for '{}'", path));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::error_code ec;
+    // Still the file the path names, or (a folder's lock) still no file: else the holder before us
+    // put a new one there, and that is the one to lock.
+    if (folder ? !fs::exists(target, ec) : same_inode(fd, target)) {
+      fd_ = fd;
+      return;
+    }
+    close(fd);
+  }
+}
+
+ExclusiveLock::~ExclusiveLock() {
+  if (fd_ >= 0) close(fd_);
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
@@ -89,8 +195,14 @@ void check_given_once(const std::vector<std::string>& paths, const std::string& 
         throw usage_error(fmt::format("{}: '{}' is given twice ('{}')", option, paths[i], paths[j]));
 }
 
-void check_output_path(const std::string& path, const std::string& option,
-                       const std::vector<std::string>& inputs) {
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  return in.read(header, sizeof header) && std::memcmp(header, "SQLite format 3", sizeof header) == 0;
+}
+
+void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs,
+                       StoreAtOutput store) {
   if (path.empty()) throw usage_error(fmt::format("{}: '' is empty (a file name)", option));
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -109,6 +221,12 @@ void check_output_path(const std::string& path, const std::string& option,
   }
   if (!fs::is_directory(parent_of(path), ec))
     throw usage_error(fmt::format("{}: '{}': directory '{}' does not exist", option, path, parent_of(path).string()));
+  if (store != StoreAtOutput::kReplace && fs::is_regular_file(status) && is_sqlite_file(path))
+    throw usage_error(fmt::format("{}: '{}' is an SQLite database (a result store?), which this output would "
+                                  "replace; give another name{}",
+                                  option, path,
+                                  store == StoreAtOutput::kRefuseUnlessForced ? ", or --force to replace it"
+                                                                              : " (or remove it first)"));
 }
 
 OutputFile::OutputFile(std::string path, std::string option)
@@ -136,7 +254,13 @@ void OutputFile::commit() {
   stream_.close();
   // A stream keeps no errno: a failed write on a full disk most often left ENOSPC (or EFBIG).
   if (!stream_) throw write_error(option_, "cannot write", path_, errno != 0 ? errno : ENOSPC);
-  sync_and_rename(temp_, target_, path_, option_);
+  sync_file(temp_, path_, option_);
+  if (CommitPoint* point = commit_point()) {
+    point->hold({path_, [temp = temp_, target = target_, path = path_, option = option_] { rename_over(temp, target, path, option); },
+                 [temp = temp_] { std::remove(temp.c_str()); }, nullptr});
+  } else {
+    rename_over(temp_, target_, path_, option_);
+  }
   committed_ = true;
 }
 
@@ -150,9 +274,19 @@ StagedFile::~StagedFile() {
   if (!committed_) std::remove(temp_.c_str());
 }
 
-void StagedFile::commit() {
-  sync_and_rename(temp_, target_, path_, option_);
+void StagedFile::commit(std::function<void()> then) {
+  sync_file(temp_, path_, option_);
+  const auto put = [temp = temp_, target = target_, path = path_, option = option_, then = std::move(then)] {
+    rename_over(temp, target, path, option);
+    if (then) then();
+  };
+  if (CommitPoint* point = commit_point()) {
+    point->hold({path_, put, [temp = temp_] { std::remove(temp.c_str()); }, lock_});
+  } else {
+    put();
+  }
   committed_ = true;
+  lock_.reset();
 }
 
 OutputFolder::OutputFolder(std::string dir, std::string option) : dir_(std::move(dir)), option_(std::move(option)) {
@@ -163,21 +297,38 @@ OutputFolder::OutputFolder(std::string dir, std::string option) : dir_(std::move
 }
 
 OutputFolder::~OutputFolder() {
+  if (handed_over_) return;
   std::error_code ignored;
   fs::remove_all(temp_, ignored);
 }
 
 void OutputFolder::commit(const std::vector<std::string>& names) {
   const mode_t mode = new_file_mode();
+  std::string paths;
   for (const std::string& name : names) {
-    const std::string from = (fs::path(temp_) / name).string();
     const std::string to = (fs::path(dir_) / name).string();
     struct stat existing {};
-    chmod(from.c_str(), stat(to.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : mode);
-    if (std::rename(from.c_str(), to.c_str()) != 0)
-      throw write_error(option_, "cannot replace", to, errno);
+    chmod((fs::path(temp_) / name).c_str(), stat(to.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : mode);
+    paths += (paths.empty() ? "" : "', '") + to;
   }
-  committed_ = true;
+  const auto put = [names, dir = dir_, temp = temp_, option = option_] {
+    for (const std::string& name : names) {
+      const std::string to = (fs::path(dir) / name).string();
+      if (std::rename((fs::path(temp) / name).c_str(), to.c_str()) != 0) throw write_error(option, "cannot replace", to, errno);
+    }
+    std::error_code ignored;
+    fs::remove_all(temp, ignored);
+  };
+  const auto remove = [temp = temp_] {
+    std::error_code ignored;
+    fs::remove_all(temp, ignored);
+  };
+  if (CommitPoint* point = commit_point()) {
+    point->hold({paths, put, remove, nullptr});
+    handed_over_ = true;
+  } else {
+    put();
+  }
 }
 
 }  // namespace shapescope

@@ -7,15 +7,24 @@
 #include <fmt/format.h>
 
 #include "model/explain_fp8.hpp"
+#include "model/explain_rules.hpp"
 
 namespace shapescope {
+
+Evidence between(size_t state, std::optional<size_t> against) {
+  Evidence evidence;
+  evidence.state = state;
+  evidence.against = against;
+  return evidence;
+}
+
+void set_extra_work(const ExplainPoint& t, const ExplainPoint& p, Fix& f) {
+  f.extra_flops = p.candidate.problem.flops() / t.candidate.problem.flops() - 1;
+  f.extra_bytes = double(p.candidate.problem.bytes()) / double(t.candidate.problem.bytes()) - 1;
+}
+
 namespace {
 
-// Below this relative difference two times are the same, whatever their noise (the p95 of repeated
-// sweeps is ~2-5 %).
-constexpr double kMinDifference = 0.05;
-// An effect smaller than this share of the target's time is left to "unexplained".
-constexpr double kMinEffectShare = 0.01;
 // Launch-bound: the roofline time is under this share of the measured time, and the time is under
 // kLaunchFloors empty kernels (or kLaunchUs without a measured floor).
 constexpr double kRoofShare = 0.25;
@@ -146,10 +155,8 @@ size_t same_work_effects(const std::vector<ExplainPoint>& points, Explanation& e
     if (!c) return;
     const double now = *points[best].time_us, then = *points[*c].time_us;
     if (now - then <= now * threshold(points[best], points[*c])) return;
-    Effect effect{kind, now - then, true, {best, *c}, false};
-    if (also) effect.evidence.push_back(*also);
-    for (size_t at : {best, *c})
-      if (auto f = fixed_at(points, at)) effect.evidence.push_back(*f);
+    Effect effect{kind, now - then, true, {best, c, fixed_at(points, best), fixed_at(points, *c), {}}, false};
+    if (also) effect.evidence.also.push_back(*also);
     e.effects.push_back(std::move(effect));
     best = *c;
   };
@@ -171,8 +178,7 @@ std::pair<double, double> wave_tile_loss(const Annotation& s, const Annotation& 
   return {wave, tile};
 }
 
-void push(Explanation& e, EffectKind kind, double cost, bool measured, std::vector<size_t> evidence,
-          bool in_fixed = false) {
+void push(Explanation& e, EffectKind kind, double cost, bool measured, Evidence evidence, bool in_fixed = false) {
   if (cost > 0) e.effects.push_back({kind, cost, measured, std::move(evidence), in_fixed});
 }
 
@@ -190,15 +196,15 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
     const double shape = std::clamp(loss * r_time, 0.0, residual);
     const auto [wave, tile] = wave_tile_loss(points[*fs].annotation, points[*fr].annotation);
     const double predicted = std::min(shape, (wave + tile) * r_time);
-    const std::vector<size_t> evidence = {s, r, *fs, *fr};
+    const Evidence evidence{s, r, fs, fr, {}};
     if (wave + tile > 0) {
       push(e, EffectKind::kWaveQuantization, predicted * wave / (wave + tile), true, evidence);
       push(e, EffectKind::kTileQuantization, predicted * tile / (wave + tile), true, evidence);
     }
     push(e, EffectKind::kUnexplained, shape - predicted, true, evidence, true);
-    std::vector<size_t> library = evidence;
+    Evidence library = evidence;
     for (Role role : {Role::kAligned16, Role::kAligned32})
-      if (auto c = first_with(points, role)) library.push_back(*c);
+      if (auto c = first_with(points, role)) library.also.push_back(*c);
     push(e, kernels_differ ? library_effect(points[s], points[r]) : EffectKind::kUnexplained, residual - shape, true,
          library);
     return;
@@ -208,19 +214,19 @@ void neighbour_effects(const std::vector<ExplainPoint>& points, size_t s, size_t
   const auto [wave, tile] = wave_tile_loss(sp.annotation, points[r].annotation);
   const double wave_us = std::min(residual, wave * r_time);
   const double tile_us = std::min(residual - wave_us, tile * r_time);
-  push(e, EffectKind::kWaveQuantization, wave_us, false, {s, r});
-  push(e, EffectKind::kTileQuantization, tile_us, false, {s, r});
+  push(e, EffectKind::kWaveQuantization, wave_us, false, between(s, r));
+  push(e, EffectKind::kTileQuantization, tile_us, false, between(s, r));
   const double rest = residual - wave_us - tile_us;
   // The 16-byte control ran and gained nothing (no layout effect before this): the rows are not what
   // locks the fast kernels out; the sizes are, where they break the rule.
   const bool rows_tried = first_with(points, Role::kAligned16).has_value();
   const bool size_rule = !row_lengths_aligned(sp.candidate.problem) && row_lengths_aligned(points[r].candidate.problem);
   if (kernels_differ && size_rule && rows_tried)
-    push(e, EffectKind::kSizeAlignment, rest, false, {s, r});
+    push(e, EffectKind::kSizeAlignment, rest, false, between(s, r));
   else if (kernels_differ && !sp.annotation.alignment.ok() && points[r].annotation.alignment.ok())
-    push(e, EffectKind::kAlignment16, rest, false, {s, r});
+    push(e, EffectKind::kAlignment16, rest, false, between(s, r));
   else
-    push(e, kernels_differ ? library_effect(sp, points[r]) : EffectKind::kUnexplained, rest, false, {s, r});
+    push(e, kernels_differ ? library_effect(sp, points[r]) : EffectKind::kUnexplained, rest, false, between(s, r));
 }
 
 void fill_reference(const std::vector<ExplainPoint>& points, Reference& ref) {
@@ -260,9 +266,8 @@ Fix fix_at(const ExplainPoint& t, const std::vector<ExplainPoint>& points, FixKi
   f.kind = kind;
   f.point = i;
   f.time_us = *points[i].time_us;
-  f.speedup = *t.time_us / f.time_us;
-  f.extra_flops = points[i].candidate.problem.flops() / t.candidate.problem.flops() - 1;
-  f.extra_bytes = double(points[i].candidate.problem.bytes()) / double(t.candidate.problem.bytes()) - 1;
+  f.speedup = *t.time_us / *f.time_us;
+  set_extra_work(t, points[i], f);
   return f;
 }
 
@@ -304,8 +309,8 @@ void size_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
 void control_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
   const ExplainPoint& t = points.front();
   for (const Effect& effect : e.effects) {
-    if (!effect.measured || effect.evidence.size() < 2) continue;
-    const size_t at = effect.evidence[1];
+    if (!effect.measured || !effect.evidence.against) continue;
+    const size_t at = *effect.evidence.against;
     if (effect.kind == EffectKind::kLayout || effect.kind == EffectKind::kAlignment16) {
       Fix f = fix_at(t, points, FixKind::kAlignLayout, at);
       f.copy = first_with(points, Role::kCopy);
@@ -329,8 +334,8 @@ void control_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
     if (up) {
       Fix f = fix_at(t, points, FixKind::kPadAtRunTime, *up);
       f.copy = copy;
-      f.time_us += *points[*copy].time_us;
-      f.speedup = *t.time_us / f.time_us;
+      f.time_us = *f.time_us + *points[*copy].time_us;
+      f.speedup = *t.time_us / *f.time_us;
       f.extra_flops = 0;  // the result is the target's; the padded work is counted in the time
       if (f.speedup > 1 + threshold(t, points[*up])) e.fixes.push_back(f);
     }
@@ -340,33 +345,6 @@ void control_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
     if (*points[*alt].time_us < *t.time_us * (1 - threshold(t, points[*alt])))
       e.fixes.push_back(fix_at(t, points, FixKind::kAlgorithm, *alt));
   }
-}
-
-Explanation explain_prediction(const std::vector<ExplainPoint>& points) {
-  Explanation e;
-  e.verdict.kind = VerdictKind::kPrediction;
-  const Annotation& a = points.front().annotation;
-  if (a.waves.slots > 0 && a.waves.efficiency < 1) e.effects.push_back({EffectKind::kWaveQuantization, 0, false, {0}, false});
-  if (a.grid.tiles > 0 && a.grid.efficiency < 1) e.effects.push_back({EffectKind::kTileQuantization, 0, false, {0}, false});
-  if (!a.alignment.ok()) e.effects.push_back({EffectKind::kAlignment16, 0, false, {0}, false});
-  // The neighbour with the best predicted efficiency (waves x tiles), alignment weighing in.
-  const auto score = [](const Annotation& x) {
-    return x.waves.efficiency * x.grid.efficiency * (x.alignment.ok() ? 1 : 0.25);
-  };
-  std::optional<size_t> best;
-  for (size_t i = 1; i < points.size(); ++i) {
-    if (points[i].annotation.grid.tiles <= 0) continue;
-    if (!best || score(points[i].annotation) > score(points[*best].annotation)) best = i;
-  }
-  if (best && score(points[*best].annotation) > score(a) * (1 + kMinDifference)) {
-    Fix f;
-    f.kind = points[*best].candidate.problem.flops() > points.front().candidate.problem.flops() ? FixKind::kPadUp
-                                                                                                 : FixKind::kShrink;
-    f.point = best;
-    f.speedup = score(points[*best].annotation) / score(a);
-    e.fixes.push_back(f);
-  }
-  return e;
 }
 
 void drop_small_effects(const ExplainPoint& t, Explanation& e) {
@@ -421,7 +399,7 @@ void precision_effect(const std::vector<ExplainPoint>& points, Explanation& e) {
   const double reached = *t.time_us - v.gap_us, then = *points[*p].time_us;
   const double decide = threshold(t, points[*p]);
   if (reached - then <= reached * decide) return;
-  push(e, EffectKind::kPrecision, reached - then, true, {0, *p});
+  push(e, EffectKind::kPrecision, reached - then, true, between(0, p));
   v.against = p;
   v.time_ratio = *t.time_us / then;
   v.work_ratio = 1;
@@ -452,13 +430,24 @@ void precision_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
     Fix f = fix_at(t, points, FixKind::kPrecision, i);
     f.casts_us = per_call;
     f.per_step_us = per_step;
-    f.time_us += per_call;
-    f.speedup = *t.time_us / f.time_us;
+    f.time_us = *f.time_us + per_call;
+    f.speedup = *t.time_us / *f.time_us;
     e.fixes.push_back(f);
   }
 }
 
 }  // namespace
+
+std::vector<size_t> Evidence::indices() const {
+  std::vector<size_t> all = {state};
+  for (const std::optional<size_t>& i : {against, fixed_state, fixed_against})
+    if (i) all.push_back(*i);
+  all.insert(all.end(), also.begin(), also.end());
+  std::vector<size_t> once;
+  for (size_t i : all)
+    if (std::find(once.begin(), once.end(), i) == once.end()) once.push_back(i);
+  return once;
+}
 
 std::vector<DType> precision_dtypes(const Problem& target, int compute_capability) {
   if (target.grouped()) return {};
@@ -542,7 +531,7 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
   for (const Effect& x : e.effects) explained += x.cost_us;
   v.unexplained_us = std::max(0.0, v.gap_us - explained);
   if (v.unexplained_us >= *t.time_us * kMinEffectShare && v.kind == VerdictKind::kSlower)
-    e.effects.push_back({EffectKind::kUnexplained, v.unexplained_us, true, {0}, false});
+    e.effects.push_back({EffectKind::kUnexplained, v.unexplained_us, true, {}, false});
   if (v.bound == Bound::kLaunch || v.bound == Bound::kMemory) {
     v.kind = v.bound == Bound::kLaunch ? VerdictKind::kLaunchBound : VerdictKind::kMemoryBound;
     if (auto grow = free_growth(points)) {

@@ -97,11 +97,27 @@ enum class EffectKind {
 };
 std::string_view effect_name(EffectKind kind);  // "layout", "16-byte alignment", ...
 
+// The points an effect rests on, by what each is to it (indices into the explanation's points), so
+// that a report reads only what is there. `state` pays the cost: the target, or the same-work control
+// that ran it fastest. `against` does not: the control or neighbour it is measured against, or, in a
+// prediction, the neighbour the model predicts better in that term (none: the target's own figure).
+// Our fixed kernel at the problems of both, where it ran; `also`: further points that show it (the
+// copy for the layout, the layout controls for the library's part).
+struct Evidence {
+  size_t state = 0;
+  std::optional<size_t> against;
+  std::optional<size_t> fixed_state, fixed_against;
+  std::vector<size_t> also;
+  bool fixed() const { return fixed_state && fixed_against; }
+  // Every point named, each once, in the order above (the JSON's list).
+  std::vector<size_t> indices() const;
+};
+
 struct Effect {
   EffectKind kind = EffectKind::kUnexplained;
   double cost_us = 0;             // time it costs the target (0 for a prediction's context)
   bool measured = true;           // a control measured it; false: the model computed it
-  std::vector<size_t> evidence;   // the points that show it (indices into the explanation's points)
+  Evidence evidence;
   // kUnexplained: whether the fixed kernel shows it too (the shape) or only the library does.
   bool in_fixed_kernel = false;
 };
@@ -146,12 +162,14 @@ struct Reference {
 enum class FixKind { kPadUp, kShrink, kAlignLayout, kAlignSector, kAlgorithm, kBatchMore, kPadAtRunTime, kPrecision, kLeave };
 struct Fix {
   FixKind kind = FixKind::kLeave;
-  std::optional<size_t> point;    // the measured point the target would become
+  std::optional<size_t> point;    // the point the target would become
   std::optional<size_t> copy;     // kAlignLayout, kPadAtRunTime: the copy that padding at run time adds
-  double time_us = 0;             // what the target would then take (the copy, an fp8 GEMM's per-call casts included)
+  // What the target would then take (the copy, an fp8 GEMM's per-call casts included); nullopt for a
+  // prediction, whose points have no times.
+  std::optional<double> time_us;
   double casts_us = 0;            // kPrecision to fp8: the casts every call pays (in time_us)
   double per_step_us = 0;         // kPrecision to fp8: the casts paid once per step (a weight's), not in time_us
-  double speedup = 1;             // target time / time_us
+  double speedup = 1;             // target time / time_us; a prediction: the model's efficiency ratio
   double extra_flops = 0;         // relative: +0.012 = 1.2 % more FLOPs (negative when smaller)
   double extra_bytes = 0;         // relative operand memory
 };

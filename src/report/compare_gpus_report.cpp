@@ -134,7 +134,9 @@ Plot gpu_compare_plot(const std::vector<GpuSeries>& series, const SweptAxis& axi
   }
   // Over the sizes every GPU measured: each GPU's speed against the first, as the median ratio.
   std::set<int64_t> common;
-  for (const auto& [x, t] : by_size.front()) {
+  for (const auto& size_time : by_size.front()) {
+    // A named size, not a structured binding: a lambda may not capture one before C++20 (clang).
+    const int64_t x = size_time.first;
     if (std::all_of(by_size.begin(), by_size.end(), [&](const std::map<int64_t, double>& m) { return m.count(x) > 0; }))
       common.insert(x);
   }

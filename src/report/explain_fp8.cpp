@@ -75,7 +75,7 @@ std::vector<std::vector<std::string>> explain_precision_rows(const ExplainReport
 std::string explain_precision_fix_text(const ExplainReport& r, const Fix& f) {
   const ExplainPoint& t = r.points.front();
   const ExplainPoint& p = r.points[*f.point];
-  std::string line = fmt::format("run it in {}: {} -> {}", p.label, us(*t.time_us), us(f.time_us));
+  std::string line = fmt::format("run it in {}: {} -> {}", p.label, us(*t.time_us), us(f.time_us.value_or(0)));
   if (p.candidate.problem.dtype == DType::kFp8)
     line += fmt::format(" (the GEMM {} + its activation's cast {} per call; the weight's cast {} once per step)",
                         us(*p.time_us), us(f.casts_us), us(f.per_step_us));

@@ -30,7 +30,7 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
   Json effects = Json::array();
   for (const Effect& x : e.effects) {
     Json evidence = Json::array();
-    for (size_t i : x.evidence) evidence.push_back(i);
+    for (size_t i : x.evidence.indices()) evidence.push_back(i);
     effects.push_back({{"effect", std::string(effect_name(x.kind))}, {"cost_us", x.cost_us}, {"measured", x.measured},
                        {"evidence", evidence}, {"detail", explain_effect_detail(report, x)}});
   }
@@ -40,7 +40,7 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
     const ExplainPoint& p = report.points[i];
     Json supports = Json::array();
     for (const Effect& x : e.effects)
-      if (std::find(x.evidence.begin(), x.evidence.end(), i) != x.evidence.end())
+      if (const std::vector<size_t> named = x.evidence.indices(); std::find(named.begin(), named.end(), i) != named.end())
         supports.push_back(std::string(effect_name(x.kind)));
     const std::string body = report.stored[i] ? point_json(*report.stored[i], p.annotation) : annotation_json(p.annotation);
     points.push_back({{"index", i}, {"role", std::string(role_name(p.role))}, {"label", p.label},
@@ -61,8 +61,9 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
   Json fixes = Json::array();
   for (const Fix& f : e.fixes)
     fixes.push_back({{"text", explain_fix_text(report, size_t(&f - e.fixes.data()))}, {"point", label(f.point)}, {"copy", label(f.copy)},
-                     {"time_us", f.time_us}, {"speedup", f.speedup}, {"extra_flops", f.extra_flops},
-                     {"extra_bytes", f.extra_bytes}, {"casts_us", f.casts_us}, {"per_step_us", f.per_step_us}});
+                     {"time_us", f.time_us ? Json(*f.time_us) : Json(nullptr)}, {"speedup", f.speedup},
+                     {"extra_flops", f.extra_flops}, {"extra_bytes", f.extra_bytes}, {"casts_us", f.casts_us},
+                     {"per_step_us", f.per_step_us}});
   doc["fixes"] = fixes;
   doc["fp8"] = explain_fp8_json(report);
   Json not_measured = Json::array();

@@ -9,6 +9,7 @@
 
 #include "common/units.hpp"
 #include "report/explain_fp8.hpp"
+#include "report/explain_terms.hpp"
 #include "report/output.hpp"
 #include "report/table.hpp"
 
@@ -58,9 +59,7 @@ std::string peak_phrase(const Annotation& a) {
                      r.peak_tflops.source);
 }
 
-std::string tiles_cell(const Annotation& a) {
-  return a.grid.tiles > 0 ? fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n) : "-";
-}
+using explain_text::tiles_cell;
 // The table's waves cell plus the last wave's efficiency: "3.88p (97 %)".
 std::string waves_eff_cell(const Annotation& a) {
   if (a.waves.slots <= 0 || a.waves.work <= 0) return "-";
@@ -151,11 +150,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string share(double part, double whole) { return whole > 0 ? shapescope::percent(part / whole, 0) : "-"; }
-std::string times(double ratio) { return ratio >= 10 ? fmt::format("{:.0f}x", ratio) : fmt::format("{:.1f}x", ratio); }
-std::string us(double value) { return fmt::format(value >= 100 ? "{:.1f} us" : "{:.2f} us", value); }
-
-const ExplainPoint& at(const ExplainReport& r, size_t i) { return r.points[i]; }
+using explain_text::at;
+using explain_text::share;
+using explain_text::times;
+using explain_text::us;
 
 // "1.27x faster, 95 % interval 1.25-1.29x, 24 pairs": a paired point's time against the target's
 // (below six pairs the interval's own coverage: 75 % for three).
@@ -271,56 +269,47 @@ std::string verdict_line(const ExplainReport& r) {
                      p.label, *t.tflops(), *p.tflops(), lead);
 }
 
-// One sentence per effect, naming the measurement behind it.
+std::string kernel_of(const ExplainPoint& p) { return p.kernel.empty() ? "?" : p.kernel; }
+
+// One sentence per effect, naming the measurement behind it: only the points its evidence holds.
 std::string effect_detail(const ExplainReport& r, const Effect& x) {
-  const auto& ev = x.evidence;
-  const auto pt = [&](size_t k) -> const ExplainPoint& { return at(r, ev[k]); };
+  const Evidence& ev = x.evidence;
   const ExplainPoint& t = r.points.front();
+  const ExplainPoint& s = at(r, ev.state);
+  const ExplainPoint* n = ev.against ? &at(r, *ev.against) : nullptr;
   switch (x.kind) {
     case EffectKind::kLayout:
     case EffectKind::kAlignment16:
     case EffectKind::kSector32:
     case EffectKind::kHeuristicRegret:
-      if (!x.measured)
+      if (!t.time_us)
+        return fmt::format("the model: {} breaks the 16-byte rule ({}){}", t.label, t.annotation.alignment.violations(),
+                           n ? "; " + n->label + " meets it" : "");
+      if (!x.measured || !n)
         return fmt::format("computed: {} breaks the 16-byte rule ({}); no control measured it", t.label,
                            t.annotation.alignment.violations());
-      return fmt::format("{} runs the same work in {}, against {} for {}", point_name(pt(1)), time_of(pt(1)),
-                         time_of(pt(0)), point_name(pt(0)));
+      return fmt::format("{} runs the same work in {}, against {} for {}", point_name(*n), time_of(*n), time_of(s),
+                         point_name(s));
     case EffectKind::kWaveQuantization:
-    case EffectKind::kTileQuantization: {
-      const bool wave = x.kind == EffectKind::kWaveQuantization;
-      const size_t s = ev.size() >= 4 ? 2 : 0, n = ev.size() >= 4 ? 3 : 1;
-      const Annotation& sa = pt(s).annotation;
-      const Annotation& na = pt(n).annotation;
-      const std::string what =
-          wave ? fmt::format("last wave {} full at {} against {} at {}", share(sa.waves.efficiency, 1), pt(0).label,
-                             share(na.waves.efficiency, 1), pt(1).label)
-               : fmt::format("{} of the tiles' area useful at {} against {} at {}", share(sa.grid.efficiency, 1),
-                             pt(0).label, share(na.grid.efficiency, 1), pt(1).label);
-      if (ev.size() >= 4)
-        return fmt::format("measured with our fixed kernel ({} tile): {} vs {} per FLOP; the model: {}",
-                           tile_cell(sa), us(*pt(2).time_us), us(*pt(3).time_us), what);
-      return "computed from the library's kernels (no fixed-kernel control here): " + what;
-    }
+    case EffectKind::kTileQuantization: return explain_text::quantization_detail(r, x);
     case EffectKind::kSizeAlignment: {
-      std::string line = fmt::format("a row length of {} is not a multiple of 16 bytes: the library runs {} there and {} at {}",
-                                     pt(0).label, pt(0).kernel.empty() ? "?" : pt(0).kernel,
-                                     pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label);
-      for (size_t k = 4; k < ev.size(); ++k)
-        line += fmt::format("; with {} still {}", point_name(pt(k)), time_of(pt(k)));
-      if (ev.size() >= 4)
-        line += fmt::format("; our fixed kernel runs the same work in {}", us(*pt(2).time_us));
+      std::string line = fmt::format("a row length of {} is not a multiple of 16 bytes: the library runs {} there", s.label,
+                                     kernel_of(s));
+      if (n) line += fmt::format(" and {} at {}", kernel_of(*n), n->label);
+      for (size_t k : ev.also) line += fmt::format("; with {} still {}", point_name(at(r, k)), time_of(at(r, k)));
+      if (ev.fixed_state) line += fmt::format("; our fixed kernel runs the same work in {}", us(*at(r, *ev.fixed_state).time_us));
       return line;
     }
     case EffectKind::kKernelChoice:
-      return fmt::format("the library runs {} at {} and {} at {}{}", pt(0).kernel.empty() ? "?" : pt(0).kernel,
-                         pt(0).label, pt(1).kernel.empty() ? "?" : pt(1).kernel, pt(1).label,
-                         ev.size() >= 4 ? "; our fixed kernel does not lose this part" : "");
+      return fmt::format("the library runs {} at {}{}{}", kernel_of(s), s.label,
+                         n ? fmt::format(" and {} at {}", kernel_of(*n), n->label) : std::string(),
+                         ev.fixed() ? "; our fixed kernel does not lose this part" : "");
     case EffectKind::kPrecision: {
-      std::string line = fmt::format("in {} the same GEMM runs in {}, against {} in {}", pt(1).label, time_of(pt(1)),
+      if (!n) return fmt::format("{} runs in {}", t.label, dtype_of(t));
+      std::string line = fmt::format("in {} the same GEMM runs in {}, against {} in {}", n->label, time_of(*n),
                                      time_of(t), dtype_of(t));
-      if (pt(1).error) {
-        const NumericalError& e = *pt(1).error;
+      if (n->error) {
+        const NumericalError& e = *n->error;
         line += fmt::format("; its output is off an fp64 reference of the same inputs by {} (relative), at most {} "
                             "(|C| up to {:.3g}){}",
                             scientific(e.relative), scientific(e.max_abs), e.reference_max, error_problem_note(r, e));
@@ -331,15 +320,17 @@ std::string effect_detail(const ExplainReport& r, const Effect& x) {
     case EffectKind::kUnexplained:
       if (x.in_fixed_kernel)
         return "our fixed kernel loses this too, so it is the shape's, but neither waves nor tiles account for it";
-      return ev.size() >= 2 ? "the same kernel runs both; no control accounts for this part"
-                            : "no control or model term accounts for this part of the gap";
+      return n ? "the same kernel runs both; no control accounts for this part"
+               : "no control or model term accounts for this part of the gap";
   }
   return "";
 }
 
 std::string fix_line(const ExplainReport& r, const Fix& f) {
+  if (!f.time_us) return explain_text::predicted_fix_line(r, f);
   const ExplainPoint& t = r.points.front();
   const ExplainPoint& p = at(r, *f.point);
+  const double time_us = *f.time_us;
   switch (f.kind) {
     case FixKind::kPadUp:
       if (!t.time_us)
@@ -347,7 +338,7 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
                            p.candidate.why, f.speedup,
                            100 * (p.candidate.problem.flops() / t.candidate.problem.flops() - 1));
       return fmt::format("pad to {} ({}): {} -> {}, {} faster, for {:+.1f} % FLOPs and {:+.1f} % operand memory", p.label,
-                         p.candidate.why, us(*t.time_us), us(f.time_us), times(f.speedup), f.extra_flops * 100,
+                         p.candidate.why, us(*t.time_us), us(time_us), times(f.speedup), f.extra_flops * 100,
                          f.extra_bytes * 100);
     case FixKind::kShrink:
       // A prediction has no TFLOP/s: its fix says how much better the model finds the tiles and waves.
@@ -360,25 +351,25 @@ std::string fix_line(const ExplainReport& r, const Fix& f) {
                          p.label, p.candidate.why, *p.tflops(), *t.tflops(), -f.extra_flops * 100);
     case FixKind::kAlignLayout: {
       std::string line = fmt::format("give the operands contiguous 16-byte rows ({}): {} -> {}", p.label,
-                                     us(*t.time_us), us(f.time_us));
+                                     us(*t.time_us), us(time_us));
       if (f.copy)
         line += fmt::format("; padding at run time (copy {} + GEMM) = {}, {} faster", us(*at(r, *f.copy).time_us),
-                            us(*at(r, *f.copy).time_us + f.time_us),
-                            times(*t.time_us / (*at(r, *f.copy).time_us + f.time_us)));
+                            us(*at(r, *f.copy).time_us + time_us),
+                            times(*t.time_us / (*at(r, *f.copy).time_us + time_us)));
       return line;
     }
     case FixKind::kPadAtRunTime:
       return fmt::format("pad at run time (copy into zero-padded {} buffers, {}, + the {} GEMM, {}): {} -> {}, {} faster",
-                         p.label, us(*at(r, *f.copy).time_us), p.label, us(*p.time_us), us(*t.time_us), us(f.time_us),
+                         p.label, us(*at(r, *f.copy).time_us), p.label, us(*p.time_us), us(*t.time_us), us(time_us),
                          times(f.speedup));
     case FixKind::kAlignSector:
-      return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(f.time_us));
+      return fmt::format("round the rows to 32 bytes ({}): {} -> {}", p.label, us(*t.time_us), us(time_us));
     case FixKind::kAlgorithm:
-      return fmt::format("use cuBLASLt's algorithm {} ({}): {} -> {}", p.label, p.kernel, us(*t.time_us), us(f.time_us));
+      return fmt::format("use cuBLASLt's algorithm {} ({}): {} -> {}", p.label, p.kernel, us(*t.time_us), us(time_us));
     case FixKind::kPrecision: return explain_precision_fix_text(r, f);
     case FixKind::kBatchMore:
       return fmt::format("batch more work per call: {} does {} the work in {} (vs {})", p.label,
-                         times(p.candidate.problem.flops() / t.candidate.problem.flops()), us(f.time_us), us(*t.time_us));
+                         times(p.candidate.problem.flops() / t.candidate.problem.flops()), us(time_us), us(*t.time_us));
     case FixKind::kLeave: break;
   }
   return "leave it";

@@ -196,6 +196,7 @@ std::string glance(const ReportView& v) {
 // A figure drawn by gnuplot in a scratch folder, its SVG read back and made fit for the page.
 std::string figure_svg(const Plot& plot, const std::string& prefix, const HtmlReportOptions& o) {
   OutputFolder scratch(o.scratch_dir.empty() ? "." : o.scratch_dir, "--out");
+  const CommitNow scratch_files;  // the figure's files are read back here, then go with the folder
   const PlotPaths paths{scratch.path(), plot.figure.kind};
   const std::string template_path = (std::filesystem::path(o.templates) / (plot.figure.kind + ".gp")).string();
   render_figure(plot.figure, template_path, paths, o.gnuplot, o.command_line, plot.figure.kind);

@@ -31,14 +31,8 @@ int check_store(const std::string& path) {
   return store.schema_version();
 }
 
-void check_merge(const std::string& out, const std::vector<std::string>& inputs) {
-  if (out.empty()) throw usage_error("OUT: '' is empty (the store to merge into, e.g. all.db)");
-  if (inputs.empty()) throw usage_error("IN: no store to merge (shapescope merge OUT.db IN.db...)");
-  for (const std::string& input : inputs)
-    if (same_file(input, out))
-      throw usage_error(fmt::format("IN: '{}' is OUT itself; OUT's points are kept anyway (leave it out of the inputs)",
-                                    input));
-  check_given_once(inputs, "IN");
+// OUT, when it exists: a store no sweep is writing.
+void check_out(const std::string& out) {
   std::error_code ec;
   if (fs::exists(out, ec) || fs::is_symlink(out, ec)) {
     check_store(out);
@@ -46,6 +40,25 @@ void check_merge(const std::string& out, const std::vector<std::string>& inputs)
       fail(out, "a -wal file lies beside it: a sweep is writing it, or was killed; let the sweep finish (or run it "
                 "again to completion) before merging into it");
   }
+}
+
+void check_merge(const std::string& out, const std::vector<std::string>& inputs) {
+  if (out.empty()) throw usage_error("OUT: '' is empty (the store to merge into, e.g. all.db)");
+  if (inputs.empty()) throw usage_error("IN: no store to merge (shapescope merge OUT.db IN.db...)");
+  for (const std::string& input : inputs) {
+    if (same_file(input, out))
+      throw usage_error(fmt::format("IN: '{}' is OUT itself; OUT's points are kept anyway (leave it out of the inputs)",
+                                    input));
+    // SQLite reads an input's -wal (and keeps its -shm, a -journal) beside it: OUT there would be
+    // read as part of the input, and make it unreadable once written.
+    for (const char* suffix : {"-wal", "-shm", "-journal"})
+      if (same_file(out, input + suffix))
+        throw usage_error(fmt::format("OUT: '{}' is the {} file of the input '{}', which SQLite keeps beside it; "
+                                      "name the merged store otherwise (e.g. merged.db)",
+                                      out, suffix + 1, input));
+  }
+  check_given_once(inputs, "IN");
+  check_out(out);
   for (const std::string& input : inputs) check_store(input);
 }
 
@@ -304,12 +317,17 @@ void upgrade_copy(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs) {
+MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs, const MergeWait& wait) {
   check_merge(out, inputs);
+  // From here until OUT is replaced, no other merge reads or replaces it; one that held it before
+  // may have replaced it meanwhile: OUT is checked again.
+  auto lock = std::make_shared<ExclusiveLock>(out, wait.interrupted, wait.waiting);
+  check_out(out);
   MergeResult result;
   std::error_code ec;
   result.out_existed = fs::exists(out, ec);
   StagedFile staged(out, "OUT");
+  staged.hold(lock);
   start_from(out, result.out_existed, staged.path());
   if (result.out_existed && check_store(out) < schema::version()) {
     Store(staged.path()).open_for_writing(false);
@@ -328,8 +346,7 @@ MergeResult merge_stores(const std::string& out, const std::vector<std::string>&
     result.points = merger.points();
     merger.finish();
   }
-  staged.commit();
-  remove_stale_sidecars(out);
+  staged.commit([out] { remove_stale_sidecars(out); });
   return result;
 }
 

@@ -14,7 +14,9 @@
 // it only when the merge succeeded: a failed or killed merge leaves OUT as it was. The inputs are
 // opened read-only: not a byte of them changes, and no -wal/-shm files appear beside them.
 #pragma once
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,18 @@ struct MergeResult {
   std::vector<std::string> upgraded;
 };
 
-// Throws Error(kUsage) for OUT among the inputs or an input given twice, Error(kStore) naming the
-// file for a missing, corrupt or foreign store, a newer schema version or OUT with a -wal; all
-// before anything is written.
-MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs);
+// One merge into OUT at a time: a merge holds an exclusive lock on OUT (ExclusiveLock,
+// common/output_file.hpp) from before it reads OUT until OUT is replaced, so that a second merge
+// into it (a job array's merge step run twice) waits and then merges into the first one's result.
+// `waiting` is called once when the wait starts; `*interrupted` ends it (Error(kInterrupted)).
+struct MergeWait {
+  const std::atomic<bool>* interrupted = nullptr;
+  std::function<void()> waiting;
+};
+
+// Throws Error(kUsage) for OUT among the inputs or an input's -wal, -shm or -journal file, or an
+// input given twice, Error(kStore) naming the file for a missing, corrupt or foreign store, a newer
+// schema version or OUT with a -wal; all before anything is written.
+MergeResult merge_stores(const std::string& out, const std::vector<std::string>& inputs, const MergeWait& wait = {});
 
 }  // namespace shapescope

@@ -52,7 +52,8 @@ std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry
   // A grouped call's explanation is of one group: its fixes change that GEMM, not the call.
   if (!kind || !fix.point || !e.row.time || !r.stored[*fix.point] || e.row.problem.grouped()) return std::nullopt;
   const ExplainPoint& target = r.points.front();
-  if (!target.time_us || *target.time_us <= 0 || fix.time_us <= 0 || fix.time_us >= *target.time_us) return std::nullopt;
+  if (!target.time_us || *target.time_us <= 0 || !fix.time_us || *fix.time_us <= 0 || *fix.time_us >= *target.time_us)
+    return std::nullopt;
   std::optional<StepTerm> changed = term_of(*r.stored[*fix.point], e.row.calls_per_step);
   if (!changed) return std::nullopt;
   // Batching: the same work in fewer, larger calls.
@@ -73,7 +74,7 @@ std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry
     if (const std::optional<StepTerm> t = term_of(*r.stored[i], cast.per_call ? e.row.calls_per_step : 1))
       (cast.per_call ? c.per_call : c.per_step).push_back(*t);
   }
-  c.unpaired_share = fix.time_us / *target.time_us;
+  c.unpaired_share = *fix.time_us / *target.time_us;
   return c;
 }
 

@@ -66,7 +66,7 @@ TEST(ExplainH100, OddSizeIsTheLibrarysSizeRuleNotTheRows) {
   EXPECT_GT(a->cost_us, 0.7 * e.verdict.gap_us);
   // The evidence holds the 16-byte control, which ran no faster.
   bool control = false;
-  for (size_t i : a->evidence) control |= r.points[i].role == Role::kAligned16;
+  for (size_t i : a->evidence.indices()) control |= r.points[i].role == Role::kAligned16;
   EXPECT_TRUE(control);
   // He's what-if: pad at run time (the measured copy + the aligned size's GEMM) beats the call as is.
   ASSERT_TRUE(has_fix(e, FixKind::kPadAtRunTime));
