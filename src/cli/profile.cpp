@@ -151,11 +151,11 @@ void run_profile(ProfileOptions o) {
     bar = std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1);
     return bar->callback();
   };
-  const ProfileResult result = profile_measure(w, o.request, device, store, progress_for, &g_interrupted);
-  write(result);
-  std::string phases;
-  for (const auto& [name, seconds] : result.phases) phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", name, seconds);
-  fmt::print(stderr, "profile: {}\n", phases);
+  // Each phase as it ends: profile of a big step with its what-ifs takes a while.
+  o.request.phase_done = [](const std::string& name, double seconds) {
+    fmt::print(stderr, "profile: {} in {:.1f} s\n", name, seconds);
+  };
+  write(profile_measure(w, o.request, device, store, progress_for, &g_interrupted));
 }
 
 // --clocks: the step's own clock (`step`, the default: a trace's step is replayed) or a state every

@@ -178,6 +178,12 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
                        f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred(),
                        recorded());
   }
+  if (r.ran_at_boost && r.trace_clock)
+    return fmt::format("clocks: the trace's compute-bound GEMMs ran at about {:.0f} MHz ({:.0f}-{:.0f}, {} GEMMs: their "
+                       "times against the same GEMMs measured here at {:.0f} MHz), the boost clock: the times are the "
+                       "GEMMs' at burst clocks, the step not replayed{}",
+                       r.trace_clock->mhz, r.trace_clock->low_mhz, r.trace_clock->high_mhz, r.trace_clock->gemms,
+                       r.measured && r.measured->median_clock_mhz ? *r.measured->median_clock_mhz : 0.0, recorded());
   if (!r.not_replayed.empty())
     return fmt::format("clocks: the step could not be replayed ({}): its GEMMs measured one by one at {} clocks{}",
                        r.not_replayed, to_string(r.request.clocks), inferred());

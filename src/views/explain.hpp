@@ -3,6 +3,7 @@
 // report/explain_report.hpp writes it.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -109,9 +110,10 @@ struct ExplainJobResult {
   std::optional<ExplainReport> report;
   std::string why_none;
 };
-// `phases`, where given, gets each phase's wall time ("targets", "neighbours and controls", ...).
+// `phase`, where given, is told each phase's wall time as it ends ("verdicts: targets", ...).
+using PhaseDone = std::function<void(const std::string& phase, double seconds)>;
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
                                            Store& store, const std::atomic<bool>* interrupted,
-                                           std::vector<std::pair<std::string, double>>* phases = nullptr);
+                                           const PhaseDone& phase_done = {});
 
 }  // namespace shapescope

@@ -127,11 +127,11 @@ void measure_precisions(std::vector<JobState>& states, const DeviceContext& devi
 
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
                                            Store& store, const std::atomic<bool>* interrupted,
-                                           std::vector<std::pair<std::string, double>>* phases) {
+                                           const PhaseDone& phase_done) {
   const auto started = std::chrono::steady_clock::now();
   auto since = started;
   const auto phase = [&](const char* name) {
-    if (phases) phases->emplace_back(name, seconds_since(since));
+    if (phase_done) phase_done(name, seconds_since(since));
     since = std::chrono::steady_clock::now();
   };
   std::vector<JobState> states(jobs.size());

@@ -58,8 +58,8 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
 // the request's store one by one.
 std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, const DeviceContext* device,
                                            Store* store, const std::atomic<bool>* interrupted,
-                                           std::vector<std::pair<std::string, double>>* phases, const StoreRead* read) {
-  if (device) return explain_many(jobs, *device, *store, interrupted, phases);
+                                           const PhaseDone& phase_done, const StoreRead* read) {
+  if (device) return explain_many(jobs, *device, *store, interrupted, phase_done);
   std::vector<ExplainJobResult> out;
   for (const ExplainJob& job : jobs) {
     try {
@@ -100,7 +100,8 @@ void add_verdicts(ProfileResult& result, const DeviceContext* device, Store* sto
     jobs.push_back(std::move(std::get<ExplainJob>(job)));
     of_job.push_back(&e);
   }
-  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted, &result.phases, read);
+  const PhaseDone phase_done = [&](const std::string& name, double seconds) { result.note_phase(name, seconds); };
+  std::vector<ExplainJobResult> got = explain_jobs(jobs, device, store, interrupted, phase_done, read);
   for (size_t j = 0; j < got.size(); ++j) {
     of_job[j]->explanation = std::move(got[j].report);
     of_job[j]->no_verdict = got[j].why_none;
@@ -248,7 +249,7 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
   const ProgressCallback progress = progress_for(points);
   auto since = std::chrono::steady_clock::now();
   const auto phase = [&](const char* name) {
-    result.phases.emplace_back(name, seconds_since(since));
+    result.note_phase(name, seconds_since(since));
     since = std::chrono::steady_clock::now();
   };
   result.skipped = set.measure_all(wanted, single_progress_line(progress, points));

@@ -21,6 +21,9 @@
 
 namespace shapescope {
 
+// A trace's GEMMs that ran at this share of the burst clock or more ran at the boost clock.
+constexpr double kBoostShare = 0.97;
+
 // The what-ifs' paired run: the step's GEMMs and every candidate's, in the same passes.
 constexpr double kProfilePairSeconds = 3;
 
@@ -40,6 +43,7 @@ struct ProfileRequest {
   // about this long (0: none measured). Explain's verdicts are not paired one by one.
   double pair_seconds = kProfilePairSeconds;
   std::vector<size_t> what_ifs;    // --what-if N[,M...]: those what-ifs at once, measured as a step too
+  PhaseDone phase_done;            // told each phase's wall time as it ends (progress on stderr)
   std::optional<double> max_error;  // --max-error: precision what-ifs within this error only
 };
 
@@ -68,6 +72,13 @@ struct StoredSource {
   size_t points = 0;
 };
 
+// A step's fp8 casts measured (ProfileResult::fp8_casts). At namespace scope, not nested: clang
+// cannot default-construct a nested struct with member initializers through std::optional::emplace.
+struct ProfileFp8Casts {
+  double us_per_step = 0;
+  size_t casts = 0, measured = 0;
+};
+
 struct ProfileResult {
   Workload workload;
   ProfileRequest request;
@@ -80,20 +91,25 @@ struct ProfileResult {
   // and the clock the trace's own compute-bound GEMMs ran at (model/profile.hpp: infer_clock).
   std::optional<StepReplayFacts> replay;
   std::optional<ClockInference> trace_clock;
+  // The trace's compute-bound GEMMs ran at the boost clock (kBoostShare of the clock the GEMMs measured
+  // here at burst ran at, or more): those burst times are the step's, and it is not replayed.
+  bool ran_at_boost = false;
   std::string not_replayed;                    // why a trace's step was not replayed ("" otherwise)
   // The what-ifs: every candidate change with its measurement (views/what_ifs.hpp ranks them), the
   // paired run they were measured in, and the changed steps (a list's changes at once, --what-if N).
   std::vector<WhatIfCandidate> candidates;
   std::optional<PairedStepsRun> candidates_run;
   std::vector<ChangedStep> changed_steps;
-  // Where the wall time went: (phase, seconds) in order ("GEMMs measured", "verdicts", ...).
+  // Where the wall time went: (phase, seconds) in order ("GEMMs measured", "verdicts: targets", ...);
+  // note_phase() adds one and tells the request's phase_done.
   std::vector<std::pair<std::string, double>> phases;
+  void note_phase(const std::string& name, double seconds) {
+    phases.emplace_back(name, seconds);
+    if (request.phase_done) request.phase_done(name, seconds);
+  }
   // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast: their time
   // per step beside the GEMM time, which does not include it; nullopt when the step has no fp8 GEMM.
-  struct Fp8Casts {
-    double us_per_step = 0;
-    size_t casts = 0, measured = 0;
-  };
+  using Fp8Casts = ProfileFp8Casts;
   std::optional<Fp8Casts> fp8_casts;
 };
 
