@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -91,12 +92,15 @@ class LtCall : public GemmCall {
     if (!desc_->scale_a) return std::nullopt;
     return Fp8Operands{problem_, ptr_.a, ptr_.b, desc_->scale_a, desc_->scale_b, ptr_.c};
   }
-  void enqueue(cudaStream_t stream) override {
+  void enqueue(cudaStream_t stream) override { CHECK_CUBLAS(launch(stream)); }
+  // One call, its status returned: some fp8 scale modes pass the heuristic and are refused only by
+  // the call itself (CUBLAS_STATUS_NOT_SUPPORTED), which prepare() tries once so that the point is a
+  // skip with its reason rather than a failure in the middle of a measurement.
+  cublasStatus_t launch(cudaStream_t stream) {
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major C^T = B^T A^T: B's buffer is cuBLASLt's "A".
-    CHECK_CUBLAS(cublasLtMatmul(handle_, desc_->op, &alpha, ptr_.b, desc_->a, ptr_.a, desc_->b,
-                                &beta, ptr_.c, desc_->c, ptr_.c, desc_->c, &algo_,
-                                buffers_.workspace, size_t(buffers_.workspace_bytes), stream));
+    return cublasLtMatmul(handle_, desc_->op, &alpha, ptr_.b, desc_->a, ptr_.a, desc_->b, &beta, ptr_.c, desc_->c,
+                          ptr_.c, desc_->c, &algo_, buffers_.workspace, size_t(buffers_.workspace_bytes), stream);
   }
   std::optional<LtAlgoConfig> lt_config() const override { return config_; }
 
@@ -146,16 +150,25 @@ std::vector<float> test_scales(int64_t count, uint32_t salt) {
 
 // An fp8 GEMM's scale modes and pointers: the caller's scales, or the call's own test scales. In
 // cuBLASLt's column-major view our B is its A and our A its B (backend.hpp).
+constexpr int64_t kScaleAlignFloats = 64;  // 256 bytes, cudaMalloc's own alignment
+
 void set_fp8_scales(LtDescriptors& d, const Problem& p, const float* scale_a, const float* scale_b) {
   const ScaleLayout la = scale_layout(p, CastOperand::kA), lb = scale_layout(p, CastOperand::kB);
   if (!scale_a || !scale_b) {
-    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&d.own_scales), sizeof(float) * size_t(la.count + lb.count)));
+    // B's scales start on a 256-byte boundary after A's: cuBLASLt refuses a scale pointer that is not
+    // 16-byte aligned when the matmul is called (CUBLAS_STATUS_NOT_SUPPORTED), not in its heuristic,
+    // and A's count is 1 (tensor) or M (row).
+    const int64_t b_at = (la.count + kScaleAlignFloats - 1) / kScaleAlignFloats * kScaleAlignFloats;
+    CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&d.own_scales), sizeof(float) * size_t(b_at + lb.count)));
     const std::vector<float> a = test_scales(la.count, 1), b = test_scales(lb.count, 2);
     CHECK_CUDA(cudaMemcpy(d.own_scales, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemcpy(d.own_scales + la.count, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(d.own_scales + b_at, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice));
     scale_a = d.own_scales;
-    scale_b = d.own_scales + la.count;
+    scale_b = d.own_scales + b_at;
   }
+  for (const float* scales : {scale_a, scale_b})
+    if (reinterpret_cast<uintptr_t>(scales) % 16 != 0)
+      throw Error(ExitCode::kInternal, "an fp8 GEMM's scales must start on a 16-byte boundary (cuBLASLt refuses others)");
   d.scale_a = scale_a;
   d.scale_b = scale_b;
   set_desc(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, int32_t(scale_mode(lb.grain)));
@@ -242,8 +255,17 @@ std::vector<PreparedCall> CublasLtBackend::prepare(const Problem& p,
   for (const auto& key : wanted) {
     const int rank = std::stoi(key.substr(1));
     if (rank < returned) {
-      calls.push_back({key, std::make_unique<LtCall>(handle_, desc, results[size_t(rank)], ptr,
-                                                     buffers_, p)});
+      auto call = std::make_unique<LtCall>(handle_, desc, results[size_t(rank)], ptr, buffers_, p);
+      const cublasStatus_t tried = fp8 ? call->launch(nullptr) : CUBLAS_STATUS_SUCCESS;
+      if (tried == CUBLAS_STATUS_NOT_SUPPORTED || tried == CUBLAS_STATUS_INVALID_VALUE) {
+        why_missing = fmt::format("cuBLASLt {} has no algorithm for fp8 recipe {} at this shape (its {} is refused "
+                                  "when called: {})",
+                                  cublasLtGetVersion(), recipe_text(p.recipe), key, cublasGetStatusName(tried));
+        continue;
+      }
+      CHECK_CUBLAS(tried);
+      if (fp8) CHECK_CUDA(cudaDeviceSynchronize());
+      calls.push_back({key, std::move(call)});
     } else {
       why_missing = fmt::format("cuBLASLt's heuristic offered {} algorithm(s)", returned);
     }
