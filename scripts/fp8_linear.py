@@ -76,9 +76,29 @@ def quantize_b(w, grain, fmt):
     return q, storage[:, :lb].t()  # [L, N/128], strides (1, L4)
 
 
+# Whether this torch takes a 128x128 weight's scales with cuBLASLt's padded stride (K blocks rounded up
+# to 4); None until a call with K/128 not a multiple of 4 tells. torch 2.11 refuses the padded stride
+# ("Invalid scaling configuration") and wants K/128; later versions check the padded one.
+_PADDED_128x128 = None
+
+
 def scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16):
     """aq [M, K] @ bq.t() (bq [N, K]) with their scales, as torch._scaled_mm dispatches them."""
-    return torch._scaled_mm(aq, bq.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+    global _PADDED_128x128
+    padded = sb.dim() == 2 and sb.stride(0) == 1 and sb.stride(1) != sb.shape[0] and sb.shape[0] > 1
+    if padded and _PADDED_128x128 is False:
+        sb = sb.t().contiguous().t()  # strides (1, K/128)
+    try:
+        out = torch._scaled_mm(aq, bq.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+    except RuntimeError as error:
+        if not padded or _PADDED_128x128 is not None or "Invalid scaling configuration" not in str(error):
+            raise
+        _PADDED_128x128 = False
+        print("fp8: this torch takes a 128x128 weight's scales unpadded (stride K/128)", flush=True)
+        return scaled_mm(aq, sa, bq, sb, out_dtype)
+    if padded:
+        _PADDED_128x128 = True
+    return out
 
 
 # Per recipe and pass: (A's grain, A's format, B's grain, B's format). Forward: A an activation, B the

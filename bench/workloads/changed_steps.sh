@@ -11,6 +11,7 @@
 #               scales computed in the step) in the recipe profile's fp8 what-ifs name, casts included.
 # Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
 #   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
+#   CHANGES="gpt2 llama" ... run                                          # only those
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
 # About 6 minutes on an H100. Logs: $OUT/changed/.
 set -u
@@ -23,9 +24,11 @@ HERE="$(dirname "$0")"
 . "$HERE/recording.sh"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
-# NAME SELECT AFTER LABEL -- record_trace.py's arguments (the step), then those of the changed step
+# NAME SELECT AFTER LABEL -- record_trace.py's arguments (the step), then those of the changed step.
+# CHANGES="gpt2 llama" limits the run to those.
 change() {
   local name=$1 select=$2 after=$3 label=$4
+  if [ -n "${CHANGES:-}" ] && [[ " $CHANGES " != *" $name "* ]]; then return; fi
   shift 4
   local args=() changed=()
   while [ "$1" != "--" ]; do args+=("$1"); shift; done
