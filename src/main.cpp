@@ -195,6 +195,7 @@ int main(int argc, char** argv) {
   register_report(app);
   register_merge(app);
   register_profile(app);
+  register_calibrate_model(app);
   read_integer_options_whole(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

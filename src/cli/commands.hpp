@@ -23,6 +23,7 @@ void register_export(CLI::App& app);
 void register_report(CLI::App& app);
 void register_merge(CLI::App& app);
 void register_profile(CLI::App& app);
+void register_calibrate_model(CLI::App& app);
 
 // explain SHAPE with several --db: the shape on each store's GPUs side by side (compare_gpus.cpp).
 struct ExplainRequest;

@@ -1,14 +1,22 @@
 // shapescope info [--calibrate]: the GPU, its SMs, clocks and library versions; with --calibrate,
-// the measured peak GEMM rate per dtype and copy bandwidth, stored for later "% of peak" figures.
+// the measured peak GEMM rate per dtype and copy bandwidth, stored for later "% of peak" figures;
+// --model: a performance model and its stated error (no GPU).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <vector>
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "common/error.hpp"
 #include "common/units.hpp"
 #include "device/device.hpp"
 #include "device/nvml.hpp"
+#include "model/input_file.hpp"
+#include "model/perf_model.hpp"
+#include "report/perf_model_report.hpp"
 #include "store/store.hpp"
 #include "timing/calibrate.hpp"
 
@@ -19,7 +27,33 @@ struct InfoOptions {
   int device = 0;
   bool calibrate = false;
   std::string db = "shapescope.db";
+  std::string model;  // --model FILE; "" with --model alone: the models shapescope ships
 };
+
+// The performance models (calibrate-model's): the file given, else every one shipped (gpus/*.json).
+void print_models(const std::string& file) {
+  std::vector<std::string> files;
+  if (!file.empty()) {
+    files.push_back(file);
+  } else {
+    const std::filesystem::path dir = data_dir("gpus");
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    if (files.empty()) throw usage_error(fmt::format("--model: no performance model shipped in '{}'", dir.string()));
+    std::sort(files.begin(), files.end());
+  }
+  std::vector<PerfModel> models;
+  for (const std::string& f : files) {
+    const std::string origin = "--model: '" + f + "'";
+    models.push_back(read_perf_model(read_text_file(f, origin), origin));
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i) fmt::print("\n");
+    fmt::print("{}\n", files[i]);
+    write_perf_model_text(std::cout, models[i]);
+  }
+}
 
 void run_info(const InfoOptions& o) {
   // Only --calibrate writes: the store is opened read-only otherwise, and not made when missing.
@@ -80,12 +114,17 @@ void run_info(const InfoOptions& o) {
 void register_info(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   auto* cmd = app.add_subcommand("info", "The GPU: SMs, L2, memory, clocks, driver and library versions");
-  cmd->footer("Examples:\n  shapescope info\n  shapescope info --calibrate    # measure peak TFLOP/s and bandwidth, keep them in the store");
+  cmd->footer("Examples:\n  shapescope info\n  shapescope info --calibrate    # measure peak TFLOP/s and bandwidth, keep them in the store\n"
+              "  shapescope info --model        # the performance models shipped, each with its held-out error");
   add_device_option(cmd, options->device);
   cmd->add_flag("--calibrate", options->calibrate,
                 "measure peak dense TFLOP/s per dtype and copy bandwidth, and store them");
   add_db_option(cmd, options->db, "result store (SQLite file)");
-  cmd->callback([options] { run_info(*options); });
+  CLI::Option* model = cmd->add_option("--model", options->model,
+                                       "print a performance model (calibrate-model's JSON) with its stated error; "
+                                       "--model alone: the ones shapescope ships (no GPU needed)")
+                           ->expected(0, 1);
+  cmd->callback([options, model] { model->count() ? print_models(options->model) : run_info(*options); });
 }
 
 }  // namespace shapescope

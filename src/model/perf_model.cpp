@@ -1,0 +1,259 @@
+// perf_model.hpp: the fit and the prediction. The JSON and CSV forms are in perf_model_io.cpp.
+#include "model/perf_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "model/alignment.hpp"
+#include "model/device_profile.hpp"
+
+namespace shapescope {
+
+namespace {
+
+constexpr int64_t kHoldOutEvery = 4;   // every 4th shape of a class, in M, N, K order
+constexpr int64_t kMinClassPoints = 8;  // training points with known tiles a class needs
+constexpr double kFloorShare = 0.02;    // the smallest 2 % of the GEMMs set the floor
+constexpr int64_t kMinFloorPoints = 5;
+constexpr double kAboveFloor = 1.5;     // a point informs the bandwidth only when it takes this x the floor
+constexpr double kLeastAboveFloor = 0.05;
+constexpr size_t kNeighbours = 4;       // measured shapes a prediction takes the median over
+// A memory-bound point tells the bandwidth only when it moves this much (64 MiB: tens of microseconds
+// at an H100's 3.35 TB/s); a smaller one is bound by latency, not by DRAM.
+constexpr double kStreamingBytes = 64.0 * 1024 * 1024;
+
+double flops_of(const Problem& p) { return 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch); }
+
+double min_bytes(const Problem& p) {
+  const double in = input_bytes(p.dtype), out = output_bytes(p.dtype);
+  return double(p.batch) * (in * (double(p.m) * double(p.k) + double(p.k) * double(p.n)) + out * double(p.m) * double(p.n));
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+double quantile_of(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double at = q * double(v.size() - 1);
+  const size_t lo = size_t(std::floor(at));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The work one slot does in sequence: rounds of one tile's FLOPs (its share of K when split).
+double slot_work(const Problem& p, int tile_m, int tile_n, int64_t splits, int64_t slots, int64_t* rounds_out) {
+  const int64_t tiles = ceil_div(p.m, tile_m) * ceil_div(p.n, tile_n) * p.batch * splits;
+  const int64_t rounds = ceil_div(tiles, std::max<int64_t>(slots, 1));
+  if (rounds_out) *rounds_out = rounds;
+  return double(rounds) * 2.0 * tile_m * tile_n * (double(p.k) / double(splits));
+}
+
+using ClassKey = std::tuple<DType, Layout, int64_t>;
+
+ClassKey class_of(const Problem& p) { return {p.dtype, p.layout, perf_align_bytes(p)}; }
+
+bool same_config(const PerfKernelConfig& c, const PerfSample& s) {
+  return c.tile_m == s.tile_m && c.tile_n == s.tile_n && c.splits == s.splits && c.slots == s.slots;
+}
+
+double log_distance(const PerfClass::Kernel& k, const Problem& p) {
+  const auto d = [](int64_t a, int64_t b) { return std::log(double(a)) - std::log(double(b)); };
+  return std::hypot(d(k.m, p.m), d(k.n, p.n), d(k.k, p.k));
+}
+
+// A class's kernel configurations, and each training shape's rate under its own.
+void fit_configs(PerfClass& c, const std::vector<const PerfSample*>& train, double floor_us) {
+  std::map<size_t, std::vector<double>> rates;
+  for (const PerfSample* s : train) {
+    if (s->tile_m <= 0 || s->tile_n <= 0 || s->slots <= 0) continue;
+    auto it = std::find_if(c.configs.begin(), c.configs.end(), [&](const PerfKernelConfig& k) { return same_config(k, *s); });
+    if (it == c.configs.end()) it = c.configs.insert(c.configs.end(), {s->tile_m, s->tile_n, s->splits, s->slots, 0, 0});
+    const size_t index = size_t(it - c.configs.begin());
+    ++it->points;
+    // A shape at the floor has no time above it to speak of: a twentieth of the floor at least.
+    const double above = std::max(s->median_us - floor_us, kLeastAboveFloor * floor_us);
+    const double rate = slot_work(s->problem, s->tile_m, s->tile_n, s->splits, s->slots, nullptr) / above *
+                        double(s->slots) / 1e6;
+    c.kernels.push_back({s->problem.m, s->problem.n, s->problem.k, index, rate});
+    rates[index].push_back(rate);
+  }
+  for (const auto& [i, r] : rates) c.configs[i].rate_tflops = median_of(r);
+}
+
+// Bytes per microsecond of the memory-bound samples above the floor; empty when there are none.
+std::vector<double> bandwidths(const std::vector<const PerfSample*>& train, double floor_us, const PerfFitGpu& gpu) {
+  std::vector<double> out;
+  for (const PerfSample* s : train)
+    if (flops_of(s->problem) / min_bytes(s->problem) < gpu.ridge(s->problem.dtype) &&
+        min_bytes(s->problem) >= kStreamingBytes && s->median_us >= kAboveFloor * floor_us)
+      out.push_back(min_bytes(s->problem) / (s->median_us - floor_us));
+  return out;
+}
+
+void note_range(PerfClass& c, const std::vector<const PerfSample*>& train) {
+  c.min_m = c.min_n = c.min_k = std::numeric_limits<int64_t>::max();
+  for (const PerfSample* s : train) {
+    c.min_m = std::min(c.min_m, s->problem.m), c.max_m = std::max(c.max_m, s->problem.m);
+    c.min_n = std::min(c.min_n, s->problem.n), c.max_n = std::max(c.max_n, s->problem.n);
+    c.min_k = std::min(c.min_k, s->problem.k), c.max_k = std::max(c.max_k, s->problem.k);
+  }
+}
+
+void check_samples(const std::vector<PerfSample>& samples) {
+  for (const PerfSample& s : samples) {
+    if (s.problem.grouped() || s.problem.cast != CastOperand::kNone)
+      throw usage_error("calibrate-model: a grouped call or an fp8 cast is no GEMM the model fits (" +
+                        s.problem.shape_string() + ")");
+    if (!(s.median_us > 0) || !std::isfinite(s.median_us))
+      throw usage_error(fmt::format("calibrate-model: {} has no positive time ({})", s.problem.shape_string(),
+                                    s.median_us));
+  }
+}
+
+double floor_of(std::vector<const PerfSample*> train) {
+  std::sort(train.begin(), train.end(),
+            [](const PerfSample* a, const PerfSample* b) { return flops_of(a->problem) < flops_of(b->problem); });
+  const size_t n = std::min(train.size(), std::max<size_t>(kMinFloorPoints, size_t(kFloorShare * double(train.size()))));
+  std::vector<double> times;
+  for (size_t i = 0; i < n; ++i) times.push_back(train[i]->median_us);
+  return median_of(times);
+}
+
+}  // namespace
+
+double PerfFitGpu::ridge(DType dtype) const {
+  const auto it = peak_tflops.find(dtype);
+  return it == peak_tflops.end() || !(bandwidth_gbs > 0) ? 0 : it->second * 1e12 / (bandwidth_gbs * 1e9);
+}
+
+int64_t perf_align_bytes(const Problem& p) {
+  const Alignment a = alignment_of(p);
+  int64_t bytes = kRuleBytes;
+  for (const OperandAlignment* o : {&a.a, &a.b, &a.c}) bytes = std::min({bytes, o->ld_bytes, o->base_bytes});
+  return std::max<int64_t>(bytes, 1);
+}
+
+PerfFitGpu perf_fit_gpu(const std::string& gpu_name) {
+  PerfFitGpu gpu;
+  gpu.name = gpu_name;
+  if (const GpuProfile* profile = profile_for_device_name(gpu_name)) {
+    gpu.sm_count = profile->sm_count;
+    gpu.bandwidth_gbs = profile->bandwidth_gbs;
+    for (DType d : {DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32, DType::kFp8})
+      if (profile->vendor_tflops(d) > 0) gpu.peak_tflops[d] = profile->vendor_tflops(d);
+  }
+  return gpu;
+}
+
+PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
+  const std::vector<PerfSample>& samples = set.samples;
+  const PerfFitGpu gpu = perf_fit_gpu(set.gpu);
+  check_samples(samples);
+  std::map<ClassKey, std::vector<const PerfSample*>> by_class;
+  for (const PerfSample& s : samples) by_class[class_of(s.problem)].push_back(&s);
+  PerfModel model;
+  model.gpu = set.gpu;
+  model.sm_count = set.sm_count;
+  model.source = source;
+  model.driver = set.driver;
+  model.cublas = set.cublas;
+  model.clock_mhz = set.clock_mhz;
+  std::map<ClassKey, std::vector<const PerfSample*>> train, held;
+  std::vector<const PerfSample*> all_train;
+  for (auto& [key, list] : by_class) {
+    std::sort(list.begin(), list.end(), [](const PerfSample* a, const PerfSample* b) {
+      return std::tie(a->problem.m, a->problem.n, a->problem.k) < std::tie(b->problem.m, b->problem.n, b->problem.k);
+    });
+    for (size_t i = 0; i < list.size(); ++i) (int64_t(i) % kHoldOutEvery == kHoldOutEvery - 1 ? held : train)[key].push_back(list[i]);
+    all_train.insert(all_train.end(), train[key].begin(), train[key].end());
+  }
+  model.floor_us = floor_of(all_train);
+  const std::vector<double> any_bw = bandwidths(all_train, model.floor_us, gpu);
+  for (const auto& [key, list] : train) {
+    PerfClass c;
+    std::tie(c.dtype, c.layout, c.align_bytes) = key;
+    fit_configs(c, list, model.floor_us);
+    if (int64_t(c.kernels.size()) < kMinClassPoints) continue;  // too few to fit: no class
+    note_range(c, list);
+    const std::vector<double> bw = bandwidths(list, model.floor_us, gpu);
+    c.bandwidth_source = bw.size() >= size_t(kMinFloorPoints) ? "fitted" : any_bw.size() >= size_t(kMinFloorPoints) ? "fitted on the dtype" : "vendor datasheet";
+    c.bandwidth_gbs = bw.size() >= size_t(kMinFloorPoints) ? median_of(bw) / 1e3 : any_bw.size() >= size_t(kMinFloorPoints) ? median_of(any_bw) / 1e3 : gpu.bandwidth_gbs;
+    model.classes.push_back(std::move(c));
+  }
+  if (model.classes.empty())
+    throw usage_error(fmt::format("calibrate-model: no class of problems has {} measured points with known kernel "
+                                  "tiles (the fit needs them): {} points given",
+                                  kMinClassPoints, samples.size()));
+  for (PerfClass& c : model.classes) {
+    std::vector<double> errors;
+    std::string why;
+    for (const PerfSample* s : held[ClassKey{c.dtype, c.layout, c.align_bytes}])
+      if (const auto p = predict(model, s->problem, why)) errors.push_back(std::abs(p->us / s->median_us - 1));
+    c.accuracy = {int64_t(errors.size()), median_of(errors), quantile_of(errors, 0.95)};
+    model.held_out += c.accuracy.points;
+  }
+  model.points = int64_t(all_train.size());
+  return model;
+}
+
+std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, std::string& why) {
+  if (p.grouped() || p.cast != CastOperand::kNone) {
+    why = "the model holds ordinary GEMMs: not a grouped call or a cast";
+    return std::nullopt;
+  }
+  const int64_t align = perf_align_bytes(p);
+  const auto c = std::find_if(model.classes.begin(), model.classes.end(), [&](const PerfClass& k) {
+    return k.dtype == p.dtype && k.layout == p.layout && k.align_bytes == align;
+  });
+  if (c == model.classes.end() || c->kernels.empty()) {
+    why = fmt::format("the model of {} has no {} {} GEMMs with {}-byte aligned rows: none were measured", model.gpu,
+                      to_string(p.dtype), to_string(p.layout), align);
+    return std::nullopt;
+  }
+  std::vector<const PerfClass::Kernel*> near;
+  for (const PerfClass::Kernel& k : c->kernels) near.push_back(&k);
+  const size_t count = std::min(kNeighbours, near.size());
+  std::partial_sort(near.begin(), near.begin() + long(count), near.end(),
+                    [&](const PerfClass::Kernel* a, const PerfClass::Kernel* b) {
+                      const double da = log_distance(*a, p), db = log_distance(*b, p);
+                      return da != db ? da < db : std::tie(a->m, a->n, a->k) < std::tie(b->m, b->n, b->k);
+                    });
+  PerfPrediction out;
+  out.cls = &*c;
+  out.config = &c->configs[near.front()->config];
+  std::vector<double> times;
+  for (size_t i = 0; i < count; ++i) {
+    const PerfKernelConfig& k = c->configs[near[i]->config];
+    int64_t rounds = 0;
+    const double work = slot_work(p, k.tile_m, k.tile_n, k.splits, k.slots, &rounds);
+    times.push_back(work / (near[i]->rate_tflops * 1e6 / double(k.slots)));
+    if (i == 0) out.rounds = rounds;
+  }
+  const double compute_us = median_of(times);
+  const double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
+  out.memory_bound = memory_us > compute_us;
+  out.us = model.floor_us + std::max(compute_us, memory_us);
+  out.tflops = flops_of(p) / (out.us * 1e6);
+  const auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
+    if (v < lo || v > hi) out.outside.push_back(fmt::format("{} {} outside the measured {}..{}", name, v, lo, hi));
+  };
+  range("M", p.m, c->min_m, c->max_m);
+  range("N", p.n, c->min_n, c->max_n);
+  range("K", p.k, c->min_k, c->max_k);
+  return out;
+}
+
+}  // namespace shapescope

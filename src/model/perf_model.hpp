@@ -1,0 +1,134 @@
+// A measured performance model of one GPU: a GEMM's time where nothing was measured, fitted on the
+// points of a sweep and checked on points the fit never saw. Pure C++.
+//
+// Per class of problem (dtype, layout, and the alignment its rows and bases reach: 16, 8, 4, 2 or 1
+// bytes, which decides the kernel family a library runs) the model keeps:
+//   - each measured shape with the kernel the library ran on it (tile, split-K slices, slots: CTAs
+//     that run at once) and the rate that kernel reached there: its wave rounds' work over the time
+//     above the floor (a small GEMM's latency and occupancy are in that rate);
+//   - the class's memory bandwidth, fitted on its memory-bound points that move 64 MiB or more (else
+//     its dtype's, else the vendor's: `bandwidth_source` says which);
+//   - the launch floor (the GPU's: the median time of its smallest measured GEMMs).
+// A new shape's time is the median over its 4 nearest measured shapes (in log M, N, K) of
+// floor + rounds x tile work / that shape's rate per slot, with the shape's own rounds = ceil(tiles x
+// slices / slots) under that shape's kernel; at least floor + minimum bytes / bandwidth. Every fourth
+// measured shape of a class (in M, N, K order) is held out of the fit; the class's stated error is its
+// prediction error on them.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace shapescope {
+
+// One measured GEMM as the fit reads it. tile_m == 0: its kernel's tile is unknown (it then serves
+// the floor and the bandwidth, not a kernel configuration).
+struct PerfSample {
+  Problem problem;
+  double median_us = 0;
+  int tile_m = 0, tile_n = 0;  // the CTA tile along the user's M and N
+  int64_t splits = 1;          // split-K slices
+  int64_t slots = 0;           // CTAs the GPU ran at once (the waves' slots)
+};
+
+struct PerfKernelConfig {
+  int tile_m = 0, tile_n = 0;
+  int64_t splits = 1, slots = 0;
+  double rate_tflops = 0;  // the median of its shapes' rates (all slots busy), for the record
+  int64_t points = 0;      // training points of this configuration
+};
+
+struct PerfAccuracy {
+  int64_t points = 0;           // held-out points predicted
+  double median = 0, p95 = 0;   // |predicted / measured - 1|
+};
+
+struct PerfClass {
+  DType dtype = DType::kBf16;
+  Layout layout = Layout::kNN;
+  int64_t align_bytes = 16;  // the least of the operands' row and base alignment, at most 16
+  std::vector<PerfKernelConfig> configs;
+  struct Kernel {
+    int64_t m = 0, n = 0, k = 0;
+    size_t config = 0;
+    double rate_tflops = 0;  // this shape's rate under its configuration (all slots busy)
+  };
+  std::vector<Kernel> kernels;  // the training shapes, the configuration each ran and its rate
+  double bandwidth_gbs = 0;
+  std::string bandwidth_source;  // "fitted", "fitted on the dtype", "vendor datasheet"
+  int64_t min_m = 0, max_m = 0, min_n = 0, max_n = 0, min_k = 0, max_k = 0;  // the measured range
+  PerfAccuracy accuracy;  // on the held-out points
+};
+
+struct PerfModel {
+  std::string gpu;       // the device name the points were measured on
+  int sm_count = 0;
+  std::string source;    // what it was fitted on (a store's path, a samples file)
+  std::string driver, cublas;
+  double clock_mhz = 0;  // the median SM clock of the points
+  double floor_us = 0;
+  int64_t points = 0, held_out = 0;
+  std::vector<PerfClass> classes;
+};
+
+// The samples of one GPU, with what identifies the measurements.
+struct PerfSampleSet {
+  std::vector<PerfSample> samples;
+  std::string gpu;  // the device name ("NVIDIA H100 80GB HBM3")
+  int sm_count = 0;
+  std::string driver, cublas;
+  double clock_mhz = 0;  // the points' median SM clock; 0 when none was recorded
+};
+
+// The GPU's vendor figures the fit sorts points by (the compute/memory ridge) and falls back on (the
+// bandwidth), found by the name the device reports; empty for a GPU the profiles lack.
+struct PerfFitGpu {
+  std::string name;
+  int sm_count = 0;
+  std::map<DType, double> peak_tflops;  // per dtype, vendor datasheet (a dtype missing: no ridge)
+  double bandwidth_gbs = 0;             // vendor datasheet
+  // FLOP per byte where a GEMM stops being memory-bound; 0 where the figures are missing.
+  double ridge(DType dtype) const;
+};
+PerfFitGpu perf_fit_gpu(const std::string& gpu_name);
+
+// The class a problem falls in: its alignment (least of A, B, C rows and bases, capped at 16 bytes).
+int64_t perf_align_bytes(const Problem& p);
+
+// Fits one model. Refuses (Error, kUsage) fewer than 8 samples of one class with known tiles,
+// samples of a grouped call or a cast. Deterministic: the same samples give the same model.
+PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source);
+
+struct PerfPrediction {
+  double us = 0;
+  double tflops = 0;
+  const PerfClass* cls = nullptr;
+  const PerfKernelConfig* config = nullptr;  // the nearest measured shape's kernel
+  int64_t rounds = 0;                        // under that kernel
+  bool memory_bound = false;
+  // Where the problem lies outside the measured range of its class ("M 20000 above the measured
+  // 1..4096"); empty inside.
+  std::vector<std::string> outside;
+};
+
+// nullopt with `why` set when the model has no class for the problem's dtype, layout and alignment
+// (or the problem is grouped, or a cast).
+std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, std::string& why);
+
+// The model as JSON text and back; read_perf_model refuses (Error, kUsage, naming `origin`) a
+// document that is not one.
+std::string perf_model_json(const PerfModel& model);
+PerfModel read_perf_model(const std::string& text, const std::string& origin);
+
+// Samples as CSV: a first line "# shapescope samples: gpu=...; sm_count=...; driver=...; cublas=...;
+// clock_mhz=...", then the header m,n,k,batch,dtype,layout,lda,ldb,ldc,off_a,off_b,off_c,median_us,
+// tile_m,tile_n,splits,slots and a row per sample: what `calibrate-model --samples-out` writes and
+// `--samples` reads.
+std::string perf_samples_csv(const PerfSampleSet& set);
+PerfSampleSet read_perf_samples_csv(const std::string& text, const std::string& origin);
+
+}  // namespace shapescope

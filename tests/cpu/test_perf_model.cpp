@@ -1,0 +1,173 @@
+// model/perf_model: the fit recovers a model it was given, states the error it measured on points it
+// did not see, flags what it cannot answer, and the shipped model is what its samples fit to.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "common/error.hpp"
+#include "model/input_file.hpp"
+#include "cli_util.hpp"
+#include "model/perf_model.hpp"
+
+
+namespace shapescope {
+namespace {
+
+constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
+
+Problem square(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
+  Problem p;
+  p.m = m, p.n = n, p.k = k, p.dtype = dtype, p.layout = Layout::kNN;
+  p.lda = k, p.ldb = n, p.ldc = n;
+  return p;
+}
+
+// Times from a known model: floor 6 us, a 128x256 tile on 132 slots at 700 TFLOP/s when all are
+// busy, 3000 GB/s; the samples carry the tile and slots as a store's annotations would.
+PerfSampleSet synthetic(double noise = 0) {
+  PerfSampleSet set;
+  set.gpu = kH100;
+  set.sm_count = 132;
+  // Tiny GEMMs at the launch floor, which the fit reads the floor from.
+  for (int64_t k = 16; k <= 160; k += 16) set.samples.push_back({square(16, 16, k), 6.0, 64, 64, 1, 132});
+  int i = 0;
+  for (int64_t m = 256; m <= 8192; m += 256)
+    for (int64_t n : {1024, 4096}) {
+      const Problem p = square(m, n, 4096);
+      const int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
+      const int64_t rounds = (tiles + 131) / 132;
+      const double compute = double(rounds) * 2.0 * 128 * 256 * 4096 / (700e6 / 132);
+      const double memory = 2.0 * double(m * 4096 + 4096 * n + m * n) / 3000e3;
+      const double wobble = 1 + noise * ((i++ % 3) - 1);
+      set.samples.push_back({p, (6 + std::max(compute, memory)) * wobble, 128, 256, 1, 132});
+    }
+  return set;
+}
+
+TEST(PerfModel, TheFitRecoversTheModelItWasGiven) {
+  const PerfModel m = fit_perf_model(synthetic(), "synthetic");
+  ASSERT_EQ(m.classes.size(), 1u);
+  const PerfClass& c = m.classes.front();
+  EXPECT_EQ(c.align_bytes, 16);
+  EXPECT_NEAR(m.floor_us, 6.0, 1e-9);
+  ASSERT_EQ(c.configs.size(), 2u);
+  EXPECT_NEAR(c.configs.back().rate_tflops, 700, 7);
+  // Held out: every 4th of the 74 shapes. The compute-bound ones come out exact; the memory-bound
+  // ones (3000 GB/s here) are scaled from their neighbours by work, not bytes: a few percent.
+  EXPECT_EQ(c.accuracy.points, 18);
+  EXPECT_LT(c.accuracy.median, 0.01);
+  EXPECT_LT(c.accuracy.p95, 0.05);
+  EXPECT_EQ(m.points + m.held_out, 74);
+  EXPECT_EQ(m.gpu, kH100);
+}
+
+TEST(PerfModel, NoiseShowsInTheStatedError) {
+  // A fit cannot beat the noise of what it was fitted on: +-5 % wobble reads as about 5 %.
+  const PerfModel m = fit_perf_model(synthetic(0.05), "synthetic");
+  EXPECT_GT(m.classes.front().accuracy.p95, 0.03);
+  EXPECT_LT(m.classes.front().accuracy.median, 0.08);
+}
+
+TEST(PerfModel, WhatItWasNotFittedOnIsSaid) {
+  const PerfModel m = fit_perf_model(synthetic(), "synthetic");
+  std::string why;
+  const auto inside = predict(m, square(2048, 1024, 4096), why);
+  ASSERT_TRUE(inside);
+  EXPECT_TRUE(inside->outside.empty());
+  const auto big = predict(m, square(20000, 1024, 4096), why);
+  ASSERT_TRUE(big);
+  ASSERT_EQ(big->outside.size(), 1u);
+  EXPECT_NE(big->outside.front().find("M 20000 outside the measured 16..8192"), std::string::npos);
+  // Another alignment class (rows of 2-byte alignment): none measured, no number.
+  EXPECT_FALSE(predict(m, square(2048, 1023, 4095), why));
+  EXPECT_NE(why.find("2-byte aligned rows: none were measured"), std::string::npos) << why;
+  Problem nt = square(2048, 1024, 4096);
+  nt.layout = Layout::kNT;
+  nt.ldb = 4096;
+  EXPECT_FALSE(predict(m, nt, why));
+  EXPECT_NE(why.find("bf16 nt"), std::string::npos) << why;
+}
+
+TEST(PerfModel, TooFewPointsAreRefused) {
+  PerfSampleSet set = synthetic();
+  set.samples.resize(9);  // 7 train (2 held out): a class needs 8
+  EXPECT_THROW(fit_perf_model(set, "few"), Error);
+  set = synthetic();
+  set.samples.front().median_us = 0;
+  EXPECT_THROW(fit_perf_model(set, "zero"), Error);
+}
+
+TEST(PerfModel, JsonAndSamplesReadBackAsWritten) {
+  const PerfSampleSet set = synthetic(0.02);
+  const PerfSampleSet again = read_perf_samples_csv(perf_samples_csv(set), "test");
+  EXPECT_EQ(again.gpu, set.gpu);
+  ASSERT_EQ(again.samples.size(), set.samples.size());
+  const PerfModel m = fit_perf_model(set, "a");
+  const PerfModel read = read_perf_model(perf_model_json(m), "test");
+  EXPECT_EQ(perf_model_json(read), perf_model_json(m));
+  EXPECT_THROW(read_perf_model("{\"format\": 1}", "test"), Error);
+  EXPECT_THROW(read_perf_samples_csv("m,n,k\n1,2,3\n", "test"), Error);
+}
+
+// Each shipped model is what its committed samples fit to, held-out errors included: a model file
+// cannot claim an accuracy its data does not give.
+TEST(PerfModel, TheShippedModelsAreWhatTheirSamplesFitTo) {
+  const std::filesystem::path dir = SHAPESCOPE_GPUS_DIR;
+  for (const auto& [name, gpu] : {std::pair{"h100-sxm", "NVIDIA H100 80GB HBM3"}, std::pair{"h200", "NVIDIA H200"}}) {
+    const std::string samples = (dir / (std::string(name) + ".samples.csv")).string();
+    const std::string file = (dir / (std::string(name) + ".json")).string();
+    const PerfModel shipped = read_perf_model(read_text_file(file, "model"), file);
+    const PerfModel fitted =
+        fit_perf_model(read_perf_samples_csv(read_text_file(samples, "samples"), "samples"), shipped.source);
+    EXPECT_EQ(perf_model_json(fitted), perf_model_json(shipped)) << name;
+    EXPECT_EQ(shipped.gpu, gpu);
+  }
+}
+
+}  // namespace
+}  // namespace shapescope
+
+namespace shapescope {
+namespace {
+
+// The command: a store of one GPU fits, a store of two is refused, the store is only read, and
+// info --model prints what ships.
+TEST(CalibrateModelCli, FitsOneGpusStoreAndRefusesTwo) {
+  const std::string squares = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
+  const std::string before = file_text(squares);
+  const std::string out = ::testing::TempDir() + "calibrate_model_test.json";
+  std::remove(out.c_str());
+  const CliRun fit = run("calibrate-model --db '" + squares + "' --out '" + out + "'");
+  EXPECT_EQ(fit.code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("performance model of NVIDIA H200 (132 SMs): fitted on 3072 points"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("bf16 nn rows 16-byte aligned"), std::string::npos);
+  EXPECT_EQ(file_text(squares), before);
+  const CliRun shown = run("info --model '" + out + "'");
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("1024 held out"), std::string::npos);
+  std::remove(out.c_str());
+
+  const std::string two = ::testing::TempDir() + "calibrate_model_two.db";
+  std::remove(two.c_str());
+  ASSERT_EQ(run("merge '" + two + "' '" + squares + "' '" + std::string(SHAPESCOPE_TEST_DATA) +
+                "/h100-2026-11-25-explain/explain.db'").code, 0);
+  const CliRun refused = run("calibrate-model --db '" + two + "'");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("holds points of 2 GPUs"), std::string::npos) << refused.err;
+  std::remove(two.c_str());
+  const CliRun both = run("calibrate-model --db '" + squares + "' --samples x.csv");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("--samples"), std::string::npos) << both.err;
+}
+
+TEST(CalibrateModelCli, InfoModelPrintsTheShippedModels) {
+  const CliRun r = run("info --model");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("performance model of NVIDIA H100 80GB HBM3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("performance model of NVIDIA H200"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace shapescope
