@@ -15,8 +15,8 @@ from .results import (ExplainResult, ExportResult, GpuComparison, PadResult, Pad
 # Options each function sets itself: the output must be the command's JSON on standard output.
 _OWN = {"json", "format", "out", "wide"}
 # The selection options `plot` shares with sweep, export and explain: a figure of the same points.
-_PLOT_SELECTION = ("gpu", "cublas", "dtype", "layout", "backend", "algo", "kernel", "m", "n", "k", "batch", "ld_pad",
-                   "offset", "hot", "clocks")
+_PLOT_SELECTION = ("gpu", "gpu_name", "cublas", "dtype", "layout", "backend", "algo", "kernel", "m", "n", "k", "batch",
+                   "ld_pad", "offset", "hot", "clocks")
 
 
 def _check(function, opts):

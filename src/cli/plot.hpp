@@ -20,7 +20,7 @@ struct PlotOptions {
   std::vector<std::string> dbs;  // --db as given: several draw their GPUs side by side (plot compare)
   std::string out = ".";
   std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
-  std::optional<std::pair<int, int>> tile;  // tilegrid from the model: BM x BN, with --gpu PROFILE
+  std::optional<std::pair<int, int>> tile;  // tilegrid from the model: BM x BN, with --gpu KEY
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
   std::string command_line;  // as the user gave it, for the script's header (set by run_plot)
