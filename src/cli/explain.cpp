@@ -99,7 +99,7 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 1793 --gpu a100 --tile 256x128   # model only\n"
       "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
       "  shapescope explain 3080 --no-controls           # neighbours only\n"
-      "  shapescope explain 1793 --json\n"
+      "  shapescope explain 1793 --format json\n"
       "  shapescope explain 8192 --pair-seconds 10     # big GEMMs at the power limit: more pairs\n"
       "  shapescope explain 1793 --db h100.db --db h200.db   # the shape on each GPU, side by side");
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
@@ -121,8 +121,7 @@ void register_explain(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_gpu_option(cmd, o->gpu, "answer for this GPU model: " + profile_keys() + " (its points in the store, else the model)");
   add_tile_option(cmd, o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
-  cmd->add_flag("--json", o->json, "the same content as JSON fields");
-  add_wide_option(cmd, o->wide);
+  add_result_format_options(cmd, o->json, o->wide);
   cmd->callback([o] { run_explain(*o); });
 }
 

@@ -47,6 +47,14 @@ CLI::Option* add_non_negative_option(CLI::App* cmd, const std::string& name, int
       ->default_str(std::to_string(value));
 }
 
+// --format's value: table, csv (where the command prints points) or json.
+Format format_option(const std::string& text, bool csv) {
+  const std::optional<Format> format = parse_format(text);
+  if (!format || (*format == Format::kCsv && !csv))
+    throw usage_error(fmt::format("--format: '{}' is not a format ({})", text, csv ? "table, csv, json" : "table, json"));
+  return *format;
+}
+
 }  // namespace
 
 CLI::Option* add_db_option(CLI::App* cmd, std::string& db, const std::string& help) {
@@ -137,8 +145,7 @@ CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, 
       ->add_option_function<std::string>(
           "--format",
           [&format](const std::string& text) {
-            if (!parse_format(text))
-              throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", text));
+            format_option(text, true);
             format = text;
           },
           help)
@@ -151,13 +158,19 @@ void check_wide(bool wide, const std::string& format) {
   set_wide_tables(wide);
 }
 
-CLI::Option* add_wide_option(CLI::App* cmd, bool& wide) {
-  return cmd->add_flag("--wide", wide, "the tables with every column and every name whole (otherwise fitted to "
-                                       "$COLUMNS, or 120)");
+void add_result_format_options(CLI::App* cmd, bool& json, bool& wide) {
+  CLI::Option* format =
+      cmd->add_option_function<std::string>(
+             "--format", [&json](const std::string& text) { json = format_option(text, false) == Format::kJson; },
+             "table (the tables and sentences) | json (the same content as one JSON document)")
+          ->default_str("table");
+  cmd->add_flag("--json", json, "the same as --format json")->excludes(format);
+  cmd->add_flag("--wide", wide, "the tables with every column and every name whole (otherwise fitted to $COLUMNS, "
+                                "or 120)");
 }
 
 void check_wide_text(bool wide, bool json) {
-  if (wide && json) throw usage_error("--wide: only for the text (--json carries every field whole)");
+  if (wide && json) throw usage_error("--wide: only for --format table (--format json carries every field whole)");
   set_wide_tables(wide);
 }
 

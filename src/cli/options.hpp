@@ -53,9 +53,10 @@ CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& 
 // CSV or JSON). check_wide refuses it so and sets the tables wide (report/table.hpp).
 CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help);
 void check_wide(bool wide, const std::string& format);
-// --wide of a command that prints text or --json (explain, pad, profile): every table's every column,
-// whole; refused with --json.
-CLI::Option* add_wide_option(CLI::App* cmd, bool& wide);
+// --format table | json of a command that prints one result (explain, pad, profile; `json` set for
+// json), --json (the same as --format json, for the scripts that spell it so) and --wide (every
+// table's every column, whole; check_wide_text refuses it with json).
+void add_result_format_options(CLI::App* cmd, bool& json, bool& wide);
 void check_wide_text(bool wide, bool json);
 // --gnuplot and --templates of the commands that draw figures (plot, report); check_templates
 // refuses a folder that lacks one of the kinds' templates (KIND.gp).

@@ -158,7 +158,7 @@ void register_pad(CLI::App& app) {
       "  shapescope pad --model gpt2 --tokens 12288 --train --dry-run      # no GPU needed\n"
       "  shapescope pad --model llama3-8b --tokens 1..8,16,32,64           # decode-like sizes\n"
       "  shapescope pad --model llama3-70b --tokens 8192 --tp 8 --train\n"
-      "  shapescope pad --config config.json --tokens 4096 --json\n"
+      "  shapescope pad --config config.json --tokens 4096 --format json\n"
       "  shapescope pad --trace step.json                                  # the trace's own sizes\n"
       "  shapescope pad --gemms gemms.csv --dry-run",
       preset_list()));
@@ -170,8 +170,7 @@ void register_pad(CLI::App& app) {
   add_pair_seconds_option(cmd, o->pair_seconds, "measure the step and every candidate again together");
   add_db_option(cmd, o->db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
-  cmd->add_flag("--json", o->json, "JSON instead of the tables");
-  add_wide_option(cmd, o->wide);
+  add_result_format_options(cmd, o->json, o->wide);
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");
   cmd->callback([o] { run_pad(*o); });
 }

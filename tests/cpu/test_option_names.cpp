@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
 #include "common/error.hpp"
@@ -113,6 +114,31 @@ TEST_F(OptionNames, GpuSelectsTheModelsPointsAndGpuNameTheName) {
   EXPECT_EQ(mixed.code, int(ExitCode::kUsage));
   EXPECT_EQ(mixed.err, "shapescope: --gpu: the selection mixes GPUs 'NVIDIA H100 80GB HBM3', 'NVIDIA H200'; choose one "
                        "(e.g. --gpu h100-sxm)\n");
+}
+
+// --format json is the convention; explain, pad and profile take --json as the same option.
+TEST_F(OptionNames, FormatJsonIsTheJsonOfEveryCommand) {
+  for (const std::string command : {"explain 1793 --db h200.db", "pad --model gpt2 --tokens 12288 --dry-run",
+                                    "profile --gemms gemms.csv --db h200.db --no-verdict"}) {
+    const CliRun json = in_dir(command + " --format json");
+    ASSERT_EQ(json.code, 0) << command << "\n" << json.err;
+    EXPECT_NO_THROW((void)nlohmann::json::parse(json.out)) << command;
+    EXPECT_EQ(in_dir(command + " --json").out, json.out) << command;
+    const CliRun table = in_dir(command + " --format table");
+    ASSERT_EQ(table.code, 0) << command << "\n" << table.err;
+    EXPECT_EQ(in_dir(command).out, table.out) << command;
+    const CliRun csv = in_dir(command + " --format csv");
+    EXPECT_EQ(csv.code, int(ExitCode::kUsage)) << command;
+    EXPECT_EQ(csv.err, "shapescope: --format: 'csv' is not a format (table, json)\n") << command;
+    const CliRun both = in_dir(command + " --json --format table");
+    EXPECT_EQ(both.code, int(ExitCode::kUsage)) << command;
+    EXPECT_NE(both.err.find("--format: cannot be given with --json"), std::string::npos) << both.err;
+  }
+  for (const std::string command : {"export --db h200.db --n 1..3", "sweep --n 64 --dry-run"}) {
+    const CliRun r = in_dir(command + " --format yaml");
+    EXPECT_EQ(r.code, int(ExitCode::kUsage)) << command;
+    EXPECT_EQ(r.err, "shapescope: --format: 'yaml' is not a format (table, csv, json)\n") << command;
+  }
 }
 
 // A shared option is refused in the same line by every command that takes it.
