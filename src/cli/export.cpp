@@ -18,7 +18,7 @@ namespace {
 
 struct ExportOptions {
   PlotFilter filter;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::string format = "csv";
   std::string out = "-";  // standard output
   bool wide = false;

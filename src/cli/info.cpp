@@ -18,7 +18,7 @@ namespace {
 struct InfoOptions {
   int device = 0;
   bool calibrate = false;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
 };
 
 void run_info(const InfoOptions& o) {

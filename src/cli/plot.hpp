@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "report/plot_figures.hpp"
+#include "store/store.hpp"
 #include "views/plot_select.hpp"
 
 namespace shapescope {
@@ -16,7 +17,7 @@ struct PlotOptions {
   std::string kind;
   std::string shape;         // tilegrid only
   PlotFilter filter;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::vector<std::string> dbs;  // --db as given: several draw their GPUs side by side (plot compare)
   std::string out = ".";
   std::string calibration;   // another store's `info --calibrate` peaks for the same GPU

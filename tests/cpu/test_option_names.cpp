@@ -1,6 +1,6 @@
-// One name, one meaning: an option shared by several commands means the same in each and is refused
-// in the same line in each. Runs the real binary on copies of committed stores (one H200's squares,
-// one H100's explain points, and the two merged).
+// One name, one meaning: an option shared by several commands means the same in each, is refused in
+// the same line in each, and shows the default written in one place. Runs the real binary on copies
+// of committed stores (one H200's squares, one H100's explain points, and the two merged).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +12,10 @@
 #include "cli_util.hpp"
 #include "common/error.hpp"
 #include "model/device_profile.hpp"
+#include "store/store.hpp"
+#include "views/explain.hpp"
+#include "views/pad.hpp"
+#include "views/profile.hpp"
 
 namespace shapescope {
 namespace {
@@ -159,6 +163,31 @@ TEST_F(OptionNames, SharedOptionsAreRefusedAlike) {
       EXPECT_EQ(d.code, int(ExitCode::kUsage)) << command << " " << dim;
       EXPECT_EQ(d.err, "shapescope: " + dim + ": '' is empty\n") << command << " " << dim;
     }
+  }
+}
+
+// The line of `help` that shows `option`, "" when none does.
+std::string help_line(const std::string& help, const std::string& option) {
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("  " + option + " ") != std::string::npos) return line;
+  return "";
+}
+
+// Each default is written once, where the command's request keeps it: --help shows that value.
+TEST(OptionDefaults, ComeFromTheRequestsTheyFill) {
+  const std::vector<std::pair<std::string, double>> pairs = {{"explain", ExplainRequest{}.pair_seconds},
+                                                             {"pad", PadRequest{}.pair_seconds},
+                                                             {"profile", ProfileRequest{}.pair_seconds}};
+  for (const auto& [command, seconds] : pairs) {
+    const std::string line = help_line(run(command + " --help").out, "--pair-seconds");
+    std::ostringstream shown;  // CLI11 shows a default as "--name TYPE=VALUE"
+    shown << "=" << seconds << " ";
+    EXPECT_NE(line.find(shown.str()), std::string::npos) << command << ": " << line;
+  }
+  for (const std::string command : {"info", "sweep", "explain", "pad", "profile", "plot", "export", "report"}) {
+    const std::string line = help_line(run(command + " --help").out, "--db");
+    EXPECT_NE(line.find(std::string("=") + kDefaultStore + " "), std::string::npos) << command << ": " << line;
   }
 }
 
