@@ -5,9 +5,9 @@
     p = shapescope.profile(trace="step.json")       # every GEMM of a PyTorch step, ranked
     p = shapescope.record(train_step)               # record the step with torch.profiler, then profile it
 
-Each command runs the shapescope binary with --json and returns a dataclass with the JSON's fields;
-repr() is the CLI's table, and notebooks show it as HTML. A refusal or failure of the tool raises
-ShapescopeError with its one-line message and exit code. docs/python.md has the whole API.
+Each command runs the shapescope binary with --format json and returns a dataclass with the JSON's
+fields; repr() is the CLI's table, and notebooks show it as HTML. A refusal or failure of the tool
+raises ShapescopeError with its one-line message and exit code. docs/python.md has the whole API.
 """
 from ._binary import ShapescopeError, find_binary
 from .commands import explain, export, pad, profile, sweep

@@ -1,7 +1,7 @@
 """Finding the shapescope binary, turning keyword arguments into its options, and running it.
 
 The package drives the installed command-line tool rather than binding its library: every command
-already prints its whole result as JSON (`--json`, `--format json`), refuses bad input in one line
+already prints its whole result as JSON (`--format json`), refuses bad input in one line
 with a documented exit code, and keeps the files it reads untouched; a subprocess inherits all of
 that, needs no compiler or ABI match with the Python in use, and cannot take the interpreter down
 with it when CUDA or a driver misbehaves.

@@ -1,4 +1,4 @@
-"""explain, sweep, profile, pad and export: the tool's commands with --json, as result dataclasses.
+"""explain, sweep, profile, pad and export: the tool's commands with --format json, as result dataclasses.
 
 Keyword arguments are the command's options (`lt_algos=8` is `--lt-algos 8`, True a flag, a list
 comma-joined, a `range` written as the tool's range: range(1, 4097, 8) is 1..4096:8); the tool
@@ -15,8 +15,8 @@ from .results import (ExplainResult, ExportResult, GpuComparison, PadResult, Pad
 # Options each function sets itself: the output must be the command's JSON on standard output.
 _OWN = {"json", "format", "out", "wide"}
 # The selection options `plot` shares with sweep, export and explain: a figure of the same points.
-_PLOT_SELECTION = ("gpu", "cublas", "dtype", "layout", "backend", "algo", "kernel", "m", "n", "k", "batch", "ld_pad",
-                   "offset", "hot", "clocks")
+_PLOT_SELECTION = ("gpu", "gpu_name", "cublas", "dtype", "layout", "backend", "algo", "kernel", "m", "n", "k", "batch",
+                   "ld_pad", "offset", "hot", "clocks")
 
 
 def _check(function, opts):
@@ -54,13 +54,13 @@ def _db_args(db):
 
 
 def explain(shape, *, db=None, binary=None, **options):
-    """`shapescope explain SHAPE --json`: why one shape is fast or slow, and what size to use.
+    """`shapescope explain SHAPE --format json`: why one shape is fast or slow, and what size to use.
 
     shape: 1793, "4096x1x4096" or (m, n, k). db: a store, or a list of stores (each one's GPUs side
     by side: a GpuComparison). Without a GPU the store is read; with `gpu="a100", tile="256x128"`
     the model predicts. Returns ExplainResult or GpuComparison."""
     _check("explain", options)
-    args = ["explain", _shape_text(shape)] + _binary.options(repeated=("db",), db=db, **options) + ["--json"]
+    args = ["explain", _shape_text(shape)] + _binary.options(repeated=("db",), db=db, **options) + ["--format", "json"]
     command, doc, stderr = _binary.run_json(args, binary)
     if isinstance(doc, dict) and "gpus" in doc:
         return _finish(GpuComparison.from_json(doc), command, stderr)
@@ -98,22 +98,22 @@ def export(*, db=None, binary=None, **selection):
 
 def profile(*, trace=None, gemms=None, model=None, config=None, tokens=None, train=False, db=None, binary=None,
             **options):
-    """`shapescope profile --json`: every distinct GEMM of one step (a PyTorch trace, a GEMM list or
+    """`shapescope profile --format json`: every distinct GEMM of one step (a PyTorch trace, a GEMM list or
     a model's step), measured (with a GPU) or read from the store, ranked by its time per step."""
     _check("profile", options)
     args = ["profile"] + _binary.options(trace=trace, gemms=gemms, model=model, config=config, tokens=tokens,
-                                         train=train, db=db, **options) + ["--json"]
+                                         train=train, db=db, **options) + ["--format", "json"]
     command, doc, stderr = _binary.run_json(args, binary)
     return _finish(ProfileResult.from_json(doc), command, stderr)
 
 
 def pad(*, model=None, config=None, trace=None, gemms=None, tokens=None, train=False, db=None, dry_run=False,
         binary=None, **options):
-    """`shapescope pad --json`: pad-or-not for every dimension of a model's GEMMs (model/config),
+    """`shapescope pad --format json`: pad-or-not for every dimension of a model's GEMMs (model/config),
     or for every size of a trace's or GEMM list's GEMMs. Returns PadResult or PadSizesResult."""
     _check("pad", options)
     args = ["pad"] + _binary.options(model=model, config=config, trace=trace, gemms=gemms, tokens=tokens, train=train,
-                                     db=db, dry_run=dry_run, **options) + ["--json"]
+                                     db=db, dry_run=dry_run, **options) + ["--format", "json"]
     command, doc, stderr = _binary.run_json(args, binary)
     cls = PadSizesResult if isinstance(doc, dict) and "sizes" in doc else PadResult
     return _finish(cls.from_json(doc), command, stderr)

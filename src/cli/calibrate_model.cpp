@@ -19,7 +19,7 @@ namespace shapescope {
 namespace {
 
 struct CalibrateModelOptions {
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::string samples;      // a samples CSV instead of the store
   std::string out;          // the model's JSON
   std::string samples_out;  // the samples the fit read, as CSV

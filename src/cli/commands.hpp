@@ -28,7 +28,7 @@ void register_calibrate_model(CLI::App& app);
 // explain SHAPE with several --db: the shape on each store's GPUs side by side (compare_gpus.cpp).
 struct ExplainRequest;
 void explain_across_stores(const ExplainRequest& request, const std::vector<std::string>& dbs, const Problem& target,
-                           const std::string& gpu, bool json);
+                           const GpuProfile* gpu, bool json);
 
 // The folder of one kind of shapescope's data ("models": presets, "plots": gnuplot templates):
 // $SHAPESCOPE_DATA/KIND when set; else PREFIX/share/shapescope/KIND beside an installed binary; else

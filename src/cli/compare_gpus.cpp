@@ -15,10 +15,10 @@
 namespace shapescope {
 
 void explain_across_stores(const ExplainRequest& request, const std::vector<std::string>& dbs, const Problem& target,
-                           const std::string& gpu, bool json) {
-  if (!gpu.empty())
+                           const GpuProfile* gpu, bool json) {
+  if (gpu)
     throw usage_error(fmt::format("--gpu: '{}' with several --db: the stores name their GPUs (one --db to predict for "
-                                  "a GPU profile)", gpu));
+                                  "a GPU profile)", gpu->key));
   if (request.lt_algos > 1)
     throw usage_error(fmt::format("--lt-algos: {} with several --db: the stores are compared at cuBLASLt's first "
                                   "choice (h0)", request.lt_algos));

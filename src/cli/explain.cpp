@@ -23,7 +23,7 @@ struct ExplainOptions {
   ExplainRequest request;
   TimingOptions timing;
   int device = 0;
-  std::string gpu;          // a profile: answer for that GPU (from the store, else the model)
+  const GpuProfile* gpu = nullptr;  // --gpu: answer for that GPU model (from the store, else the model)
   std::vector<std::string> dbs;  // --db as given; several: the shape on each store's GPUs
   bool json = false;
   bool wide = false;
@@ -46,22 +46,17 @@ void run_explain(const ExplainOptions& o) {
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
     throw usage_error(fmt::format("--alternatives: {} must be between 1 and 64", o.request.alternatives));
-  const GpuProfile* profile = nullptr;
-  if (!o.gpu.empty()) {
-    profile = find_profile(o.gpu);
-    if (!profile) throw usage_error(fmt::format("--gpu: '{}' is not a known GPU profile ({})", o.gpu, profile_keys()));
-  }
-  if (o.request.tile && o.gpu.empty())
-    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu NAME (a model prediction)", o.request.tile->first,
+  if (o.request.tile && !o.gpu)
+    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu KEY (a model prediction)", o.request.tile->first,
                                   o.request.tile->second));
   const Problem target = plan_one(o.request, shape.m, shape.n, shape.k);
   check_fp8_backend(target.dtype, o.request.backend.kind);
   if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
-  const bool have_gpu = profile == nullptr && device_count() > 0;
+  const bool have_gpu = o.gpu == nullptr && device_count() > 0;
   if (!have_gpu) {
-    write(o, explain_without_gpu(request, shape, profile, target));
+    write(o, explain_without_gpu(request, shape, o.gpu, target));
     return;
   }
 
@@ -94,7 +89,7 @@ void register_explain(CLI::App& app) {
       "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt: fp8), each\n"
       "with its output's error against an fp64 reference of the same inputs. Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
       "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
-      "Without a GPU they are read from the store (--db); with --gpu NAME --tile BMxBN the\n"
+      "Without a GPU they are read from the store (--db); with --gpu KEY --tile BMxBN the\n"
       "model predicts for a GPU you do not have.\n"
       "Examples:\n"
       "  shapescope explain 1793\n"
@@ -104,11 +99,11 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 1793 --gpu a100 --tile 256x128   # model only\n"
       "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
       "  shapescope explain 3080 --no-controls           # neighbours only\n"
-      "  shapescope explain 1793 --json\n"
+      "  shapescope explain 1793 --format json\n"
       "  shapescope explain 8192 --pair-seconds 10     # big GEMMs at the power limit: more pairs\n"
       "  shapescope explain 1793 --db h100.db --db h200.db   # the shape on each GPU, side by side");
   cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
-  cmd->add_option("--batch", o->request.plan.batch, "batch count (one value)");
+  add_range_option(cmd, "--batch", o->request.plan.batch, "batch count (one value)");
   add_problem_options(cmd, o->request.plan);
   add_backend_option(cmd, o->request.backend, "explain",
                      {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom},
@@ -124,10 +119,9 @@ void register_explain(CLI::App& app) {
   add_max_error_option(cmd, o->request.max_error);
   add_db_option(cmd, o->dbs, o->request.db, "result store (SQLite file); several: the shape on each one's GPUs side by side");
   add_device_option(cmd, o->device);
-  cmd->add_option("--gpu", o->gpu, "answer for this GPU: " + profile_keys() + " (store, else the model)");
+  add_gpu_option(cmd, o->gpu, "answer for this GPU model: " + profile_keys() + " (its points in the store, else the model)");
   add_tile_option(cmd, o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
-  cmd->add_flag("--json", o->json, "the same content as JSON fields");
-  add_wide_option(cmd, o->wide);
+  add_result_format_options(cmd, o->json, o->wide);
   cmd->callback([o] { run_explain(*o); });
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 struct ExportOptions {
   PlotFilter filter;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::string format = "csv";
   std::string out = "-";  // standard output
   bool wide = false;
@@ -56,14 +56,15 @@ void register_export(CLI::App& app) {
       "  shapescope export --db h200.db --out points.csv\n"
       "  shapescope export --db h200.db --n 1..4096 --backend cublas --format json --out squares.json\n"
       "  shapescope export --db h200.db --n 1791..1793 --format table [--wide]\n"
+      "  shapescope export --db merged.db --gpu h100 --format json   # the points of H100 SXM GPUs\n"
+      "  shapescope export --db merged.db --gpu-name 'H100 80GB HBM3'   # by the name the store records\n"
       "Exit codes: 0 ok, 2 bad option or an empty selection, 5 result store unusable, 6 the output could\n"
       "not be written (disk full, standard output closed).");
   add_db_option(cmd, o->db, "result store (SQLite file), opened read-only");
   add_format_options(cmd, o->format, o->wide, "csv | json | table");
-  cmd->add_option("--out", o->out, "write to this file (replaced only when the export succeeds); - for standard output")
-      ->capture_default_str();
+  add_out_option(cmd, o->out, "a file name, or - for standard output",
+                 "write to this file (replaced only when the export succeeds); - for standard output");
   cmd->add_flag("--force", o->force, kForceHelp);
-  cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive)");
   add_selection_options(cmd, o->filter);
   cmd->callback([o] { run_export(*o); });
 }

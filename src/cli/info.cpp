@@ -26,7 +26,7 @@ namespace {
 struct InfoOptions {
   int device = 0;
   bool calibrate = false;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::string model;  // --model FILE; "" with --model alone: the models shapescope ships
 };
 

@@ -19,7 +19,7 @@
 namespace shapescope {
 
 void add_problem_options(CLI::App* cmd, ShapeOptions& shape) {
-  cmd->add_option("--dtype", shape.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (e4m3, layout nt)");
+  add_dtype_option(cmd, shape.dtype, "fp8: e4m3, layout nt");
   cmd->add_option("--recipe", shape.recipe,
                   "fp8's scaling: tensor (default) | row | block (A 1x128, B 128x128) | block-1x128; an e5m2 "
                   "operand as e.g. tensor:e5m2xe4m3");

@@ -47,6 +47,14 @@ CLI::Option* add_non_negative_option(CLI::App* cmd, const std::string& name, int
       ->default_str(std::to_string(value));
 }
 
+// --format's value: table, csv (where the command prints points) or json.
+Format format_option(const std::string& text, bool csv) {
+  const std::optional<Format> format = parse_format(text);
+  if (!format || (*format == Format::kCsv && !csv))
+    throw usage_error(fmt::format("--format: '{}' is not a format ({})", text, csv ? "table, csv, json" : "table, json"));
+  return *format;
+}
+
 }  // namespace
 
 CLI::Option* add_db_option(CLI::App* cmd, std::string& db, const std::string& help) {
@@ -137,8 +145,7 @@ CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, 
       ->add_option_function<std::string>(
           "--format",
           [&format](const std::string& text) {
-            if (!parse_format(text))
-              throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", text));
+            format_option(text, true);
             format = text;
           },
           help)
@@ -151,13 +158,19 @@ void check_wide(bool wide, const std::string& format) {
   set_wide_tables(wide);
 }
 
-CLI::Option* add_wide_option(CLI::App* cmd, bool& wide) {
-  return cmd->add_flag("--wide", wide, "the tables with every column and every name whole (otherwise fitted to "
-                                       "$COLUMNS, or 120)");
+void add_result_format_options(CLI::App* cmd, bool& json, bool& wide) {
+  CLI::Option* format =
+      cmd->add_option_function<std::string>(
+             "--format", [&json](const std::string& text) { json = format_option(text, false) == Format::kJson; },
+             "table (the tables and sentences) | json (the same content as one JSON document)")
+          ->default_str("table");
+  cmd->add_flag("--json", json, "the same as --format json")->excludes(format);
+  cmd->add_flag("--wide", wide, "the tables with every column and every name whole (otherwise fitted to $COLUMNS, "
+                                "or 120)");
 }
 
 void check_wide_text(bool wide, bool json) {
-  if (wide && json) throw usage_error("--wide: only for the text (--json carries every field whole)");
+  if (wide && json) throw usage_error("--wide: only for --format table (--format json carries every field whole)");
   set_wide_tables(wide);
 }
 
@@ -190,19 +203,22 @@ CLI::Option* add_device_option(CLI::App* cmd, int& device) {
 }
 
 void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
-  cmd->add_option("--cublas", filter.cublas, "cuBLAS version starts with this");
+  add_gpu_option(cmd, filter.gpu, "points measured on a GPU of this model: " + profile_keys());
   cmd->add_option_function<std::string>(
-      "--dtype", [&filter](const std::string& text) { filter.dtype = dtype_option(text); },
-      "bf16 | fp16 | fp32 | tf32 | fp8");
+      "--gpu-name",
+      [&filter](const std::string& text) {
+        if (text.empty()) throw usage_error("--gpu-name: '' is empty (part of a GPU's name as the store records it)");
+        filter.gpu_name = text;
+      },
+      "points measured on a GPU whose name (as the store records it) contains this, case-insensitive");
+  cmd->add_option("--cublas", filter.cublas, "cuBLAS version starts with this");
+  add_dtype_option(cmd, filter.dtype, "");
   cmd->add_option_function<std::string>(
       "--layout", [&filter](const std::string& text) { filter.layout = layout_option(text); }, "nn | nt | tn | tt");
   cmd->add_option("--backend", filter.backend, "comma list: cublas, cublaslt");
   cmd->add_option("--algo", filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
   cmd->add_option("--kernel", filter.kernel, "main kernel's name contains this (case-insensitive)");
-  cmd->add_option("--m", filter.m, "range of M, as sweep takes it (1..4096, 1..4096:8, 64..8192*2, lists)");
-  cmd->add_option("--n", filter.n, "range of N");
-  cmd->add_option("--k", filter.k, "range of K");
-  cmd->add_option("--batch", filter.batch, "range of batch counts (default 1)");
+  add_dimension_options(cmd, filter.m, filter.n, filter.k, filter.batch, true);
   add_non_negative_option(cmd, "--ld-pad", filter.ld_pad, "points swept with this --ld-pad (default 0)");
   add_non_negative_option(cmd, "--offset", filter.offset, "points swept with this --offset (default 0)");
   cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");

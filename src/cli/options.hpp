@@ -14,6 +14,7 @@
 #include "core/backend_kind.hpp"
 #include "core/problem.hpp"
 #include "core/states.hpp"
+#include "model/device_profile.hpp"
 #include "model/model_config.hpp"
 #include "model/workload.hpp"
 #include "timing/measure_options.hpp"
@@ -52,9 +53,10 @@ CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& 
 // CSV or JSON). check_wide refuses it so and sets the tables wide (report/table.hpp).
 CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help);
 void check_wide(bool wide, const std::string& format);
-// --wide of a command that prints text or --json (explain, pad, profile): every table's every column,
-// whole; refused with --json.
-CLI::Option* add_wide_option(CLI::App* cmd, bool& wide);
+// --format table | json of a command that prints one result (explain, pad, profile; `json` set for
+// json), --json (the same as --format json, for the scripts that spell it so) and --wide (every
+// table's every column, whole; check_wide_text refuses it with json).
+void add_result_format_options(CLI::App* cmd, bool& json, bool& wide);
 void check_wide_text(bool wide, bool json);
 // --gnuplot and --templates of the commands that draw figures (plot, report); check_templates
 // refuses a folder that lacks one of the kinds' templates (KIND.gp).
@@ -95,8 +97,29 @@ MeasureOptions measure_options(const TimingOptions& timing);
 // cuBLAS has no fp8 GEMM (cublasGemmEx): Error(kUsage) for fp8 with --backend cublas.
 void check_fp8_backend(DType dtype, BackendKind backend);
 
-// The options that select stored points (plot, export, report): --cublas, --dtype, --layout, --backend,
-// --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot, --clocks. (--gpu is each command's own.)
+// --gpu KEY: one GPU model of the built-in profiles (model/device_profile.hpp: a100, h100, h200, ...)
+// in every command that takes it: the points measured on a GPU of that model (explain, plot, export,
+// report) and the GPU a model prediction is for (explain, plot tilegrid --tile). Refused as read when
+// KEY is no profile; where the command takes --gpu-name (a GPU's name as a store records it), the
+// refusal names it.
+CLI::Option* add_gpu_option(CLI::App* cmd, const GpuProfile*& gpu, const std::string& help);
+
+// --out of a command that writes a file (sweep, export, report) or files (plot): `help` says what it
+// takes, the default shown is `out`'s; '' refused as read ("--out: '' is empty (WHAT)").
+CLI::Option* add_out_option(CLI::App* cmd, std::string& out, const std::string& what, const std::string& help);
+// --dtype bf16 | fp16 | fp32 | tf32 | fp8 of every command that takes one, checked as read (one line
+// naming the value) and kept as given (a problem's or a step's, planned later; the default shown is
+// `dtype`'s) or typed (a selection's). `note` follows the list in --help.
+CLI::Option* add_dtype_option(CLI::App* cmd, std::string& dtype, const std::string& note);
+CLI::Option* add_dtype_option(CLI::App* cmd, std::optional<DType>& dtype, const std::string& note);
+// A range option as sweep takes it (shape/range.hpp), refused as read when given empty.
+CLI::Option* add_range_option(CLI::App* cmd, const std::string& name, std::string& range, const std::string& help);
+// --m, --n, --k and --batch: the sizes of sweep's plan, or of a selection's points (`selection`).
+void add_dimension_options(CLI::App* cmd, std::string& m, std::string& n, std::string& k, std::string& batch,
+                           bool selection);
+
+// The options that select stored points (plot, export, report): --gpu, --gpu-name, --cublas, --dtype,
+// --layout, --backend, --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot, --clocks.
 struct PlotFilter;
 void add_selection_options(CLI::App* cmd, PlotFilter& filter);
 

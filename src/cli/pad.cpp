@@ -30,20 +30,17 @@ struct PadOptions {
   WorkloadSource source;
   StepArgs step;
   BackendSpec backend{BackendKind::kCublas};
-  int samples = 10;
-  ClockState clocks = ClockState::kSustained;
-  std::string db = "shapescope.db";
+  PadRequest request;  // --samples, --clocks, --db, --pair-seconds (their defaults: PadRequest's)
   int device = 0;
   bool json = false;
   bool wide = false;
   bool dry_run = false;
-  double pair_seconds = PadRequest::kPadPairSeconds;
 };
 
 // A model's step: --model or --config with --tokens and the rest.
 PadRequest model_request(const PadOptions& o, const ModelConfig& config) {
   const ParsedStep step = parse_step(o.step, config, kMaxTokenCounts, "pad");
-  PadRequest request;
+  PadRequest request = o.request;
   request.tokens = step.tokens;
   request.train = o.step.train;
   request.tp = o.step.tp;
@@ -60,7 +57,7 @@ struct Measuring {
   std::vector<std::unique_ptr<Progress>> bars;  // drawn on stderr
   ProgressFor progress_for;
 
-  Measuring(const PadOptions& o) : store(o.db), device(query_device(o.device)) {
+  Measuring(const PadOptions& o) : store(o.request.db), device(query_device(o.device)) {
     fmt::print(stderr, "{}\n", device_header(device));
     progress_for = [this](size_t points) {
       bars.push_back(std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1));
@@ -79,7 +76,7 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
     o.json ? write_pad_sizes_json(std::cout, request, result) : write_pad_sizes_text(std::cout, request, result);
   };
   if (o.dry_run) {
-    check_store_for_dry_run(o.db);
+    check_store_for_dry_run(request.db);
     return write(pad_sizes_plan(w, request));
   }
   // No GPU: the answer from the store's GEMMs, when it holds them (read-only), as for a model.
@@ -88,33 +85,22 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
   write(pad_sizes_measure(w, request, m.device, m.store, m.progress_for, &g_interrupted));
 }
 
-void run_pad(const PadOptions& o) {
+void run_pad(PadOptions o) {
   check_wide_text(o.wide, o.json);
   const SourceKind kind = source_kind(o.source);
-  const ClockState clocks = o.clocks;
+  o.request.backend = o.backend.kind;
   if (kind != SourceKind::kModel) {
     refuse_step_options(o.step, kind == SourceKind::kTrace ? "--trace" : "--gemms");
-    PadRequest request;
-    request.backend = o.backend.kind;
-    request.samples = o.samples;
-    request.clocks = clocks;
-    request.db = o.db;
-    request.pair_seconds = o.pair_seconds;
-    return run_pad_sizes(o, request);
+    return run_pad_sizes(o, o.request);
   }
   const ModelConfig config = resolve_model(o.source);
-  PadRequest request = model_request(o, config);
+  const PadRequest request = model_request(o, config);
   check_fp8_backend(request.dtype, o.backend.kind);
-  request.backend = o.backend.kind;
-  request.samples = o.samples;
-  request.clocks = clocks;
-  request.db = o.db;
-  request.pair_seconds = o.pair_seconds;
   auto write = [&](const PadResult& result) {
     o.json ? write_pad_json(std::cout, config, request, result) : write_pad_text(std::cout, config, request, result);
   };
   if (o.dry_run) {
-    check_store_for_dry_run(o.db);
+    check_store_for_dry_run(request.db);
     const PadResult result = pad_plan(config, request);
     write(result);
     write_pad_dry_run_cost(std::cerr, request, result);
@@ -158,20 +144,19 @@ void register_pad(CLI::App& app) {
       "  shapescope pad --model gpt2 --tokens 12288 --train --dry-run      # no GPU needed\n"
       "  shapescope pad --model llama3-8b --tokens 1..8,16,32,64           # decode-like sizes\n"
       "  shapescope pad --model llama3-70b --tokens 8192 --tp 8 --train\n"
-      "  shapescope pad --config config.json --tokens 4096 --json\n"
+      "  shapescope pad --config config.json --tokens 4096 --format json\n"
       "  shapescope pad --trace step.json                                  # the trace's own sizes\n"
       "  shapescope pad --gemms gemms.csv --dry-run",
       preset_list()));
   add_workload_source_options(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence); a range for decode-like sizes");
   add_backend_option(cmd, o->backend, "pad", {BackendKind::kCublas, BackendKind::kCublasLt}, "cublas | cublaslt");
-  add_samples_option(cmd, o->samples, "samples per GEMM");
-  add_clocks_option(cmd, o->clocks);
-  add_pair_seconds_option(cmd, o->pair_seconds, "measure the step and every candidate again together");
-  add_db_option(cmd, o->db, "result store (SQLite file)");
+  add_samples_option(cmd, o->request.samples, "samples per GEMM");
+  add_clocks_option(cmd, o->request.clocks);
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "measure the step and every candidate again together");
+  add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
-  cmd->add_flag("--json", o->json, "JSON instead of the tables");
-  add_wide_option(cmd, o->wide);
+  add_result_format_options(cmd, o->json, o->wide);
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");
   cmd->callback([o] { run_pad(*o); });
 }

@@ -35,14 +35,11 @@ std::string kinds_text() {
 
 // The model's tile grid for a GPU profile and a tile: nothing stored is read.
 void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
-  const GpuProfile* profile = find_profile(o.filter.gpu);
+  const GpuProfile* profile = o.filter.gpu;
   const auto& tile = o.tile;
-  if (o.filter.gpu.empty())
-    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu PROFILE ({}) for a model prediction", tile->first,
-                                  tile->second, profile_keys()));
   if (!profile)
-    throw usage_error(fmt::format("--gpu: '{}' is not a GPU profile ({}); --tile draws the model", o.filter.gpu,
-                                  profile_keys()));
+    throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu KEY ({}) for a model prediction", tile->first,
+                                  tile->second, profile_keys()));
   ShapeOptions s;
   s.m = std::to_string(shape.m);
   s.n = std::to_string(shape.n);
@@ -119,7 +116,7 @@ void run_plot(PlotOptions o) {
     });
     if (!have)
       throw usage_error(fmt::format("SHAPE: '{}' ({}x{}x{}) has no point in '{}'; measure it (shapescope explain {}) or "
-                                    "draw the model with --gpu PROFILE --tile BMxBN",
+                                    "draw the model with --gpu KEY --tile BMxBN",
                                     o.shape, shape->m, shape->n, shape->k, o.db, o.shape));
     o.filter.m = std::to_string(shape->m);
     o.filter.n = std::to_string(shape->n);
@@ -172,10 +169,11 @@ void register_plot(CLI::App& app) {
       "  roofline   points against the compute and bandwidth roofs\n"
       "The shape options select as sweep plans: a dimension not given equals the first one given\n"
       "(--n 1..4096 is the squares), so a sweep's own options select its points again. The swept\n"
-      "size is the dimension that varies; every other filter must leave one GPU, cuBLAS version,\n"
-      "dtype and layout. With several backends or algorithms, cublas default is drawn (compare draws\n"
-      "them all). Each figure writes OUT.svg, OUT.png, OUT.gp (the script: edit it and run\n"
-      "`gnuplot NAME.gp` in its directory to restyle) and OUT.dat (the data it reads).\n"
+      "size is the dimension that varies; every other filter must leave one GPU (--gpu KEY: a model;\n"
+      "--gpu-name TEXT: the name the store records), cuBLAS version, dtype and layout. With several\n"
+      "backends or algorithms, cublas default is drawn (compare draws them all). Each figure writes\n"
+      "OUT.svg, OUT.png, OUT.gp (the script: edit it and run `gnuplot NAME.gp` in its directory to\n"
+      "restyle) and OUT.dat (the data it reads).\n"
       "Examples:\n"
       "  shapescope plot flops --db h200.db --n 1..4096 --out out/        # out/flops.svg, .png, .gp, .dat\n"
       "  shapescope plot runtime --out out/runtime-squares --n 1..4096\n"
@@ -191,14 +189,11 @@ void register_plot(CLI::App& app) {
   cmd->add_option("KIND", o->kind, kinds_text())->required();
   cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
   add_db_option(cmd, o->dbs, o->db, "result store (SQLite file), opened read-only; compare: several, a line per GPU");
-  cmd->add_option("--out", o->out,
-                  "a directory (existing, or ending in /: OUT/KIND.svg ...) or a path prefix (OUT.svg ...); "
-                  "default: the current directory");
-  cmd->add_option("--gpu", o->filter.gpu, "GPU name contains this (case-insensitive); tilegrid --tile: a profile (" +
-                                              profile_keys() + ")");
+  add_out_option(cmd, o->out, "a folder, out/, or a path prefix, out/squares",
+                 "a directory (existing, or ending in /: OUT/KIND.svg ...) or a path prefix (OUT.svg ...)");
   add_selection_options(cmd, o->filter);
   cmd->add_option("--calibration", o->calibration, "another store whose `info --calibrate` peaks of the same GPU to use");
-  add_tile_option(cmd, o->tile, "tilegrid: BMxBN for a model prediction (with --gpu PROFILE)");
+  add_tile_option(cmd, o->tile, "tilegrid: BMxBN for a model prediction (with --gpu KEY)");
   cmd->add_flag("--force", o->force, kForceHelp);
   add_gnuplot_options(cmd, o->gnuplot, o->templates,
                       "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");

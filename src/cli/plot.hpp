@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "report/plot_figures.hpp"
+#include "store/store.hpp"
 #include "views/plot_select.hpp"
 
 namespace shapescope {
@@ -16,11 +17,11 @@ struct PlotOptions {
   std::string kind;
   std::string shape;         // tilegrid only
   PlotFilter filter;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::vector<std::string> dbs;  // --db as given: several draw their GPUs side by side (plot compare)
   std::string out = ".";
   std::string calibration;   // another store's `info --calibrate` peaks for the same GPU
-  std::optional<std::pair<int, int>> tile;  // tilegrid from the model: BM x BN, with --gpu PROFILE
+  std::optional<std::pair<int, int>> tile;  // tilegrid from the model: BM x BN, with --gpu KEY
   std::string gnuplot = "gnuplot";
   std::string templates = data_dir("plots");
   std::string command_line;  // as the user gave it, for the script's header (set by run_plot)

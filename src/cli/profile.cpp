@@ -98,7 +98,7 @@ void check_options(const ProfileOptions& o) {
                                   "sequences); without it nothing uses it",
                                   o.sequence));
   if (o.html_given && o.html == "-" && o.json)
-    throw usage_error("--html: '-' puts the page on standard output, where --json would go too; give a file");
+    throw usage_error("--html: '-' puts the page on standard output, where --format json would go too; give a file");
   // Never over an input: the store, the trace, the list or the config.
   if (o.html_given && o.html != "-")
     check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config},
@@ -195,7 +195,7 @@ void register_profile(CLI::App& app) {
       "Presets: {}\n"
       "Examples:\n"
       "  shapescope profile --trace step.json\n"
-      "  shapescope profile --gemms megatron.csv --json\n"
+      "  shapescope profile --gemms megatron.csv --format json\n"
       "  shapescope profile --model gpt2 --tokens 12288 --train\n"
       "  shapescope profile --model mixtral-8x7b --tokens 8192 --expert-tokens 4000,1000,2000,2384,1500,1500,2000,2000\n"
       "  shapescope profile --model llama3-8b --tokens 8192 --attention --sequence 8192   # QK^T, PV listed\n"
@@ -215,8 +215,7 @@ void register_profile(CLI::App& app) {
   add_step_clocks_option(cmd, o->request.clocks, o->request.clocks_given);
   add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
-  cmd->add_flag("--json", o->json, "the same content as one JSON document");
-  add_wide_option(cmd, o->wide);
+  add_result_format_options(cmd, o->json, o->wide);
   cmd->add_flag("--no-verdict", o->no_verdict, "no explain verdicts (their neighbours are not measured)");
   add_pair_seconds_option(cmd, o->request.pair_seconds, "measure every what-if against the step in one paired run");
   cmd->add_option_function<std::string>(

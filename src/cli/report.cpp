@@ -34,7 +34,6 @@ std::string command_line(const ReportOptions& o) {
 }
 
 void run_report(ReportOptions o) {
-  if (o.out.empty()) throw usage_error("--out: '' is empty (an HTML file, e.g. report.html, or - for standard output)");
   const std::string db = o.request.db;
   const std::filesystem::path templates(o.templates);
   if (o.out != "-")
@@ -74,8 +73,8 @@ void register_report(CLI::App& app) {
       "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 5 result store\n"
       "unusable, 6 --out could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
   add_db_option(cmd, o->request.db, "result store (SQLite file), opened read-only");
-  cmd->add_option("--out", o->out, "the HTML file to write (replaced only when the page is complete); - for standard output");
-  cmd->add_option("--gpu", o->request.filter.gpu, "GPU name contains this (case-insensitive)");
+  add_out_option(cmd, o->out, "an HTML file, e.g. report.html, or - for standard output",
+                 "the HTML file to write (replaced only when the page is complete); - for standard output");
   add_selection_options(cmd, o->request.filter);
   add_int_option(cmd, "--slowest", o->slowest, 1, 100, "rows of the slow-shapes table");
   cmd->add_flag("--force", o->force, kForceHelp);

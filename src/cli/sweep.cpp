@@ -185,12 +185,7 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 8192 --clocks burst              # boost clocks rather than the power limit\n"
       "  shapescope sweep --n 1..4096 --samples 10 --verbose   # a fixed count; where the wall time went\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
-  std::vector<std::pair<CLI::Option*, std::string*>> ranges = {
-      {cmd->add_option("--m", o->shape.m, "rows of A and C (range)"), &o->shape.m},
-      {cmd->add_option("--n", o->shape.n, "columns of B and C (range)"), &o->shape.n},
-      {cmd->add_option("--k", o->shape.k, "inner dimension (range)"), &o->shape.k},
-      {cmd->add_option("--batch", o->shape.batch, "batch count, strided batched GEMM (range)"),
-       &o->shape.batch}};
+  add_dimension_options(cmd, o->shape.m, o->shape.n, o->shape.k, o->shape.batch, false);
   add_problem_options(cmd, o->shape);
   add_backends_option(cmd, o->backends,
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");
@@ -203,7 +198,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--casts", o->casts, "fp8: also time each GEMM's casts (amax, scale, cast of A and of B; backend cast)");
   add_db_option(cmd, o->db, "result store (SQLite file)");
   auto* format = add_format_options(cmd, o->format, o->wide, "table | csv | json");
-  auto* out = cmd->add_option("--out", o->out, "write the results to this file instead of stdout (-: stdout)");
+  add_out_option(cmd, o->out, "a file name, or - for standard output",
+                 "write the results to this file instead of stdout (-: stdout)");
   cmd->add_option("--shard", o->shard, "I/N: measure every N-th point starting at the I-th");
   CLI::Option* device = add_device_option(cmd, o->device);
   cmd->add_option("--devices", o->devices,
@@ -221,14 +217,10 @@ void register_sweep(CLI::App& app) {
          },
          "seed of the pass shuffles")
       ->default_str(std::to_string(o->seed));
-  cmd->callback([o, ranges, format, device, out] {
-    if (out->count() > 0 && o->out.empty()) throw usage_error("--out: '' is empty (a file name, or - for standard output)");
+  cmd->callback([o, format, device] {
     if (o->out == "-") o->out.clear();  // standard output, as other Unix tools read "-"
     o->format_given = format->count() > 0;
     o->device_given = device->count() > 0;
-    // An empty value means "not given" to the planner: a given-but-empty one is an error here.
-    for (const auto& [option, value] : ranges)
-      if (option->count() > 0 && value->empty()) parse_range(*value, option->get_name());
     run_sweep(*o);
   });
 }

@@ -14,6 +14,7 @@
 #include "measure/workers.hpp"
 #include "model/annotate.hpp"
 #include "shape/plan.hpp"
+#include "store/store.hpp"
 
 namespace shapescope {
 
@@ -28,7 +29,7 @@ struct SweepOptions {
   bool wide = false;          // --wide: kernel names whole in the table
   bool dry_run = false;
   bool casts = false;         // --casts: each fp8 GEMM's two casts measured too (backend cast)
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::string format = "table";
   std::string out;
   std::string shard;

@@ -92,7 +92,7 @@ void add_step_options(CLI::App* cmd, StepArgs& step, const std::string& tokens_h
   cmd->add_option("--tokens", step.tokens, tokens_help);
   cmd->add_flag("--train", step.train, "forward and both backward GEMMs of each Linear (default: forward only)");
   cmd->add_option("--tp", step.tp, "tensor-parallel ranks");
-  cmd->add_option("--dtype", step.dtype, "bf16 | fp16 | fp32 | tf32 | fp8 (cublaslt; each pass in its recipe's nt form)");
+  add_dtype_option(cmd, step.dtype, "fp8: cublaslt, each pass in its recipe's nt form");
   cmd->add_option("--recipe", step.recipe,
                   "fp8's training recipe: tensor (default; gradients e5m2) | row | block (1x128 activations and "
                   "gradients, 128x128 weights)");

@@ -1,4 +1,4 @@
-// explain without measurements (`explain SHAPE --gpu NAME --tile BMxBN`): the target's losses in the
+// explain without measurements (`explain SHAPE --gpu KEY --tile BMxBN`): the target's losses in the
 // model's terms and the sizes the model's time prefers, from the points' annotations alone.
 #include <cstdint>
 

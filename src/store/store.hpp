@@ -29,6 +29,9 @@ struct PointToSave {
   std::optional<std::vector<KernelRecord>> kernels;
 };
 
+// The store a command reads and writes when --db is not given.
+inline constexpr const char* kDefaultStore = "shapescope.db";
+
 class Store {
  public:
   enum class Access { kReadWrite, kReadOnly };

@@ -198,7 +198,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
   if (profile) return explain_model(o, shape, *profile, target, why_not);
   throw Error(ExitCode::kNoGpu,
               fmt::format("explain: no GPU here and {}; measure it on a GPU (shapescope explain {}), or pass "
-                          "--gpu NAME --tile BMxBN for a model prediction",
+                          "--gpu KEY --tile BMxBN for a model prediction",
                           why_not, o.shape));
 }
 

@@ -35,7 +35,7 @@ struct ExplainRequest {
   int lt_algos = 1;
   MeasureOptions measure;   // samples or the stopping rule, clock state, warm-up (as sweep's options)
   bool clocks_given = false;  // --clocks given: the store's points of that state only (else the newest's)
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   std::optional<std::pair<int, int>> tile;  // BM x BN for a model prediction
   // The controls (DESIGN.md): our fixed kernel over the neighbours, the layout controls, the copy,
   // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.

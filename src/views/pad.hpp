@@ -29,7 +29,7 @@ struct PadRequest {
   BackendKind backend = BackendKind::kCublas;
   int samples = 10;
   ClockState clocks = ClockState::kSustained;  // measured in, and only points of it compared
-  std::string db;
+  std::string db = kDefaultStore;
   // With a GPU: the step and every candidate measured again together, in paired passes of at most
   // this many seconds per run (views/paired_steps.hpp); 0: the savings come from the points as
   // measured one by one.

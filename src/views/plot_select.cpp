@@ -33,6 +33,10 @@ bool contains_nocase(std::string_view text, std::string_view part) {
   return lower(text).find(lower(part)) != std::string::npos;
 }
 
+// --gpu KEY: a GPU's name as a store records it belongs to that model (the profiles' own matching,
+// so that "h100" finds "NVIDIA H100 80GB HBM3" and not "NVIDIA H100 PCIe").
+bool of_model(std::string_view gpu_name, const GpuProfile* model) { return profile_for_device_name(gpu_name) == model; }
+
 // "cublas,cublaslt" -> {"cublas", "cublaslt"}; an empty item is refused rather than skipped.
 std::vector<std::string> split_list(const std::string& text, std::string_view option) {
   std::vector<std::string> items;
@@ -205,7 +209,8 @@ std::string PlotFilter::given() const {
   auto add = [&](std::string_view option, const std::string& value) {
     if (!value.empty()) parts.push_back(fmt::format("{} {}", option, value));
   };
-  add("--gpu", gpu);
+  if (gpu) add("--gpu", gpu->key);
+  add("--gpu-name", gpu_name);
   add("--cublas", cublas);
   if (dtype) add("--dtype", std::string(to_string(*dtype)));
   if (layout) add("--layout", std::string(to_string(*layout)));
@@ -233,7 +238,7 @@ std::string PlotContext::title() const {
 
 namespace {
 
-// Each named value (--backend, --algo, --gpu, --cublas) must occur in the store: a typo is named
+// Each named value (--backend, --algo, --gpu, --gpu-name, --cublas) must occur in the store: a typo is named
 // with what the store holds, rather than reported as "no point". Fills the wanted backends and algos.
 void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilter& f, const std::string& db_path,
                          std::set<std::string>& backends, std::set<std::string>& algo_names) {
@@ -263,9 +268,11 @@ void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilte
   auto any_contains = [](const std::set<std::string>& names, const std::string& part) {
     return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return contains_nocase(n, part); });
   };
-  if (!f.gpu.empty() && !any_contains(stored_gpus, f.gpu))
-    throw usage_error(fmt::format("--gpu: '{}' matches no GPU in '{}' (it holds {})", f.gpu, db_path,
-                                  stored_gpus.empty() ? "none" : quoted_list(stored_gpus)));
+  const std::string held = stored_gpus.empty() ? "none" : quoted_list(stored_gpus);
+  if (f.gpu && std::none_of(stored_gpus.begin(), stored_gpus.end(), [&](const std::string& n) { return of_model(n, f.gpu); }))
+    throw usage_error(fmt::format("--gpu: '{}' matches no GPU in '{}' (it holds {})", f.gpu->key, db_path, held));
+  if (!f.gpu_name.empty() && !any_contains(stored_gpus, f.gpu_name))
+    throw usage_error(fmt::format("--gpu-name: '{}' matches no GPU in '{}' (it holds {})", f.gpu_name, db_path, held));
   if (!f.cublas.empty() &&
       std::none_of(stored_cublas.begin(), stored_cublas.end(), [&](const std::string& v) { return v.rfind(f.cublas, 0) == 0; }))
     throw usage_error(fmt::format("--cublas: '{}' matches no cuBLAS version in '{}' (it holds {})", f.cublas, db_path,
@@ -281,9 +288,14 @@ void refuse_mixes(const std::vector<StoredPoint>& points) {
     dtypes.insert(std::string(to_string(p.key.problem.dtype)));
     layouts.insert(std::string(to_string(p.key.problem.layout)));
   }
-  if (gpus.size() > 1)
-    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. --gpu '{}')", quoted_list(gpus),
-                                  *gpus.begin()));
+  if (gpus.size() > 1) {
+    // --gpu where it tells them apart (their models differ), else the name.
+    const GpuProfile* first = profile_for_device_name(*gpus.begin());
+    const bool models_differ = std::any_of(gpus.begin(), gpus.end(), [&](const std::string& n) { return !of_model(n, first); });
+    throw usage_error(fmt::format("--gpu: the selection mixes GPUs {}; choose one (e.g. {})", quoted_list(gpus),
+                                  first && models_differ ? "--gpu " + first->key
+                                                         : fmt::format("--gpu-name '{}'", *gpus.begin())));
+  }
   if (cublas.size() > 1)
     throw usage_error(fmt::format("--cublas: the selection mixes cuBLAS versions {}; choose one (e.g. --cublas {})",
                                   quoted_list(cublas), *cublas.begin()));
@@ -309,7 +321,8 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
     const Problem& problem = p.key.problem;
     if (p.key.hot != f.hot) continue;
     if (f.clocks && p.key.clocks != *f.clocks) continue;
-    if (!f.gpu.empty() && !contains_nocase(p.device.gpu_name, f.gpu)) continue;
+    if (f.gpu && !of_model(p.device.gpu_name, f.gpu)) continue;
+    if (!f.gpu_name.empty() && !contains_nocase(p.device.gpu_name, f.gpu_name)) continue;
     if (!f.cublas.empty() && p.device.cublas.rfind(f.cublas, 0) != 0) continue;
     if (f.dtype && problem.dtype != *f.dtype) continue;
     if (f.layout && problem.layout != *f.layout) continue;

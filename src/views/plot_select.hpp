@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/annotate.hpp"
+#include "model/device_profile.hpp"
 #include "core/records.hpp"
 
 namespace shapescope {
@@ -15,7 +16,8 @@ namespace shapescope {
 class Store;
 
 struct PlotFilter {
-  std::string gpu;              // a substring of the GPU's name, case-insensitive ("h200")
+  const GpuProfile* gpu = nullptr;  // --gpu KEY: points measured on a GPU of this model (its profile)
+  std::string gpu_name;         // --gpu-name TEXT: a substring of the GPU's name, case-insensitive ("H200")
   std::string cublas;           // a prefix of the cuBLAS version ("13.1")
   std::optional<DType> dtype;   // not given: any, but a selection that mixes them is refused
   std::optional<Layout> layout;

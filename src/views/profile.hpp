@@ -36,7 +36,7 @@ struct ProfileRequest {
   // one (their kernels, the verdicts, the clock inference) are then measured at burst clocks.
   ClockState clocks = ClockState::kSustained;
   bool clocks_given = false;
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
   bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
   // The what-ifs' one paired run (every candidate against the step, views/what_ifs.hpp) lasts at most

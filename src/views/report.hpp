@@ -15,12 +15,13 @@
 
 #include "core/records.hpp"
 #include "model/annotate.hpp"
+#include "store/store.hpp"
 #include "views/plot_select.hpp"
 
 namespace shapescope {
 
 struct ReportRequest {
-  std::string db = "shapescope.db";
+  std::string db = kDefaultStore;
   PlotFilter filter;
   size_t slowest = 12;       // rows of the slow-shapes table
 };

@@ -1,4 +1,4 @@
-// explain's model prediction (`explain SHAPE --gpu NAME --tile BMxBN`, nothing measured) checked against
+// explain's model prediction (`explain SHAPE --gpu KEY --tile BMxBN`, nothing measured) checked against
 // its own arithmetic: for a grid of shapes up to 65,536 on every GPU profile and several tiles, every
 // point's tile grid and waves, the effects and what they name, the fix (no time, no rate: nothing was
 // measured) and the text and JSON written from them. The CLI's reproducers run the binary.

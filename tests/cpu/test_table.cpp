@@ -223,7 +223,7 @@ TEST(EveryCommandsTable, FitsColumnsAndWideShowsEveryColumn) {
   for (const std::string& args : {"explain 1793 --json --wide --db " + sweep, std::string("profile --json --wide --gemms x.csv")}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args;
-    EXPECT_EQ(r.err, "shapescope: --wide: only for the text (--json carries every field whole)\n") << args;
+    EXPECT_EQ(r.err, "shapescope: --wide: only for --format table (--format json carries every field whole)\n") << args;
   }
 }
 

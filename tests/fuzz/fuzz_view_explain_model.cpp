@@ -1,4 +1,4 @@
-// Fuzz target: explain's model prediction (`explain SHAPE --gpu NAME --tile BMxBN`, nothing measured)
+// Fuzz target: explain's model prediction (`explain SHAPE --gpu KEY --tile BMxBN`, nothing measured)
 // for random valid shapes (square or MxNxK, mostly up to 65,536, with a dtype, layout, batch, padded
 // rows or an offset), tiles (1..1024 each) and GPU profiles, written as text and JSON. The planner
 // may refuse a shape in one line (exit 2); the explanation must name only its own points.

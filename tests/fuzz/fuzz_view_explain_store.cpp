@@ -1,4 +1,4 @@
-// Fuzz target: explain from a store (no GPU here: `explain SHAPE --db S [--gpu NAME] [--clocks C]`)
+// Fuzz target: explain from a store (no GPU here: `explain SHAPE --db S [--gpu KEY] [--clocks C]`)
 // with a small random store: points at the target, at sizes near it and anywhere, of one or two
 // GPUs, cuBLAS, cuBLASLt algorithms and our kernels, cold and hot, sustained and burst, with real
 // kernel names; written as text and JSON. Refusals: a bad shape (exit 2), nothing stored (exit 3).

@@ -193,13 +193,18 @@ class Refusals(support.WithStoreCopies):
         self.assert_refused(lambda: shapescope.profile(trace=missing, db=self.stores[support.PAD]), 2,
                             f"shapescope: --trace: '{missing}' cannot be read (No such file or directory)")
 
+    def test_a_gpu_is_a_model_and_a_name_goes_to_gpu_name(self):
+        self.assert_refused(lambda: shapescope.export(db=support.SWEEP, gpu="NVIDIA H200"), 2,
+                            "shapescope: --gpu: 'NVIDIA H200' is not a known GPU profile (a100, a10, l4, h100-sxm, "
+                            "h100-pcie, h200, b200); a GPU's name as the store records it: --gpu-name 'NVIDIA H200'")
+
     @support.reads_without_gpu
     def test_no_gpu_and_no_store(self):
         with tempfile.TemporaryDirectory(prefix="shapescope-none-") as folder:
             absent = Path(folder) / "absent.db"
             self.assert_refused(lambda: shapescope.explain(1793, db=absent), 3,
                                 f"shapescope: explain: no GPU here and no store '{absent}'; measure it on a GPU "
-                                "(shapescope explain 1793), or pass --gpu NAME --tile BMxBN for a model prediction")
+                                "(shapescope explain 1793), or pass --gpu KEY --tile BMxBN for a model prediction")
             self.assertEqual(os.listdir(folder), [])
 
     @support.reads_without_gpu

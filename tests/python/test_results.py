@@ -70,6 +70,13 @@ class Export(Checks):
             self.assertIn("nvjet_sm90", frame["kernels"][1])
             self.assertEqual(len(frame.columns), len(r.points[0].to_dict()))
 
+    def test_a_gpu_model_and_a_gpu_name_select_alike(self):
+        by_model = shapescope.export(db=support.SWEEP, gpu="h200", n=range(1791, 1794))
+        by_name = shapescope.export(db=support.SWEEP, gpu_name="H200", n=range(1791, 1794))
+        self.assertEqual([p.n for p in by_model], [1791, 1792, 1793])
+        self.assertEqual(by_model.to_dict(), by_name.to_dict())
+        self.assertIn("--gpu-name", by_name._plot[1])
+
     def test_every_store(self):
         for store in support.STORES:
             with self.subTest(store=store.name):
