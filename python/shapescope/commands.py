@@ -39,9 +39,11 @@ def _shape_text(shape):
     return str(shape)
 
 
-def _finish(result, command, stderr, plot=None, binary=None):
+def _finish(result, command, stderr, plot=None, binary=None, table=None):
     result._ran(command, stderr)
     result._plot = (binary, plot) if plot else None
+    if table:  # points: their text is export's table of the same selection (see PointsResult.text)
+        result._table = (binary, ["export", "--format", "table", "--wide"] + table)
     return result
 
 
@@ -82,18 +84,18 @@ def sweep(*, m=None, n=None, k=None, db=None, dry_run=False, binary=None, **opti
         command, stdout, stderr = _binary.run(args + ["--dry-run"], binary)
         return _finish(SweepPlan(summary=stderr, plan=stdout), command, stderr)
     command, doc, stderr = _binary.run_json(args + ["--format", "json"], binary)
-    plot = ["plot", "flops"] + _db_args(db) + _plot_selection(dict(options, m=m, n=n, k=k))
-    return _finish(SweepResult.from_json(doc), command, stderr, plot, binary)
+    selection = _db_args(db) + _plot_selection(dict(options, m=m, n=n, k=k))
+    return _finish(SweepResult.from_json(doc), command, stderr, ["plot", "flops"] + selection, binary, selection)
 
 
 def export(*, db=None, binary=None, **selection):
     """`shapescope export --format json`: a store's points with every annotation (no GPU needed).
     The selection options are plot's (n=range(1, 4097), backend="cublas", kernel="nvjet", ...)."""
     _check("export", selection)
-    args = ["export", "--format", "json"] + _binary.options(db=db, **selection)
-    command, doc, stderr = _binary.run_json(args, binary)
+    options = _binary.options(db=db, **selection)
+    command, doc, stderr = _binary.run_json(["export", "--format", "json"] + options, binary)
     plot = ["plot", "flops"] + _db_args(db) + _plot_selection(selection)
-    return _finish(ExportResult.from_json(doc), command, stderr, plot, binary)
+    return _finish(ExportResult.from_json(doc), command, stderr, plot, binary, options)
 
 
 def profile(*, trace=None, gemms=None, model=None, config=None, tokens=None, train=False, db=None, binary=None,

@@ -12,6 +12,7 @@
 #include "common/units.hpp"
 #include "model/kernel_name.hpp"
 #include "report/annotation_text.hpp"
+#include "report/json_schema.hpp"
 #include "report/output.hpp"
 #include "report/table.hpp"
 #include "timing/stats.hpp"
@@ -82,7 +83,8 @@ void write_gpu_comparison_json(std::ostream& out, const GpuComparison& c) {
     doc["gpus"].push_back(row);
   }
   doc["missing"] = c.missing;
-  out << doc.dump(2) << "\n";
+  write_json_document(out, std::move(doc), "GpuComparison",
+                      [&](std::ostream& text) { write_gpu_comparison_text(text, c); });
 }
 
 Plot gpu_compare_plot(const std::vector<GpuSeries>& series, const SweptAxis& axis) {

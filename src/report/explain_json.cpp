@@ -6,6 +6,7 @@
 
 #include "report/explain_fp8.hpp"
 #include "report/explain_report.hpp"
+#include "report/json_schema.hpp"
 #include "report/output.hpp"
 
 namespace shapescope {
@@ -76,7 +77,7 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
                      {"power_w", report.paired->power_w ? Json(*report.paired->power_w) : Json(nullptr)},
                      {"min_effect", kMinPairedEffect}};
   doc["wall_s"] = report.wall_s;
-  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  write_json_document(out, std::move(doc), "ExplainResult", [&](std::ostream& text) { write_explain_text(text, report); });
 }
 
 }  // namespace shapescope

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "common/units.hpp"
+#include "report/json_schema.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
@@ -343,10 +344,16 @@ std::optional<Format> parse_format(std::string_view text) {
 }
 
 std::string point_json(const StoredPoint& point, const Annotation& annotation) {
-  return one_line(point_object(point, annotation));
+  const Json j = point_object(point, annotation);
+  check_json(j, "Point");
+  return one_line(j);
 }
 
-std::string annotation_json(const Annotation& annotation) { return one_line(annotation_object(annotation)); }
+std::string annotation_json(const Annotation& annotation) {
+  const Json j = annotation_object(annotation);
+  check_json(j, "Point");
+  return one_line(j);
+}
 
 void write_points(std::ostream& out, Format format, const std::vector<StoredPoint>& points,
                   const std::vector<Annotation>& annotations, KernelNames names) {

@@ -10,6 +10,7 @@
 
 #include "common/units.hpp"
 #include "measure/measure.hpp"
+#include "report/json_schema.hpp"
 #include "report/output.hpp"
 #include "report/pad_saving_text.hpp"
 #include "report/table.hpp"
@@ -525,7 +526,7 @@ void write_pad_json(std::ostream& out, const ModelConfig& config, const PadReque
   Json steps = Json::array();
   for (const PadAnalysis& a : result.analyses) steps.push_back(analysis_json(config, a, result.time_of, measured));
   j["steps"] = std::move(steps);
-  out << j.dump(2) << "\n";
+  write_json_document(out, std::move(j), "PadResult", [&](std::ostream& text) { write_pad_text(text, config, o, result); });
 }
 
 void write_pad_text(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
@@ -589,7 +590,7 @@ void write_pad_sizes_json(std::ostream& out, const PadRequest& o, const SizePadR
   for (size_t i = 0; i < r.knobs.size(); ++i) sizes.push_back(size_json(r, i, measured));
   j["sizes"] = std::move(sizes);
   j["notes"] = r.workload.notes;
-  out << j.dump(2) << "\n";
+  write_json_document(out, std::move(j), "PadSizesResult", [&](std::ostream& text) { write_pad_sizes_text(text, o, r); });
 }
 
 }  // namespace shapescope

@@ -4,12 +4,11 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include "common/units.hpp"
 #include "report/annotation_text.hpp"
+#include "report/json_schema.hpp"
 #include "report/table.hpp"
 #include "report/what_if_text.hpp"
 #include "views/what_ifs.hpp"
@@ -414,15 +413,7 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   if (r.fp8_casts)
     j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
                       {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};
-  // The text report itself, every column whole (--wide): the Python package shows it as it is rather
-  // than drawing it again.
-  std::ostringstream text;
-  const bool wide = wide_tables();
-  set_wide_tables(true);
-  write_profile_text(text, r);
-  set_wide_tables(wide);
-  j["text"] = text.str();
-  out << j.dump(2) << "\n";
+  write_json_document(out, std::move(j), "ProfileResult", [&](std::ostream& text) { write_profile_text(text, r); });
 }
 
 }  // namespace shapescope

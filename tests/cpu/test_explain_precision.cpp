@@ -225,6 +225,34 @@ TEST(ExplainPrecision, TheVerdictNamesPrecisionWithItsError) {
   EXPECT_NE(json.str().find("\"relative\": 0.0041"), std::string::npos) << json.str();
 }
 
+// What only a GPU run writes into explain's JSON (paired passes, errors on outlier inputs, a cast's
+// per_call) fits the JSON tables (report/json_records.cpp) that the Python package's fields come from.
+TEST(ExplainPrecision, TheJsonOfAPairedRunFitsItsTable) {
+  const Problem p = square(4096, DType::kBf16);
+  ExplainReport r;
+  r.shape = "4096";
+  r.mode = "measured";
+  r.points = {timed(Role::kTarget, "4096", p, 150.0)};
+  r.points.push_back(precision(r.points[0], DType::kFp8, 110.0, 6e-2));
+  r.points[1].error_outliers = r.points[1].error;
+  ExplainPoint cast = timed(Role::kCast, "cast", cast_problem(p, Fp8Recipe{}, CastOperand::kA), 9.0);
+  cast.of = 1;
+  r.points.push_back(cast);
+  PairedRatio ratio;
+  ratio.low = 0.7, ratio.median = 0.73, ratio.high = 0.76, ratio.pairs = 24;
+  r.points[1].paired = ratio;
+  r.stored.resize(r.points.size());
+  r.explanation = explain(r.points);
+  r.paired = PairedOutcome{};
+  r.paired->passes = 30;
+  r.paired->seconds = 1.5;
+  r.paired->power_w = 690;
+  std::ostringstream json;
+  ASSERT_NO_THROW(write_explain_json(json, r));
+  for (const char* key : {"\"error_outliers\": {", "\"per_call\": true", "\"pairs\": 24", "\"min_effect\": "})
+    EXPECT_NE(json.str().find(key), std::string::npos) << key << " missing from\n" << json.str();
+}
+
 // --- the command without a GPU, on a store holding an fp32 GEMM, a neighbour and its bf16 twin ---
 
 TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown) {

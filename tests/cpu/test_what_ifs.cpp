@@ -201,9 +201,8 @@ TEST(WhatIfs, AGroupedCallSlowerThanItsLoopIsAnUnpairedWhatIf) {
   EXPECT_EQ(what_if_name(WhatIfKind::kGrouping), "grouping");
 }
 
-// The page (profile --html) and the text put the lists first and after the total, each with its
-// changes at once measured as a step.
-TEST(WhatIfs, ThePageAndTheTextShowThem) {
+// A measured profile of one GEMM with a padding what-if and its changes at once measured as a step.
+ProfileResult measured_with_a_what_if() {
   ProfileResult r;
   r.measured = MeasurementSummary{};
   r.totals.measured_us = 10000;
@@ -213,7 +212,8 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
   r.entries.back().explanation->points[1].label = "1800";
   r.workload.gemms.resize(1);  // the row's GEMM (its origin)
   r.candidates = what_if_candidates(r);
-  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates.size(), 1u);
+  if (r.candidates.empty()) return r;
   r.candidates[0].ratio = ratio(0.78, 0.8, 0.82);
   ChangedStep all;
   all.name = kEverySameDtypeChange;
@@ -223,6 +223,13 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
   all.after_us = 8000;
   all.replayed = true;
   r.changed_steps = {all};
+  return r;
+}
+
+// The page (profile --html) and the text put the lists first and after the total, each with its
+// changes at once measured as a step.
+TEST(WhatIfs, ThePageAndTheTextShowThem) {
+  const ProfileResult r = measured_with_a_what_if();
   std::ostringstream page, text;
   write_profile_html(page, r, ProfileHtmlOptions{});
   const std::string html = page.str();
@@ -245,6 +252,20 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
   std::ostringstream none;
   write_profile_html(none, from_store, ProfileHtmlOptions{});
   EXPECT_EQ(none.str().find("what-ifs"), std::string::npos);
+}
+
+// Only a GPU run writes the what-ifs and the fp8 casts into profile's JSON: written here, they pass
+// the JSON tables' check (report/json_records.cpp) as the Python package's fields expect them.
+TEST(WhatIfs, TheJsonOfAMeasuredProfileFitsItsTable) {
+  ProfileResult r = measured_with_a_what_if();
+  r.fp8_casts = ProfileResult::Fp8Casts{};
+  r.fp8_casts->us_per_step = 120;
+  r.fp8_casts->casts = 4;
+  r.fp8_casts->measured = 4;
+  std::ostringstream json;
+  ASSERT_NO_THROW(write_profile_json(json, r));
+  for (const char* key : {"\"what_ifs\": {", "\"changed_steps\": [", "\"median\": 0.8", "\"fp8_casts\": {", "\"text\": "})
+    EXPECT_NE(json.str().find(key), std::string::npos) << key << " missing from\n" << json.str();
 }
 
 }  // namespace

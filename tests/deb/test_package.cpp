@@ -72,7 +72,8 @@ TEST_F(DebianPackage, NamesTheLibrariesItLinks) {
   const std::string files = output_of("dpkg-deb -c '" + deb_.string() + "'");
   for (const std::string& path : std::vector<std::string>{"./usr/bin/shapescope", "./usr/share/shapescope/models/gpt2.json",
                                                          "./usr/share/shapescope/plots/flops.gp",
-                                                         "./usr/" + kPython + "/__init__.py", "./usr/" + kPython + "/_layout.py"})
+                                                         "./usr/" + kPython + "/__init__.py", "./usr/" + kPython + "/_layout.py",
+                                                         "./usr/" + kPython + "/_fields.py"})
     EXPECT_NE(files.find(path), std::string::npos) << path << " missing from the package:\n" << files;
 }
 

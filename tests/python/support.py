@@ -58,15 +58,6 @@ def text_command(result):
     return args + ["--wide"]
 
 
-def missing_in_order(lines, text_lines):
-    """The first of `lines` not found, in order, among `text_lines` (None when all are)."""
-    rest = iter(text_lines)
-    for line in lines:
-        if not any(other == line for other in rest):
-            return line
-    return None
-
-
 def digests(paths):
     """{path: sha256} of each path and of any -wal/-shm beside it (absent ones as None)."""
     out = {}
