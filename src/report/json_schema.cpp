@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -92,6 +93,16 @@ std::vector<JsonField> record_fields(std::string_view name) {
 
 void check_json(const Json& value, std::string_view record) { check_object(value, record_named(record), ""); }
 
+void warn_unless_json_fits(const Json& value, std::string_view record) {
+  try {
+    check_json(value, record);
+  } catch (const Error& e) {
+    static std::set<std::string> warned;
+    if (warned.insert(std::string(record)).second)
+      fmt::print(stderr, "shapescope: internal: {}; printed as it is (the Python package may not read it)\n", e.what());
+  }
+}
+
 void write_json_document(std::ostream& out, Json doc, std::string_view record,
                          const std::function<void(std::ostream&)>& write_text) {
   const bool wide = wide_tables();
@@ -105,7 +116,7 @@ void write_json_document(std::ostream& out, Json doc, std::string_view record,
   }
   set_wide_tables(wide);
   doc["text"] = text.str();
-  check_json(doc, record);
+  warn_unless_json_fits(doc, record);
   out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 

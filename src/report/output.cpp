@@ -345,13 +345,13 @@ std::optional<Format> parse_format(std::string_view text) {
 
 std::string point_json(const StoredPoint& point, const Annotation& annotation) {
   const Json j = point_object(point, annotation);
-  check_json(j, "Point");
+  warn_unless_json_fits(j, "Point");
   return one_line(j);
 }
 
 std::string annotation_json(const Annotation& annotation) {
   const Json j = annotation_object(annotation);
-  check_json(j, "Point");
+  warn_unless_json_fits(j, "Point");
   return one_line(j);
 }
 
