@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common/error.hpp"
+#include "common/order_stats.hpp"
 #include "model/alignment.hpp"
 #include "model/device_profile.hpp"
 
@@ -33,22 +34,6 @@ double flops_of(const Problem& p) { return 2.0 * double(p.m) * double(p.n) * dou
 double min_bytes(const Problem& p) {
   const double in = input_bytes(p.dtype), out = output_bytes(p.dtype);
   return double(p.batch) * (in * (double(p.m) * double(p.k) + double(p.k) * double(p.n)) + out * double(p.m) * double(p.n));
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
-double quantile_of(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double at = q * double(v.size() - 1);
-  const size_t lo = size_t(std::floor(at));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -148,9 +133,7 @@ int64_t perf_align_bytes(const Problem& p) {
 
 PerfFitGpu perf_fit_gpu(const std::string& gpu_name) {
   PerfFitGpu gpu;
-  gpu.name = gpu_name;
   if (const GpuProfile* profile = profile_for_device_name(gpu_name)) {
-    gpu.sm_count = profile->sm_count;
     gpu.bandwidth_gbs = profile->bandwidth_gbs;
     for (DType d : {DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32, DType::kFp8})
       if (profile->vendor_tflops(d) > 0) gpu.peak_tflops[d] = profile->vendor_tflops(d);
@@ -188,9 +171,15 @@ PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
     fit_configs(c, list, model.floor_us);
     if (int64_t(c.kernels.size()) < kMinClassPoints) continue;  // too few to fit: no class
     note_range(c, list);
+    // The class's own streaming points, else all classes' (bytes are bytes), else the vendor's figure.
     const std::vector<double> bw = bandwidths(list, model.floor_us, gpu);
-    c.bandwidth_source = bw.size() >= size_t(kMinFloorPoints) ? "fitted" : any_bw.size() >= size_t(kMinFloorPoints) ? "fitted on the dtype" : "vendor datasheet";
-    c.bandwidth_gbs = bw.size() >= size_t(kMinFloorPoints) ? median_of(bw) / 1e3 : any_bw.size() >= size_t(kMinFloorPoints) ? median_of(any_bw) / 1e3 : gpu.bandwidth_gbs;
+    if (bw.size() >= size_t(kMinFloorPoints)) {
+      c.bandwidth_gbs = median_of(bw) / 1e3, c.bandwidth_source = "fitted";
+    } else if (any_bw.size() >= size_t(kMinFloorPoints)) {
+      c.bandwidth_gbs = median_of(any_bw) / 1e3, c.bandwidth_source = "fitted on all classes";
+    } else {
+      c.bandwidth_gbs = gpu.bandwidth_gbs, c.bandwidth_source = "vendor datasheet";
+    }
     model.classes.push_back(std::move(c));
   }
   if (model.classes.empty())

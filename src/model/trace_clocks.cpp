@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/order_stats.hpp"
 #include "model/input_file.hpp"
 
 namespace shapescope {
@@ -67,13 +68,6 @@ std::string unusable(const Json& clocks) {
   }
   if (!clocks.contains("samples") || !clocks["samples"].is_array()) return "has no \"samples\" array";
   return "";
-}
-
-// The interpolated median (timing/stats.hpp's median(), which the model layer cannot reach).
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // When the GPU ran the trace's kernels: their [ts, ts + dur] merged, in time order.

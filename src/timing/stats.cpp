@@ -1,24 +1,11 @@
 #include "timing/stats.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstddef>
 #include <utility>
 
+#include "common/order_stats.hpp"
+
 namespace shapescope {
-
-namespace {
-
-// numpy's "linear" quantile: interpolate between the two order statistics around (n - 1) * p.
-double quantile(const std::vector<double>& sorted, double p) {
-  double position = double(sorted.size() - 1) * p;
-  auto below = static_cast<size_t>(std::floor(position));
-  size_t above = std::min(below + 1, sorted.size() - 1);
-  double fraction = position - double(below);
-  return sorted[below] + fraction * (sorted[above] - sorted[below]);
-}
-
-}  // namespace
 
 SampleStats summarize(std::vector<double> samples) {
   SampleStats stats;
@@ -28,9 +15,9 @@ SampleStats summarize(std::vector<double> samples) {
   stats.n = static_cast<int>(samples.size());
   stats.min = samples.front();
   stats.max = samples.back();
-  stats.median = quantile(samples, 0.5);
-  stats.q1 = quantile(samples, 0.25);
-  stats.q3 = quantile(samples, 0.75);
+  stats.median = quantile_of_sorted(samples, 0.5);
+  stats.q1 = quantile_of_sorted(samples, 0.25);
+  stats.q3 = quantile_of_sorted(samples, 0.75);
   // A single sample says nothing about spread, and a zero median has no relative scale.
   if (stats.n >= 2 && stats.median != 0) stats.noise = (stats.q3 - stats.q1) / stats.median;
   return stats;
