@@ -26,12 +26,6 @@ struct CalibrateModelOptions {
   bool force = false;
 };
 
-void write_output(const std::string& path, const std::string& option, const std::string& text) {
-  OutputFile out(path, option);
-  out.stream() << text;
-  out.commit();
-}
-
 void run_calibrate_model(const CalibrateModelOptions& o, bool db_given) {
   if (!o.samples.empty() && db_given)
     throw usage_error("--samples: fits on a samples file instead of a store; give --samples or --db, not both");
@@ -53,9 +47,10 @@ void run_calibrate_model(const CalibrateModelOptions& o, bool db_given) {
   }
   const PerfModel model = fit_perf_model(set, input);
   write_perf_model_text(std::cout, model);
-  if (!o.out.empty()) write_output(o.out, "--out", perf_model_json(model));
-  if (!o.samples_out.empty()) write_output(o.samples_out, "--samples-out", perf_samples_csv(set));
-  if (!o.out.empty()) announce(fmt::format("calibrate-model: the model written to '{}'", o.out));
+  if (!o.out.empty()) write_whole_output(o.out, "--out", [&](std::ostream& out) { out << perf_model_json(model); });
+  if (!o.samples_out.empty())
+    write_whole_output(o.samples_out, "--samples-out", [&](std::ostream& out) { out << perf_samples_csv(set); });
+  if (!o.out.empty() && o.out != "-") announce(fmt::format("calibrate-model: the model written to '{}'", o.out));
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 //     that run at once) and the rate that kernel reached there: its wave rounds' work over the time
 //     above the floor (a small GEMM's latency and occupancy are in that rate);
 //   - the class's memory bandwidth, fitted on its memory-bound points that move 64 MiB or more (else
-//     its dtype's, else the vendor's: `bandwidth_source` says which);
+//     on those of all classes, else the vendor's: `bandwidth_source` says which);
 //   - the launch floor (the GPU's: the median time of its smallest measured GEMMs).
 // A new shape's time is the median over its 4 nearest measured shapes (in log M, N, K) of
 // floor + rounds x tile work / that shape's rate per slot, with the shape's own rounds = ceil(tiles x
@@ -59,7 +59,7 @@ struct PerfClass {
   };
   std::vector<Kernel> kernels;  // the training shapes, the configuration each ran and its rate
   double bandwidth_gbs = 0;
-  std::string bandwidth_source;  // "fitted", "fitted on the dtype", "vendor datasheet"
+  std::string bandwidth_source;  // "fitted", "fitted on all classes", "vendor datasheet"
   int64_t min_m = 0, max_m = 0, min_n = 0, max_n = 0, min_k = 0, max_k = 0;  // the measured range
   PerfAccuracy accuracy;  // on the held-out points
 };
@@ -87,8 +87,6 @@ struct PerfSampleSet {
 // The GPU's vendor figures the fit sorts points by (the compute/memory ridge) and falls back on (the
 // bandwidth), found by the name the device reports; empty for a GPU the profiles lack.
 struct PerfFitGpu {
-  std::string name;
-  int sm_count = 0;
   std::map<DType, double> peak_tflops;  // per dtype, vendor datasheet (a dtype missing: no ridge)
   double bandwidth_gbs = 0;             // vendor datasheet
   // FLOP per byte where a GEMM stops being memory-bound; 0 where the figures are missing.

@@ -160,7 +160,7 @@ PerfSampleSet read_perf_samples_csv(const std::string& text, const std::string& 
   size_t pos = text.find('\n') + 1;
   const auto header = next_csv_record(text, pos);
   if (!header || fmt::format("{}", fmt::join(*header, ",")) != kCsvHeader)
-    throw usage_error(fmt::format("{}: not a samples file (its first line must be {})", origin, kCsvHeader));
+    throw usage_error(fmt::format("{}: not a samples file (its second line must be {})", origin, kCsvHeader));
   std::vector<PerfSample>& out = set.samples;
   for (int64_t line = 3; pos < text.size(); ++line) {
     const auto r = next_csv_record(text, pos);

@@ -6,13 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "common/units.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
 
 namespace {
-
-std::string percent(double share) { return fmt::format("{:.1f} %", share * 100); }
 
 // The configurations that ran the most training shapes, most first: "128x256 (1540), 128x128 ...".
 std::string top_configs(const PerfClass& c) {
@@ -41,7 +40,7 @@ void write_perf_model_text(std::ostream& out, const PerfModel& m) {
   for (const PerfClass& c : m.classes)
     rows.push_back({fmt::format("{} {} rows {}-byte aligned", to_string(c.dtype), to_string(c.layout), c.align_bytes),
                     fmt::format("{}..{} x {}..{} x {}..{}", c.min_m, c.max_m, c.min_n, c.max_n, c.min_k, c.max_k),
-                    std::to_string(c.accuracy.points), percent(c.accuracy.median), percent(c.accuracy.p95),
+                    std::to_string(c.accuracy.points), percent(c.accuracy.median, 1), percent(c.accuracy.p95, 1),
                     fmt::format("{:.0f} ({})", c.bandwidth_gbs, c.bandwidth_source), top_configs(c)});
   write_table(out, rows, {false, false, true, true, true, false, false}, "",
               fit_by_name(rows.front(), {{"kernels (most shapes first)", {1, 0, 60}}}));

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "timing/stats.hpp"
 #include "views/annotated.hpp"
 
 namespace shapescope {
@@ -16,12 +17,6 @@ namespace {
 bool fits(const StoredPoint& p) {
   return p.key.backend == BackendKind::kCublas && p.key.algo == default_algo(BackendKind::kCublas) && !p.key.hot &&
          !p.key.problem.grouped() && p.key.problem.cast == CastOperand::kNone && p.result.timing.median_us > 0;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -58,7 +53,7 @@ PerfSamples perf_samples(const Store& store, const std::string& db) {
   out.set.sm_count = d.sm_count;
   out.set.driver = d.driver;
   out.set.cublas = d.cublas;
-  out.set.clock_mhz = median(clocks);
+  out.set.clock_mhz = middle_value(clocks);
   return out;
 }
 
