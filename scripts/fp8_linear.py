@@ -70,6 +70,8 @@ def quantize_b(w, grain, fmt):
     blocks = w.view(n // 128, 128, k // 128, 128)
     s = _scale_of(blocks.abs().amax(dim=(1, 3)), fmt)  # [N/128, L]
     q = _cast(blocks, s[:, None, :, None], fmt).view(n, k)
+    if _PADDED_128x128 is False:
+        return q, s.contiguous().t()  # [L, N/128], strides (1, L)
     nb, lb = s.shape
     storage = torch.ones(nb, (lb + 3) // 4 * 4, dtype=torch.float32, device=w.device)
     storage[:, :lb] = s
@@ -78,7 +80,8 @@ def quantize_b(w, grain, fmt):
 
 # Whether this torch takes a 128x128 weight's scales with cuBLASLt's padded stride (K blocks rounded up
 # to 4); None until a call with K/128 not a multiple of 4 tells. torch 2.11 refuses the padded stride
-# ("Invalid scaling configuration") and wants K/128; later versions check the padded one.
+# ("Invalid scaling configuration") and wants K/128; later versions check the padded one. Once it is
+# known, quantize_b lays the scales out so, inside the cast's range.
 _PADDED_128x128 = None
 
 
@@ -86,8 +89,6 @@ def scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16):
     """aq [M, K] @ bq.t() (bq [N, K]) with their scales, as torch._scaled_mm dispatches them."""
     global _PADDED_128x128
     padded = sb.dim() == 2 and sb.stride(0) == 1 and sb.stride(1) != sb.shape[0] and sb.shape[0] > 1
-    if padded and _PADDED_128x128 is False:
-        sb = sb.t().contiguous().t()  # strides (1, K/128)
     try:
         out = torch._scaled_mm(aq, bq.t(), scale_a=sa, scale_b=sb, out_dtype=out_dtype)
     except RuntimeError as error:
@@ -95,7 +96,7 @@ def scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16):
             raise
         _PADDED_128x128 = False
         print("fp8: this torch takes a 128x128 weight's scales unpadded (stride K/128)", flush=True)
-        return scaled_mm(aq, sa, bq, sb, out_dtype)
+        return scaled_mm(aq, sa, bq, sb.t().contiguous().t(), out_dtype)  # this once; then quantize_b
     if padded:
         _PADDED_128x128 = True
     return out
