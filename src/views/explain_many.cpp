@@ -80,6 +80,28 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   total.measured += got.measured;
   total.reused += got.reused;
+  PhaseTimes& t = total.phases;
+  t.allocate += got.phases.allocate;
+  t.prepare += got.phases.prepare;
+  t.verify += got.phases.verify;
+  t.trace += got.phases.trace;
+  t.trace_cupti += got.phases.trace_cupti;
+  t.timing += got.phases.timing;
+  t.engine.warmup += got.phases.engine.warmup;
+  t.engine.gpu_busy += got.phases.engine.gpu_busy;
+}
+
+// Where a phase's wall time went (the sums since `before`), for the phase line on stderr: a
+// slow phase names its own cost.
+std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before) {
+  const PhaseTimes& a = now.phases;
+  const PhaseTimes& b = before.phases;
+  return fmt::format(
+      " ({} points measured, {} reused; allocate {:.1f} s, prepare {:.1f}, verify {:.1f}, graphs {:.1f}, CUPTI {:.1f}, "
+      "timing {:.1f} [warm-up {:.1f}, GPU busy {:.1f}])",
+      now.measured - before.measured, now.reused - before.reused, a.allocate - b.allocate, a.prepare - b.prepare,
+      a.verify - b.verify, a.trace - b.trace, a.trace_cupti - b.trace_cupti, a.timing - b.timing,
+      a.engine.warmup - b.engine.warmup, a.engine.gpu_busy - b.engine.gpu_busy);
 }
 
 // A phase's request of each job that is still going.
@@ -130,9 +152,12 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
                                            const PhaseDone& phase_done) {
   const auto started = std::chrono::steady_clock::now();
   auto since = started;
+  MeasureOutcome total;
+  MeasureOutcome at_phase_start;
   const auto phase = [&](const char* name) {
-    if (phase_done) phase_done(name, seconds_since(since));
+    if (phase_done) phase_done(name + phase_breakdown(total, at_phase_start), seconds_since(since));
     since = std::chrono::steady_clock::now();
+    at_phase_start = total;
   };
   std::vector<JobState> states(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -141,7 +166,6 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
     states[j].report.mode = "measured";
   }
   std::vector<StoredPoint> pool;
-  MeasureOutcome total;
   // The targets first: their tiles and slots choose the wave neighbours.
   measure_phase(requests_of(states,
                             [](JobState& s) -> std::optional<MeasureRequest> {
