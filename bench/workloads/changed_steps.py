@@ -44,11 +44,19 @@ def pick(w, name, select):
             write_recipe(w, name, max(best.values())[2])
     else:
         word = select.split(":")[1]
-        for x in what_ifs(w, name):
-            gemm = x["change"].split(":")[0]
-            if x["kind"] == "precision" and f"in {word}" in x["change"]:
-                if x["saving_us"] > best.get(gemm, (0,))[0]:
-                    best[gemm] = (x["saving_us"], x["number"], x["change"])
+        # bf16 and fp16 run at the same tensor-core rate: where profile's precision what-if names the
+        # other one (it picks the smaller error at equal speed), that what-if prices the change.
+        for choice in [word] + {"bf16": ["fp16"], "fp16": ["bf16"]}.get(word, []):
+            for x in what_ifs(w, name):
+                gemm = x["change"].split(":")[0]
+                if x["kind"] == "precision" and f"in {choice}" in x["change"]:
+                    if x["saving_us"] > best.get(gemm, (0,))[0]:
+                        best[gemm] = (x["saving_us"], x["number"], x["change"])
+            if best:
+                if choice != word:
+                    print(f"{name}: no what-if names {word}; profile's name {choice} (same tensor-core rate), "
+                          f"applied as {word}", file=sys.stderr)
+                break
         if word == "fp8" and best:
             write_recipe(w, name, max(best.values())[2])
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))

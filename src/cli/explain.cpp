@@ -71,7 +71,11 @@ void run_explain(const ExplainOptions& o) {
     bars.push_back(std::make_unique<Progress>(points, isatty(STDERR_FILENO) == 1));
     return bars.back()->callback();
   };
-  write(o, explain_measured(request, shape, target, device, store, progress_for, &g_interrupted));
+  // Each phase as it ends, with where its seconds went: explain of a long GEMM takes a while.
+  const PhaseDone phase_done = [](const std::string& name, double seconds) {
+    fmt::print(stderr, "explain: {} in {:.1f} s\n", name, seconds);
+  };
+  write(o, explain_measured(request, shape, target, device, store, progress_for, &g_interrupted, phase_done));
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ void retime(ExplainPoint& p, double us) {
 // (a stored point is a fact of its moment, not a reference for a later one), and explained anew from
 // the paired times and intervals.
 void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
-                 const std::atomic<bool>* interrupted, ExplainReport& report) {
+                 const std::atomic<bool>* interrupted, ExplainReport& report, MeasureOutcome& total) {
   MeasureRequest r = base_request(o);
   r.backends.clear();
   r.lt_algos = std::max(o.lt_algos, o.alternatives);
@@ -78,6 +78,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
     r.pairs.emplace_back(r.problems.size() - 1, backend);
   }
   const MeasureOutcome got = measure(r, device, store, ProgressCallback(), interrupted);
+  add_outcome(got, total);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
   if (!got.paired) return;
   const PairedComparison& c = *got.paired;
@@ -204,12 +205,19 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
 
 ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
                                const DeviceContext& device, Store& store, const ProgressFor& progress_for,
-                               const std::atomic<bool>* interrupted) {
+                               const std::atomic<bool>* interrupted, const PhaseDone& phase_done) {
   const auto started = std::chrono::steady_clock::now();
   ExplainReport report;
   report.shape = o.shape;
   report.mode = "measured";
   MeasureOutcome total;
+  MeasureOutcome at_phase_start;
+  auto since = started;
+  const auto phase = [&](const char* name) {
+    if (phase_done) phase_done(name + phase_breakdown(total, at_phase_start), seconds_since(since));
+    since = std::chrono::steady_clock::now();
+    at_phase_start = total;
+  };
   std::vector<StoredPoint> pool;
   // The target first: its tile and slots choose the wave neighbours.
   MeasureRequest first = base_request(o);
@@ -223,13 +231,16 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                                                                     report.missing.front().why));
   const StoredPoint anchor_point = *anchor;
   const Plan plan = make_plan(o, shape, target, anchor_point, device, store, report);
+  phase("target");
 
   // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
   // neighbour the verdict compares with (known only once the neighbours are measured).
   const MeasureRequest rest = controls_request(o, plan);
   measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
+  phase("neighbours and controls");
   for (const MeasureRequest& r : precision_requests(o, target, plan.controls.precision))
     measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);
+  phase("other precisions");
   const Gatherer g(pool, anchor_point);
   ReportBuilder builder(o, shape, plan, g);
   ExplainReport draft = report;
@@ -240,9 +251,14 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
     measure_into(alternatives, device, store, progress_for(alternatives.problems.size() * size_t(o.alternatives)),
                  interrupted, pool, report, total);
   }
+  phase("alternatives");
   builder.build(store, neighbour, report);
   add_numerical_errors(o, target, plan.controls.precision, device, report);
-  if (o.pair_seconds > 0) pair_points(o, plan, device, store, interrupted, report);
+  phase("numerical errors");
+  if (o.pair_seconds > 0) {
+    pair_points(o, plan, device, store, interrupted, report, total);
+    phase("paired");
+  }
   report.wall_s = seconds_since(started);
   report.source = measured_source(o, device, total);
   return report;

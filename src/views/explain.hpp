@@ -91,16 +91,6 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
 // The model's prediction for a GPU profile with the request's tile (Error(kUsage) without one).
 ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile,
                             const Problem& target, const std::string& why_not_store);
-// With a GPU: the target measured, then its neighbours (the store supplies what it has).
-ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                               const DeviceContext& device, Store& store, const ProgressFor& progress_for,
-                               const std::atomic<bool>* interrupted);
-
-// Several explanations measured together (profile's verdicts): each phase of explain_measured (the
-// targets, the neighbours and controls, the other precisions, cuBLASLt's alternatives) runs as one
-// measure() for every job, so that a step's GEMMs pay the set-up and warm-up of a few measurements
-// rather than of four each. The jobs' measuring options are the first job's. A job that cannot be
-// explained gets why, in the words explain would say it.
 struct ExplainJob {
   ExplainRequest request;
   ShapeArg shape;
@@ -112,6 +102,17 @@ struct ExplainJobResult {
 };
 // `phase`, where given, is told each phase's wall time as it ends ("verdicts: targets", ...).
 using PhaseDone = std::function<void(const std::string& phase, double seconds)>;
+// With a GPU: the target measured, then its neighbours (the store supplies what it has); each
+// phase's wall time and its measurements' cost told to `phase_done` as it ends.
+ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
+                               const DeviceContext& device, Store& store, const ProgressFor& progress_for,
+                               const std::atomic<bool>* interrupted, const PhaseDone& phase_done = {});
+
+// Several explanations measured together (profile's verdicts): each phase of explain_measured (the
+// targets, the neighbours and controls, the other precisions, cuBLASLt's alternatives) runs as one
+// measure() for every job, so that a step's GEMMs pay the set-up and warm-up of a few measurements
+// rather than of four each. The jobs' measuring options are the first job's. A job that cannot be
+// explained gets why, in the words explain would say it.
 std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, const DeviceContext& device,
                                            Store& store, const std::atomic<bool>* interrupted,
                                            const PhaseDone& phase_done = {});

@@ -78,30 +78,7 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
         }
     }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
-  total.measured += got.measured;
-  total.reused += got.reused;
-  PhaseTimes& t = total.phases;
-  t.allocate += got.phases.allocate;
-  t.prepare += got.phases.prepare;
-  t.verify += got.phases.verify;
-  t.trace += got.phases.trace;
-  t.trace_cupti += got.phases.trace_cupti;
-  t.timing += got.phases.timing;
-  t.engine.warmup += got.phases.engine.warmup;
-  t.engine.gpu_busy += got.phases.engine.gpu_busy;
-}
-
-// Where a phase's wall time went (the sums since `before`), for the phase line on stderr: a
-// slow phase names its own cost.
-std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before) {
-  const PhaseTimes& a = now.phases;
-  const PhaseTimes& b = before.phases;
-  return fmt::format(
-      " ({} points measured, {} reused; allocate {:.1f} s, prepare {:.1f}, verify {:.1f}, graphs {:.1f}, CUPTI {:.1f}, "
-      "timing {:.1f} [warm-up {:.1f}, GPU busy {:.1f}])",
-      now.measured - before.measured, now.reused - before.reused, a.allocate - b.allocate, a.prepare - b.prepare,
-      a.verify - b.verify, a.trace - b.trace, a.trace_cupti - b.trace_cupti, a.timing - b.timing,
-      a.engine.warmup - b.engine.warmup, a.engine.gpu_busy - b.engine.gpu_busy);
+  add_outcome(got, total);
 }
 
 // A phase's request of each job that is still going.

@@ -142,8 +142,33 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
   for (const std::string& line : got.skipped) add_skipped(line, report);
   pool.insert(pool.end(), got.points.begin(), got.points.end());
+  add_outcome(got, total);
+}
+
+void add_outcome(const MeasureOutcome& got, MeasureOutcome& total) {
   total.measured += got.measured;
   total.reused += got.reused;
+  PhaseTimes& t = total.phases;
+  t.allocate += got.phases.allocate;
+  t.prepare += got.phases.prepare;
+  t.verify += got.phases.verify;
+  t.trace += got.phases.trace;
+  t.trace_cupti += got.phases.trace_cupti;
+  t.timing += got.phases.timing;
+  t.engine.warmup += got.phases.engine.warmup;
+  t.engine.gpu_busy += got.phases.engine.gpu_busy;
+  t.engine.cooldown += got.phases.engine.cooldown;
+}
+
+std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before) {
+  const PhaseTimes& a = now.phases;
+  const PhaseTimes& b = before.phases;
+  return fmt::format(
+      " ({} points measured, {} reused; allocate {:.1f} s, prepare {:.1f}, verify {:.1f}, graphs {:.1f}, CUPTI {:.1f}, "
+      "timing {:.1f} [warm-up {:.1f}, GPU busy {:.1f}, cool-down {:.1f}])",
+      now.measured - before.measured, now.reused - before.reused, a.allocate - b.allocate, a.prepare - b.prepare,
+      a.verify - b.verify, a.trace - b.trace, a.trace_cupti - b.trace_cupti, a.timing - b.timing,
+      a.engine.warmup - b.engine.warmup, a.engine.gpu_busy - b.engine.gpu_busy, a.engine.cooldown - b.engine.cooldown);
 }
 
 

@@ -239,6 +239,11 @@ std::string measured_source(const ExplainRequest& o, const DeviceContext& device
 void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& store, const ProgressCallback& progress,
                   const std::atomic<bool>* interrupted, std::vector<StoredPoint>& pool, ExplainReport& report,
                   MeasureOutcome& total);
+// A measure() call's counts and phase times added to the running total of an explanation's calls.
+void add_outcome(const MeasureOutcome& got, MeasureOutcome& total);
+// Where an explanation's phase went (the totals' difference since `before`): points measured and
+// reused, and the measure() steps' seconds, for its line on stderr: a slow phase names its cost.
+std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before);
 
 
 }  // namespace shapescope
