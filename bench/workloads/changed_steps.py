@@ -44,19 +44,16 @@ def pick(w, name, select):
             write_recipe(w, name, max(best.values())[2])
     else:
         word = select.split(":")[1]
-        # bf16 and fp16 run at the same tensor-core rate: where profile's precision what-if names the
-        # other one (it picks the smaller error at equal speed), that what-if prices the change.
+        # bf16 and fp16 run at the same tensor-core rate: where profile's precision what-if for a GEMM
+        # names the other one (it picks the smaller error at equal speed), that what-if prices the change.
         for choice in [word] + {"bf16": ["fp16"], "fp16": ["bf16"]}.get(word, []):
             for x in what_ifs(w, name):
                 gemm = x["change"].split(":")[0]
-                if x["kind"] == "precision" and f"in {choice}" in x["change"]:
-                    if x["saving_us"] > best.get(gemm, (0,))[0]:
-                        best[gemm] = (x["saving_us"], x["number"], x["change"])
-            if best:
-                if choice != word:
-                    print(f"{name}: no what-if names {word}; profile's name {choice} (same tensor-core rate), "
-                          f"applied as {word}", file=sys.stderr)
-                break
+                if x["kind"] == "precision" and f"in {choice}" in x["change"] and gemm not in best:
+                    best[gemm] = (x["saving_us"], x["number"], x["change"])
+                    if choice != word:
+                        print(f"{name}: {gemm}: profile's what-if names {choice} (the same tensor-core rate as "
+                              f"{word}); it prices the change to {word}", file=sys.stderr)
         if word == "fp8" and best:
             write_recipe(w, name, max(best.values())[2])
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
@@ -71,9 +68,17 @@ def trace_ms(w, name):
     return total / max(1, len(steps)) / 1000
 
 
+def gemm_ms(w, name):
+    """The trace's GEMM kernel time per step (ms), as record_trace.py printed it."""
+    m = re.search(r"([0-9.]+) ms GEMM kernel time", open(f"{w}/record-{name}.txt").read())
+    return float(m.group(1))
+
+
 def table(w):
+    print("moved: the whole step's GPU time (every kernel) before minus after; GEMMs: the GEMM kernels' alone, what "
+          "profile measures")
     print(f"{'change':34} | {'before [ms]':>11} | {'after [ms]':>10} | {'moved [ms]':>10} | {'predicted [ms]':>14} | "
-          f"moved / predicted | what-ifs | measured as")
+          f"moved / predicted | GEMMs moved [ms] | GEMMs / predicted | what-ifs | measured as")
     for line in open(f"{w}/changes.txt"):
         name, after, label = line.rstrip("\n").split("\t")
         try:
@@ -83,8 +88,10 @@ def table(w):
             predicted = (s["before_us"] - s["after_us"]) / 1000
             before, later = trace_ms(w, name), trace_ms(w, after)
             moved = before - later
+            gemms = gemm_ms(w, name) - gemm_ms(w, after)
             print(f"{label:34} | {before:11.2f} | {later:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
-                  f"{moved / predicted:17.3f} | {s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired'}")
+                  f"{moved / predicted:17.3f} | {gemms:16.2f} | {gemms / predicted:17.3f} | {s['name'][8:]:>8} | "
+                  f"{'replayed' if s['replayed'] else 'paired'}")
         except Exception as e:  # a stage that did not run: say so, go on
             print(f"{label:34} | not complete: {type(e).__name__}: {e}")
 

@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "common/units.hpp"
@@ -220,10 +218,6 @@ std::vector<std::string> list_lines(const ProfileResult& r) {
                                 us_or_ms(*r.totals.unmapped_trace_us)));
   for (const std::string& n : r.workload.notes) lines.push_back("note: " + n);
   if (const std::optional<std::string> c = clocks_note(r)) lines.push_back(*c);
-  if (r.measured && !r.request.clocks_given &&
-      std::any_of(r.entries.begin(), r.entries.end(), [](const ProfileEntry& e) { return e.explanation.has_value(); }))
-    lines.push_back("verdicts: each GEMM against its neighbours and controls measured back to back at sustained clocks, "
-                    "as explain measures them (their ratios; the table's times are the step's)");
   for (const std::string& s : r.skipped) lines.push_back("skipped: " + s);
   return lines;
 }

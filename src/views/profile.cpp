@@ -40,11 +40,12 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   if (p.off_a != p.off_b || p.off_c != 0) return std::string("explain takes one offset for A and B, none for C");
   o.plan.offset = p.off_a;
   o.backend = BackendSpec(backend);
-  // A verdict compares its GEMM with neighbours and controls: measured as explain measures them (its
-  // stopping rule, back to back at sustained clocks) unless --clocks names a state. At the step's
-  // burst clocks every graph pays four times its length in cool-down, which made the verdicts of a
-  // 19-GEMM step with a 7 ms GEMM take 140 s on an H100 for 23 s of GPU work.
-  o.measure.clocks = r.clocks_given ? r.clocks : ClockState::kSustained;
+  // A verdict compares its GEMM with neighbours and controls, unpaired: in the state the step's GEMMs
+  // were measured in (at burst clocks each graph is followed by a cool-down, so every point runs at
+  // the same clock; back to back at the power cap, neighbours measured after the targets read up to
+  // 1.1x faster than them on an H100), with explain's stopping rule rather than the step's fixed
+  // count (a burst point's noise is small: most stop at the rule's minimum).
+  o.measure.clocks = r.clocks;
   o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
   o.max_error = r.max_error;
   o.db = r.db;
