@@ -152,6 +152,10 @@ void plan_against_store(Session& s) {
     for (size_t pi = 0; pi < s.request.problems.size(); ++pi)
       for (size_t bi = 0; bi < s.backends.size(); ++bi) pairs.emplace_back(pi, bi);
   for (const auto& [pi, bi] : pairs) {
+    if (pi >= s.request.problems.size() || bi >= s.backends.size())
+      throw Error(ExitCode::kInternal, fmt::format("measure: the pair (problem {}, backend {}) names none of the request's "
+                                                   "{} problems and {} backends",
+                                                   pi, bi, s.request.problems.size(), s.backends.size()));
     const Problem& p = s.request.problems[pi];
     {
       if (auto why = s.backends[bi]->unsupported(p, s.device)) {

@@ -43,6 +43,7 @@ std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Pr
                                                const PrecisionControls& controls) {
   const auto request = [&] {
     MeasureRequest r;
+    r.backends.clear();  // not MeasureRequest's default cuBLAS: each request names its own
     r.lt_algos = 1;
     r.measure = o.measure;
     r.measure.warmup_ms = kWarmAgainMs;

@@ -19,6 +19,7 @@
 #include "store/store.hpp"
 #include "stored_points.hpp"
 #include "views/explain.hpp"
+#include "views/explain_precision.hpp"
 
 namespace shapescope {
 namespace {
@@ -285,6 +286,38 @@ TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown)
   EXPECT_EQ(without.code, 0) << without.err;
   EXPECT_EQ(without.out.find("bf16"), std::string::npos) << without.out;
   std::filesystem::remove(db);
+}
+
+
+// A bf16 nt GEMM's fp8 controls: one request holds every recipe's GEMM on cuBLASLt and every cast on
+// the cast backend, each pair naming one of its own backends (the request once kept MeasureRequest's
+// default cuBLAS alone, and its casts named a second backend that was not there: explain crashed on
+// an H100 and profile's verdicts measured no fp8 at all).
+TEST(ExplainPrecision, Fp8RequestNamesItsOwnBackends) {
+  ExplainRequest o;
+  o.backend = BackendSpec(BackendKind::kCublas);
+  const Problem target = square(4096, DType::kBf16, Layout::kNT);
+  const PrecisionControls controls = precision_controls(o, target, 90);
+  ASSERT_EQ(controls.problems.size(), 3u);  // tensor, row, block
+  ASSERT_FALSE(controls.casts.empty());
+  const std::vector<MeasureRequest> requests = precision_requests(o, target, controls);
+  ASSERT_EQ(requests.size(), 1u);
+  const MeasureRequest& r = requests.front();
+  ASSERT_EQ(r.backends.size(), 2u);
+  EXPECT_EQ(r.backends[0].kind, BackendKind::kCublasLt);
+  EXPECT_EQ(r.backends[1].kind, BackendKind::kCast);
+  EXPECT_EQ(r.pairs.size(), r.problems.size());
+  for (const auto& [problem, backend] : r.pairs) {
+    ASSERT_LT(problem, r.problems.size());
+    ASSERT_LT(backend, r.backends.size());
+    EXPECT_EQ(backend, r.problems[problem].cast == CastOperand::kNone ? 0u : 1u);
+  }
+  // An fp32 GEMM's other precisions: one request per dtype, each on explain's backend alone.
+  const Problem fp32 = square(1024, DType::kFp32);
+  for (const MeasureRequest& other : precision_requests(o, fp32, precision_controls(o, fp32, 90))) {
+    ASSERT_EQ(other.backends.size(), 1u);
+    EXPECT_EQ(other.backends[0].kind, BackendKind::kCublas);
+  }
 }
 
 }  // namespace
