@@ -8,6 +8,7 @@
 #include <map>
 #include <variant>
 
+#include "backends/variants.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -129,10 +130,10 @@ LoopOf loop_of_groups(std::function<const StoredPoint*(const Problem&)> group_po
 // Our grouped kernel's variant for a grouped call: 128x256 (05's fastest tile), where it runs the call
 // on a GPU of compute capability cc.
 std::optional<BackendSpec> our_grouped_kernel(const Problem& p, int cc) {
-  static const std::string kVariant = "05_wgmma_tma:128x256:grouped";
-  const kernels::Variant* v = kernels::find_variant(kVariant);
-  if (!p.grouped() || !v || !kernels::unsupported(*v, p, cc).empty()) return std::nullopt;
-  return BackendSpec(BackendKind::kCustom, kVariant);
+  const BackendSpec spec(BackendKind::kCustom, VariantSelection{"05_wgmma_tma", std::make_pair(128, 256), "grouped"});
+  const std::vector<const kernels::Variant*> v = select_variants(spec);
+  if (!p.grouped() || v.size() != 1 || !kernels::unsupported(*v.front(), p, cc).empty()) return std::nullopt;
+  return spec;
 }
 
 // The entries in rank order, each with the kernel and annotation of its point. A grouped call's time
@@ -161,9 +162,11 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
       if (e.annotation->main_kernel >= 0) e.kernel = short_kernel_name(p->kernels[size_t(e.annotation->main_kernel)].name);
     }
     // The step's calls of a grouped call run our grouped kernel where it was faster.
+    // (Its point's algo is the variant's key; one this build does not know cannot run here.)
     const StoredPoint* ours = ours_of && r.problem.grouped() ? ours_of(r) : nullptr;
-    if (ours && (!p || ours->result.timing.median_us < p->result.timing.median_us)) {
-      e.way = BackendSpec(BackendKind::kCustom, ours->key.algo);
+    const std::optional<BackendSpec> ours_spec = ours ? stored_variant_spec(ours->key.algo) : std::nullopt;
+    if (ours_spec && (!p || ours->result.timing.median_us < p->result.timing.median_us)) {
+      e.way = *ours_spec;
       p = ours;
     }
     if (p) e.point_clock_mhz = p->result.timing.sm_clock_mhz;
