@@ -44,15 +44,12 @@ void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
     throw usage_error(fmt::format("--gpu: '{}' is not a GPU profile ({}); --tile draws the model", o.filter.gpu,
                                   profile_keys()));
   ShapeOptions s;
-  s.m = std::to_string(shape.m);
-  s.n = std::to_string(shape.n);
-  s.k = std::to_string(shape.k);
   if (o.filter.dtype) s.dtype = to_string(*o.filter.dtype);
   if (o.filter.layout) s.layout = to_string(*o.filter.layout);
   s.batch = o.filter.batch;
   s.ld_pad = o.filter.ld_pad;
   s.offset = o.filter.offset;
-  const std::vector<Problem> problems = plan_problems(s);
+  const std::vector<Problem> problems = plan_size(s, shape.m, shape.n, shape.k, "--m, --n, --k").problems;
   if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch));
   const Annotation a = predict(problems.front(), model_gpu(*profile), tile->first, tile->second);
   const std::string title = fmt::format("model: {} ({} SMs), tile {}x{} given, one CTA per SM, data-parallel; nothing "

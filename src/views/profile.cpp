@@ -29,26 +29,27 @@ namespace {
 std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind backend, const ProfileRequest& r) {
   ExplainJob job;
   ExplainRequest& o = job.request;
-  o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
-  o.plan.dtype = std::string(to_string(p.dtype));
-  if (p.dtype == DType::kFp8) o.plan.recipe = recipe_text(p.recipe);
-  o.plan.layout = std::string(to_string(p.layout));
-  o.plan.batch = std::to_string(p.batch);
+  o.shape = ShapeArg{p.m, p.n, p.k, false};
+  o.shape_text = fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  o.form.dtype = p.dtype;
+  if (p.dtype == DType::kFp8) o.form.recipe = p.recipe;
+  o.form.layout = p.layout;
+  o.form.batch = p.batch;
   // Leading dimensions that are not the packed ones (a slice of a wider tensor) stay as they are.
-  if (p.lda != p.a_cols()) o.plan.lda = p.lda;
-  if (p.ldb != p.b_cols()) o.plan.ldb = p.ldb;
-  if (p.ldc != p.n) o.plan.ldc = p.ldc;
+  if (p.lda != p.a_cols()) o.form.lda = p.lda;
+  if (p.ldb != p.b_cols()) o.form.ldb = p.ldb;
+  if (p.ldc != p.n) o.form.ldc = p.ldc;
   if (p.off_a != p.off_b || p.off_c != 0) return std::string("explain takes one offset for A and B, none for C");
-  o.plan.offset = p.off_a;
+  o.form.offset = p.off_a;
   o.backend = BackendSpec(backend);
   o.measure.samples = r.samples;
   o.measure.clocks = r.clocks;
   o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
   o.max_error = r.max_error;
   o.db = r.db;
-  job.shape = ShapeArg{p.m, p.n, p.k, false};
   try {
-    job.target = plan_one(o, p.m, p.n, p.k);
+    check_form(o.form);
+    job.target = form_problem(o.form, p.m, p.n, p.k);
   } catch (const Error& e) {
     return std::string(e.what());
   }
@@ -64,7 +65,7 @@ std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, 
   std::vector<ExplainJobResult> out;
   for (const ExplainJob& job : jobs) {
     try {
-      out.push_back({explain_without_gpu(job.request, job.shape, nullptr, job.target, read), ""});
+      out.push_back({explain_without_gpu(job.request, nullptr, job.target, read), ""});
     } catch (const Error& e) {
       if (e.code() == ExitCode::kInterrupted) throw;
       out.push_back({std::nullopt, e.what()});

@@ -30,14 +30,14 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point, const 
   const Problem& p = point.key.problem;
   ExplainRequest request;
   const bool square = p.m == p.n && p.n == p.k;
-  request.shape = square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
-  request.plan.dtype = std::string(to_string(p.dtype));
-  request.plan.layout = std::string(to_string(p.layout));
-  request.plan.batch = std::to_string(p.batch);
-  request.plan.ld_pad = p.lda - p.a_cols();
-  request.plan.offset = p.off_a;
+  request.shape = ShapeArg{p.m, p.n, p.k, square};
+  request.shape_text = square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  request.form.dtype = p.dtype;
+  request.form.layout = p.layout;
+  request.form.batch = p.batch;
+  request.form.ld_pad = p.lda - p.a_cols();
+  request.form.offset = p.off_a;
   request.db = db;
-  ShapeArg shape{p.m, p.n, p.k, square};
   ExplainLine line;
   // Our kernels: the point's variant (its algo is the variant's key) is the selection.
   request.backend = BackendSpec(point.key.backend);
@@ -50,8 +50,9 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point, const 
     request.backend = *ours;
   }
   try {
-    const Problem target = plan_one(request, p.m, p.n, p.k);
-    line.report = explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target, &read);
+    check_form(request.form);
+    const Problem target = form_problem(request.form, p.m, p.n, p.k);
+    line.report = explain_without_gpu(request, profile_for_device_name(point.device.gpu_name), target, &read);
   } catch (const Error& e) {
     line.error = e.what();
   }
