@@ -130,24 +130,25 @@ CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& 
       help);
 }
 
-CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help) {
+CLI::Option* add_format_options(CLI::App* cmd, Format& format, bool& wide, const std::string& help) {
   cmd->add_flag("--wide", wide,
                 "table: every column, kernel names whole (otherwise fitted to $COLUMNS, or 120; CSV/JSON: always whole)");
   return cmd
       ->add_option_function<std::string>(
           "--format",
           [&format](const std::string& text) {
-            if (!parse_format(text))
-              throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", text));
-            format = text;
+            const std::optional<Format> given = parse_format(text);
+            if (!given) throw usage_error(fmt::format("--format: '{}' is not a format (table, csv, json)", text));
+            format = *given;
           },
           help)
-      ->default_str(format);
+      ->default_str(std::string(to_string(format)));
 }
 
-void check_wide(bool wide, const std::string& format) {
-  if (wide && *parse_format(format) != Format::kTable)
-    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", format));
+void check_wide(bool wide, Format format) {
+  if (wide && format != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)",
+                                  to_string(format)));
   set_wide_tables(wide);
 }
 

@@ -189,6 +189,8 @@ TEST(OutputFormat, ParsesKnownNames) {
   EXPECT_FALSE(parse_format("xml"));
   EXPECT_FALSE(parse_format(""));
   EXPECT_FALSE(parse_format("CSV"));
+  // --format is kept typed; its name is written back only for messages and --help's default.
+  for (Format f : {Format::kTable, Format::kCsv, Format::kJson}) EXPECT_EQ(parse_format(to_string(f)), f);
 }
 
 TEST(OutputTable, HeaderWithUnitsAndOneLinePerPoint) {
