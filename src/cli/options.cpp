@@ -197,8 +197,12 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
       "bf16 | fp16 | fp32 | tf32 | fp8");
   cmd->add_option_function<std::string>(
       "--layout", [&filter](const std::string& text) { filter.layout = layout_option(text); }, "nn | nt | tn | tt");
-  cmd->add_option("--backend", filter.backend, "comma list: cublas, cublaslt");
-  cmd->add_option("--algo", filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
+  cmd->add_option_function<std::string>(
+      "--backend", [&filter](const std::string& text) { filter.backends = comma_list_option(text, "--backend"); },
+      "comma list: cublas, cublaslt");
+  cmd->add_option_function<std::string>(
+      "--algo", [&filter](const std::string& text) { filter.algos = comma_list_option(text, "--algo"); },
+      "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
   cmd->add_option("--kernel", filter.kernel, "main kernel's name contains this (case-insensitive)");
   cmd->add_option("--m", filter.m, "range of M, as sweep takes it (1..4096, 1..4096:8, 64..8192*2, lists)");
   cmd->add_option("--n", filter.n, "range of N");

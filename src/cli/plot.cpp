@@ -158,7 +158,7 @@ void run_plot(PlotOptions o) {
   if (tilegrid)
     render(o, measured_tilegrid_plot(s, title), "tilegrid-" + o.shape, title);
   else
-    render(o, figure(o.kind, s, command, !o.filter.algo.empty()), std::string(to_string(o.kind)), title);
+    render(o, figure(o.kind, s, command, !o.filter.algos.empty()), std::string(to_string(o.kind)), title);
   // After the figure, so that a refusal stays one line.
   if (!s.note.empty()) fmt::print(stderr, "plot: {}\n", s.note);
 }
