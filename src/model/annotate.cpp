@@ -39,6 +39,19 @@ std::optional<Calibration> find_calibration(const std::vector<Calibration>& cali
   return std::nullopt;
 }
 
+}  // namespace
+
+std::string_view to_string(RoofBound bound) {
+  switch (bound) {
+    case RoofBound::kUnknown: return "";
+    case RoofBound::kMemory: return "memory";
+    case RoofBound::kCompute: return "compute";
+  }
+  return "";
+}
+
+namespace {
+
 // The kernel that did the work: the longest one that is not a helper (split-K reduction).
 int main_kernel_of(const std::vector<KernelRecord>& kernels, const std::vector<KernelTile>& parsed) {
   int best = -1;
@@ -170,7 +183,7 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
   if (r.peak_tflops.value > 0 && r.bandwidth_gbs.value > 0) {
     // TFLOP/s over GB/s is kFLOP per byte.
     r.ridge = r.peak_tflops.value * 1e3 / r.bandwidth_gbs.value;
-    r.bound = r.intensity < r.ridge ? "memory" : "compute";
+    r.bound = r.intensity < r.ridge ? RoofBound::kMemory : RoofBound::kCompute;
     r.attainable_tflops = std::min(r.peak_tflops.value, r.intensity * r.bandwidth_gbs.value / 1e3);
   }
   if (median_us && *median_us > 0 && std::isfinite(*median_us)) {
