@@ -14,21 +14,6 @@ namespace shapescope {
 
 namespace {
 
-// "256x128" -> (256, 128); nullopt for "undefined", "auto" and anything else.
-std::optional<std::pair<int, int>> parse_pair(const std::string& text) {
-  const size_t x = text.find('x');
-  if (x == std::string::npos || x == 0 || x + 1 >= text.size()) return std::nullopt;
-  int a = 0, b = 0;
-  for (size_t i = 0; i < x; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
-    a = a * 10 + (text[i] - '0');
-  }
-  size_t i = x + 1;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) b = b * 10 + (text[i] - '0');
-  if (i == x + 1 || a <= 0 || b <= 0) return std::nullopt;
-  return std::make_pair(a, b);
-}
-
 std::string calibration_key(DType dtype) { return fmt::format("tflops:{}", to_string(dtype)); }
 
 std::optional<Calibration> find_calibration(const std::vector<Calibration>& calibrations,
@@ -214,7 +199,7 @@ std::optional<std::pair<int, int>> tile_of(Annotation& a, const StoredPoint& poi
     a.parsed.core = ours->key;
     tile = std::make_pair(ours->bm, ours->bn);
   }
-  if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);
+  if (point.result.lt && !tile) tile = point.result.lt->tile_size;
   if (ours) {
     a.tile_source = "kernel registry";
   } else if (tile) {

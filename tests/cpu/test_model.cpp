@@ -12,6 +12,14 @@
 namespace shapescope {
 namespace {
 
+// cuBLASLt's tile names as sizes: read where a config comes in, so the model reads numbers.
+TEST(LtTileSize, NamesThatGiveASize) {
+  EXPECT_EQ(lt_tile_size("256x128"), std::make_pair(256, 128));
+  EXPECT_EQ(lt_tile_size("8x384"), std::make_pair(8, 384));
+  for (const char* none : {"undefined", "auto", "id99", "", "x8", "8x", "0x8", "64xauto"})
+    EXPECT_FALSE(lt_tile_size(none)) << none;
+}
+
 TEST(Alignment, PowersOfTwoCappedAt256) {
   EXPECT_EQ(pow2_alignment(1793), 1);
   EXPECT_EQ(pow2_alignment(1792), 256);

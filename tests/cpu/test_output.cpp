@@ -81,6 +81,7 @@ std::vector<StoredPoint> sample_points() {
   LtAlgoConfig config;
   config.algo_id = 66;
   config.tile = "256x128";
+  config.tile_size = std::make_pair(256, 128);
   config.stages = "64x4";
   config.reduction = "none";
   config.cluster = "1x2x1";
