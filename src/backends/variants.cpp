@@ -67,7 +67,8 @@ std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec) {
   std::vector<const kernels::Variant*> chosen;
   for (const kernels::Variant& v : kernels::registry())
     if (picks(spec.variants, v)) chosen.push_back(&v);
-  if (chosen.empty()) throw usage_error(fmt::format("--backend: '{}' selects none of our kernels' variants", spec.text()));
+  if (chosen.empty())
+    throw usage_error(fmt::format("--backend: '{}' selects none of our kernels' variants", spec.text()));
   return chosen;
 }
 

@@ -43,7 +43,8 @@ std::string BackendSpec::algo() const {
 }
 
 bool BackendSpec::operator<(const BackendSpec& o) const {
-  return std::make_tuple(to_string(kind), std::cref(variants)) < std::make_tuple(to_string(o.kind), std::cref(o.variants));
+  return std::make_tuple(to_string(kind), std::cref(variants)) <
+         std::make_tuple(to_string(o.kind), std::cref(o.variants));
 }
 
 std::string_view default_algo(BackendKind kind) {
