@@ -49,10 +49,11 @@ CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string
 void check_lt_algos_backend(int lt_algos, bool cublaslt);
 // --tile BMxBN of a model prediction (explain, plot tilegrid), each 1..1024.
 CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& tile, const std::string& help);
+enum class Format;  // report/output.hpp
 // --format table | csv | json, and --wide (every column of the table, kernel names whole; refused with
 // CSV or JSON). check_wide refuses it so and sets the tables wide (report/table.hpp).
-CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help);
-void check_wide(bool wide, const std::string& format);
+CLI::Option* add_format_options(CLI::App* cmd, Format& format, bool& wide, const std::string& help);
+void check_wide(bool wide, Format format);
 // --format table | json of a command that prints one result (explain, pad, profile; `json` set for
 // json), --json (the same as --format json, for the scripts that spell it so) and --wide (every
 // table's every column, whole; check_wide_text refuses it with json).

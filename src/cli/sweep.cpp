@@ -35,7 +35,7 @@ MeasureOptions validate(const SweepOptions& o) {
   check_wide(o.wide, o.format);
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
-                                  o.format));
+                                  to_string(o.format)));
   if (!o.devices.empty() && o.device_given)
     throw usage_error(fmt::format("--devices: '{}' with --device {}: --devices runs one worker per GPU, --device "
                                   "measures on one; give one of them", o.devices, o.device));

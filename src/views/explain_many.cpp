@@ -125,7 +125,7 @@ void plan_jobs(std::vector<JobState>& states, const std::vector<StoredPoint>& po
       continue;
     }
     s.anchor = *anchor;
-    s.plan = std::make_unique<Plan>(make_plan(o, s.job->shape, s.job->target, *s.anchor, device, store, s.report));
+    s.plan = std::make_unique<Plan>(make_plan(o, s.job->target, *s.anchor, device, store, s.report));
   }
 }
 
@@ -162,7 +162,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
   std::vector<JobState> states(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     states[j].job = &jobs[j];
-    states[j].report.shape = jobs[j].request.shape;
+    states[j].report.shape = jobs[j].request.shape_text;
     states[j].report.mode = "measured";
   }
   std::vector<StoredPoint> pool;
@@ -186,7 +186,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
   for (JobState& s : states) {
     if (!s.ok()) continue;
     s.gatherer = std::make_unique<Gatherer>(pool, *s.anchor);
-    s.builder = std::make_unique<ReportBuilder>(s.job->request, s.job->shape, *s.plan, *s.gatherer);
+    s.builder = std::make_unique<ReportBuilder>(s.job->request, *s.plan, *s.gatherer);
     ExplainReport draft = s.report;
     s.builder->build(store, std::nullopt, draft);
     s.neighbour = compared_problem(draft);

@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/records.hpp"
 #include "model/annotate.hpp"
 #include "model/device_profile.hpp"
-#include "core/records.hpp"
 
 namespace shapescope {
 
@@ -21,7 +22,10 @@ struct PlotFilter {
   std::string cublas;           // a prefix of the cuBLAS version ("13.1")
   std::optional<DType> dtype;   // not given: any, but a selection that mixes them is refused
   std::optional<Layout> layout;
-  std::string backend, algo;    // comma lists; empty: any (see select_points for several)
+  // --backend's and --algo's comma lists, read by the CLI: names as the store's backend and algo
+  // columns hold them (a name the store lacks is refused with what it holds); empty: any (see
+  // select_points for several).
+  std::vector<std::string> backends, algos;
   std::string kernel;           // a substring of the main kernel's short name
   // Ranges as `sweep` takes them; a dimension not given equals the first one given (square), so
   // the options that swept a set of points select it again. None given: every shape.
@@ -35,6 +39,10 @@ struct PlotFilter {
   // The filters the user gave, as options, for messages: "--dtype fp16 --n 1..64".
   std::string given() const;
 };
+
+// --backend and --algo of a selection, as the CLI reads them: "cublas,cublaslt" -> {"cublas", "cublaslt"};
+// an empty item refused (Error(kUsage) naming `option`), an empty text no filter.
+std::vector<std::string> comma_list_option(const std::string& text, std::string_view option);
 
 // What the selected points have in common, for titles.
 struct PlotContext {

@@ -3,6 +3,7 @@
 // stores: a well-formed SVG with exactly one hover text per plotted point, a PNG of the expected
 // size, the script and the data kept; and one line with its exit code for every refusal. The
 // stores are opened read-only. Tests that need gnuplot skip without it (CI installs gnuplot-nox).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -275,13 +276,31 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
 TEST(PlotSelect, AllAlgorithmsForCompareAndTheDefaultOtherwise) {
   PlotFilter f;
   f.n = "64..4096:64";
-  f.backend = "cublaslt";
+  f.backends = {"cublaslt"};
   Selection one = select(kGallery, f);
   for (const StoredPoint& p : one.points) EXPECT_EQ(p.key.algo, "h0");
   Selection all = select(kGallery, f, Algos::kAll);
   EXPECT_EQ(all.points.size(), 64u * 4 - 1);  // h3 was not offered at one size
-  f.algo = "h1,h2";
+  f.algos = {"h1", "h2"};
   EXPECT_THROW(select(kGallery, f), Error);
+}
+
+// --backend and --algo are read once into lists; given() writes them back as they were given.
+TEST(PlotSelect, BackendAndAlgoListsAreReadOnce) {
+  PlotFilter f;
+  f.backends = comma_list_option("cublas,cublaslt", "--backend");
+  EXPECT_EQ(f.backends, (std::vector<std::string>{"cublas", "cublaslt"}));
+  f.algos = comma_list_option("default,h0", "--algo");
+  EXPECT_EQ(f.given(), "--backend cublas,cublaslt --algo default,h0");
+  EXPECT_TRUE(comma_list_option("", "--algo").empty());
+  for (const char* bad : {",", "cublas,", ",cublas", "cublas,,cublaslt"}) {
+    try {
+      comma_list_option(bad, "--backend");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("--backend: '{}' has an empty item", bad));
+    }
+  }
 }
 
 // A mix that one picture cannot hold is refused with the option to choose with and the values found.

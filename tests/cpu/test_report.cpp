@@ -174,8 +174,8 @@ TEST(ReportView, OurKernelsAgainstCublasOnTheSameShapes) {
     if (p.key.problem == wgmma->largest_problem) cublas = p.result.timing.median_us;
   ASSERT_GT(cublas, 0);
   ReportRequest custom = request;
-  custom.filter.backend = "custom";
-  custom.filter.algo = wgmma->variant;
+  custom.filter.backends = {"custom"};
+  custom.filter.algos = {wgmma->variant};
   for (const StoredPoint& p : report_view(custom).main.points)
     if (p.key.problem == wgmma->largest_problem) ours = p.result.timing.median_us;
   EXPECT_NEAR(wgmma->largest_share, cublas / ours, 1e-12);

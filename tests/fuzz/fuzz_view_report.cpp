@@ -57,7 +57,7 @@ void views_of(FuzzedDataProvider& in, fuzz::TemporaryStore& store) {
   request.filter.batch = options.batch;
   request.filter.ld_pad = options.ld_pad;
   request.filter.offset = options.offset;
-  if (fuzz::rarely(in, 4)) request.filter.backend = fuzz::pick(in, {"cublas", "cublaslt", "custom", "cublas,cublaslt"});
+  if (fuzz::rarely(in, 4)) request.filter.backends = comma_list_option(fuzz::pick(in, {"cublas", "cublaslt", "custom", "cublas,cublaslt"}), "--backend");
   if (fuzz::rarely(in, 6)) request.filter.gpu = find_profile(fuzz::pick(in, {"h100", "h200", "a100"}));
   if (fuzz::rarely(in, 6)) request.filter.gpu_name = fuzz::pick(in, {"h100", "H200", "nothing"});
   if (fuzz::rarely(in, 6)) request.filter.clocks = ClockState::kBurst;
