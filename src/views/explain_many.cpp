@@ -2,6 +2,7 @@
 // phases, each one measure() for every job.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -68,14 +69,11 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
   const MeasureOutcome got = measure(merged(parts), device, store, ProgressCallback(), interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& line : got.skipped)
+  for (size_t i = 0; i < got.skipped.size(); ++i)
     for (size_t j = 0; j < jobs.size(); ++j) {
-      if (!requests[j]) continue;
-      for (const Problem& p : requests[j]->problems)
-        if (line.find(fmt::format(" {} {}: ", p.shape_string(), to_string(p.dtype))) != std::string::npos) {
-          add_skipped(line, jobs[j].report);
-          break;
-        }
+      const std::vector<Problem>* problems = requests[j] ? &requests[j]->problems : nullptr;
+      if (problems && std::find(problems->begin(), problems->end(), got.skipped_problems[i]) != problems->end())
+        add_skipped(got.skipped[i], jobs[j].report);
     }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   total.measured += got.measured;
