@@ -222,7 +222,7 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
       "--algo", [&filter](const std::string& text) { filter.algos = comma_list_option(text, "--algo"); },
       "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
   cmd->add_option("--kernel", filter.kernel, "main kernel's name contains this (case-insensitive)");
-  add_dimension_options(cmd, filter.m, filter.n, filter.k, filter.batch, true);
+  add_dimension_options(cmd, filter.m, filter.n, filter.k, filter.batch);
   add_non_negative_option(cmd, "--ld-pad", filter.ld_pad, "points swept with this --ld-pad (default 0)");
   add_non_negative_option(cmd, "--offset", filter.offset, "points swept with this --offset (default 0)");
   cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");

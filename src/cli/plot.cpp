@@ -48,14 +48,21 @@ void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
   if (!profile)
     throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu KEY ({}) for a model prediction", tile->first,
                                   tile->second, profile_keys()));
-  ShapeOptions s;
-  if (o.filter.dtype) s.dtype = to_string(*o.filter.dtype);
-  if (o.filter.layout) s.layout = to_string(*o.filter.layout);
-  s.batch = o.filter.batch;
-  s.ld_pad = o.filter.ld_pad;
-  s.offset = o.filter.offset;
-  const std::vector<Problem> problems = plan_size(s, shape.m, shape.n, shape.k, "--m, --n, --k").problems;
-  if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch));
+  // The selection's options, typed as read, are the problem's form.
+  ProblemForm form;
+  form.dtype = o.filter.dtype.value_or(form.dtype);
+  form.layout = o.filter.layout.value_or(form.layout);
+  form.ld_pad = o.filter.ld_pad;
+  form.offset = o.filter.offset;
+  form.sizes_from = "--m, --n, --k";
+  check_form(form);
+  std::vector<Problem> problems;
+  for (int64_t batch : o.filter.batch.values) {
+    form.batch = batch;
+    problems.push_back(form_problem(form, shape.m, shape.n, shape.k));
+  }
+  if (problems.size() != 1)
+    throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch.text));
   const Annotation a = predict(problems.front(), model_gpu(*profile), tile->first, tile->second);
   const std::string title = fmt::format("model: {} ({} SMs), tile {}x{} given, one CTA per SM, data-parallel; nothing "
                                         "measured",
@@ -86,10 +93,11 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
   if (tilegrid) {
     if (o.shape.empty()) throw usage_error("SHAPE: plot tilegrid needs a shape (e.g. 1793 or 4096x1x4096)");
     shape = parse_shape_option(o.shape);
-    for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--m", &o.filter.m},
+    for (const auto& [option, value] : {std::pair<const char*, const SizeFilter*>{"--m", &o.filter.m},
                                         {"--n", &o.filter.n}, {"--k", &o.filter.k}}) {
-      if (!value->empty())
-        throw usage_error(fmt::format("{}: '{}' is not for plot tilegrid, which takes its shape from SHAPE", option, *value));
+      if (!value->text.empty())
+        throw usage_error(fmt::format("{}: '{}' is not for plot tilegrid, which takes its shape from SHAPE", option,
+                                      value->text));
     }
   } else if (!o.shape.empty()) {
     throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape,
@@ -137,9 +145,10 @@ void run_plot(PlotOptions o) {
       throw usage_error(fmt::format("SHAPE: '{}' ({}x{}x{}) has no point in '{}'; measure it (shapescope explain {}) or "
                                     "draw the model with --gpu KEY --tile BMxBN",
                                     o.shape, shape->m, shape->n, shape->k, o.db, o.shape));
-    o.filter.m = std::to_string(shape->m);
-    o.filter.n = std::to_string(shape->n);
-    o.filter.k = std::to_string(shape->k);
+    // SHAPE's sizes select its points (their text for the messages).
+    o.filter.m = SizeFilter{std::to_string(shape->m), {shape->m}};
+    o.filter.n = SizeFilter{std::to_string(shape->n), {shape->n}};
+    o.filter.k = SizeFilter{std::to_string(shape->k), {shape->k}};
   }
 
   std::optional<Store> calibration_store;

@@ -185,7 +185,7 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 8192 --clocks burst              # boost clocks rather than the power limit\n"
       "  shapescope sweep --n 1..4096 --samples 10 --verbose   # a fixed count; where the wall time went\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
-  add_dimension_options(cmd, o->shape.m, o->shape.n, o->shape.k, o->shape.batch, false);
+  add_dimension_options(cmd, o->shape.m, o->shape.n, o->shape.k, o->shape.batch);
   add_problem_options(cmd, o->shape);
   add_backends_option(cmd, o->backends,
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");

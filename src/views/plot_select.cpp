@@ -21,7 +21,6 @@ namespace shapescope {
 namespace {
 
 constexpr std::array<std::string_view, 3> kDimNames = {"M", "N", "K"};
-constexpr std::array<std::string_view, 3> kDimOptions = {"--m", "--n", "--k"};
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -51,16 +50,13 @@ struct ShapeFilter {
   int leader = -1;
   std::set<int64_t> batches;
 
-  explicit ShapeFilter(const PlotFilter& f) {
-    const std::array<const std::string*, 3> texts = {&f.m, &f.n, &f.k};
+  explicit ShapeFilter(const PlotFilter& f) : batches(f.batch.values.begin(), f.batch.values.end()) {
+    const std::array<const SizeFilter*, 3> given = {&f.m, &f.n, &f.k};
     for (int d = 0; d < 3; ++d) {
-      if (texts[size_t(d)]->empty()) continue;
-      const std::vector<int64_t> values = parse_range(*texts[size_t(d)], kDimOptions[size_t(d)]);
-      dims[size_t(d)] = std::set<int64_t>(values.begin(), values.end());
+      if (given[size_t(d)]->text.empty()) continue;
+      dims[size_t(d)] = std::set<int64_t>(given[size_t(d)]->values.begin(), given[size_t(d)]->values.end());
       if (leader < 0) leader = d;
     }
-    const std::vector<int64_t> b = parse_range(f.batch, "--batch");
-    batches = std::set<int64_t>(b.begin(), b.end());
   }
 
   bool matches(const Problem& p) const {
@@ -189,6 +185,10 @@ PlotContext context_of(const std::vector<StoredPoint>& points) {
 
 }  // namespace
 
+SizeFilter size_filter(const std::string& text, std::string_view option) {
+  return SizeFilter{text, parse_range(text, option)};
+}
+
 std::vector<std::string> comma_list_option(const std::string& text, std::string_view option) {
   std::vector<std::string> items;
   for (size_t start = 0; !text.empty();) {
@@ -215,10 +215,10 @@ std::string PlotFilter::given() const {
   add("--backend", fmt::format("{}", fmt::join(backends, ",")));
   add("--algo", fmt::format("{}", fmt::join(algos, ",")));
   add("--kernel", kernel);
-  add("--m", m);
-  add("--n", n);
-  add("--k", k);
-  if (batch != "1") add("--batch", batch);
+  add("--m", m.text);
+  add("--n", n.text);
+  add("--k", k.text);
+  if (batch.text != "1") add("--batch", batch.text);
   if (ld_pad != 0) add("--ld-pad", std::to_string(ld_pad));
   if (offset != 0) add("--offset", std::to_string(offset));
   if (hot) parts.emplace_back("--hot");

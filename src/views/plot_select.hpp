@@ -16,6 +16,15 @@ namespace shapescope {
 
 class Store;
 
+// A range option of a selection (--m, --n, --k, --batch), read once by the CLI: the sizes it selects,
+// and its text as given, for messages only.
+struct SizeFilter {
+  std::string text;  // "1..4096:8"; "": not given
+  std::vector<int64_t> values;  // as the range lists them
+};
+// `text` read as sweep reads a range (shape/range.hpp); Error(kUsage) naming `option` otherwise.
+SizeFilter size_filter(const std::string& text, std::string_view option);
+
 struct PlotFilter {
   const GpuProfile* gpu = nullptr;  // --gpu KEY: points measured on a GPU of this model (its profile)
   std::string gpu_name;         // --gpu-name TEXT: a substring of the GPU's name, case-insensitive ("H200")
@@ -29,8 +38,8 @@ struct PlotFilter {
   std::string kernel;           // a substring of the main kernel's short name
   // Ranges as `sweep` takes them; a dimension not given equals the first one given (square), so
   // the options that swept a set of points select it again. None given: every shape.
-  std::string m, n, k;
-  std::string batch = "1";
+  SizeFilter m, n, k;
+  SizeFilter batch{"1", {1}};
   int64_t ld_pad = 0;           // leading dimensions are the row length plus this (sweep --ld-pad)
   int64_t offset = 0;           // base-pointer offset of A and B (sweep --offset)
   bool hot = false;             // points measured with --hot instead of cold ones

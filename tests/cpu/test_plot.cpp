@@ -241,7 +241,7 @@ TEST(PlotRules, OutPathIsADirectoryOrAPrefix) {
 
 TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   PlotFilter squares;
-  squares.n = "64..4096:64";
+  squares.n = size_filter("64..4096:64", "--n");
   Selection s = select(kGallery, squares);
   EXPECT_EQ(s.points.size(), 64u);  // cublas default only, out of cublas + cublaslt h0..h3
   EXPECT_NE(s.note.find("cublas default"), std::string::npos);
@@ -251,9 +251,9 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   EXPECT_NE(s.context.title().find("cuBLAS 13.1.0"), std::string::npos);
 
   PlotFilter decode;
-  decode.m = "4096";
-  decode.k = "4096";
-  decode.n = "1..256";
+  decode.m = size_filter("4096", "--m");
+  decode.k = size_filter("4096", "--k");
+  decode.n = size_filter("1..256", "--n");
   s = select(kGallery, decode);
   EXPECT_EQ(s.points.size(), 256u);
   const SweptAxis axis = swept_axis(s.points, "plot flops");
@@ -261,9 +261,9 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   EXPECT_EQ(axis.label, "N (M = 4096, K = 4096) [elements]");
 
   PlotFilter grid;
-  grid.m = "256..8192:256";
-  grid.n = "256..8192:256";
-  grid.k = "4096";
+  grid.m = size_filter("256..8192:256", "--m");
+  grid.n = size_filter("256..8192:256", "--n");
+  grid.k = size_filter("4096", "--k");
   s = select(kGallery, grid);
   EXPECT_EQ(s.points.size(), 1024u);
   const GridAxes axes = grid_axes(s.points, "plot heatmap");
@@ -275,7 +275,7 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
 
 TEST(PlotSelect, AllAlgorithmsForCompareAndTheDefaultOtherwise) {
   PlotFilter f;
-  f.n = "64..4096:64";
+  f.n = size_filter("64..4096:64", "--n");
   f.backends = {"cublaslt"};
   Selection one = select(kGallery, f);
   for (const StoredPoint& p : one.points) EXPECT_EQ(p.key.algo, "h0");

@@ -138,7 +138,7 @@ TEST(ReportView, TheCommittedSweepsSlowestShapesWithExplainsVerdicts) {
 TEST(ReportView, RegretRowsAreTheHeuristicsFirstChoiceAgainstTheFastestAlgorithm) {
   ReportRequest request;
   request.db = kGallery;
-  request.filter.n = "64..4096:64";
+  request.filter.n = size_filter("64..4096:64", "--n");
   const ReportView v = report_view(request);
   ASSERT_EQ(v.regret.size(), 64u);
   for (size_t i = 0; i < v.regret.size(); ++i) {
