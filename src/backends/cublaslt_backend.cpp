@@ -65,6 +65,7 @@ LtAlgoConfig describe(const cublasLtMatmulHeuristicResult_t& result) {
   cfg.algo_id = int(int32_t(algo_attribute(algo, CUBLASLT_ALGO_CONFIG_ID)));
   cfg.tile_id = int(algo_attribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID));
   cfg.tile = lt_tile_name(cfg.tile_id);
+  cfg.tile_size = lt_tile_size(cfg.tile);
   cfg.stages_id = int(algo_attribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID));
   cfg.stages = lt_stages_name(cfg.stages_id);
   cfg.splitk = int(algo_attribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));

@@ -27,9 +27,9 @@ std::string joined(const std::set<std::string>& items) {
   return out;
 }
 
-// The variants "custom[:<kernel>[:<BMxBN>[:<schedule>]]]" selects, as the user wrote it.
-std::vector<const kernels::Variant*> select(const std::string& spec) {
-  const std::vector<std::string> parts = split(spec, ':');
+// The variants "custom[:<kernel>[:<BMxBN>[:<schedule>]]]" selects, as the user wrote it: each part
+// compared as written, so that a refusal names the part and what it could have been.
+std::vector<const kernels::Variant*> select_written(const std::string& spec, const std::vector<std::string>& parts) {
   if (parts.empty() || parts.front() != to_string(BackendKind::kCustom) || parts.size() > 4)
     throw usage_error(fmt::format("--backend: '{}' is not custom[:<kernel>[:<BMxBN>[:<schedule>]]]", spec));
   std::set<std::string> kernel_names, tiles, schedules;
@@ -54,9 +54,33 @@ std::vector<const kernels::Variant*> select(const std::string& spec) {
   return chosen;
 }
 
+bool picks(const VariantSelection& s, const kernels::Variant& v) {
+  return (s.kernel.empty() || v.kernel == s.kernel) && (!s.tile || *s.tile == std::make_pair(v.bm, v.bn)) &&
+         (s.schedule.empty() || kernels::schedule_name(v.schedule) == s.schedule);
+}
+
 }  // namespace
 
-std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec) { return select(spec.text()); }
+std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec) {
+  if (spec.kind != BackendKind::kCustom)
+    throw usage_error(fmt::format("--backend: '{}' is not custom[:<kernel>[:<BMxBN>[:<schedule>]]]", spec.text()));
+  std::vector<const kernels::Variant*> chosen;
+  for (const kernels::Variant& v : kernels::registry())
+    if (picks(spec.variants, v)) chosen.push_back(&v);
+  if (chosen.empty())
+    throw usage_error(fmt::format("--backend: '{}' selects none of our kernels' variants", spec.text()));
+  return chosen;
+}
+
+VariantSelection selection_of(const kernels::Variant& v) {
+  return VariantSelection{v.kernel, std::make_pair(v.bm, v.bn), std::string(kernels::schedule_name(v.schedule))};
+}
+
+std::optional<BackendSpec> stored_variant_spec(const std::string& algo) {
+  const kernels::Variant* v = kernels::find_variant(algo);
+  if (!v) return std::nullopt;
+  return BackendSpec(BackendKind::kCustom, selection_of(*v));
+}
 
 BackendSpec parse_backend_spec(const std::string& text) {
   for (BackendKind kind : {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCublasGrouped})
@@ -67,10 +91,17 @@ BackendSpec parse_backend_spec(const std::string& text) {
                                   "custom[:<kernel>[:<BMxBN>[:<schedule>]]])",
                                   text));
   // Refuses an unknown kernel, tile or schedule; a selection of one variant is kept as its whole key,
-  // which is the algo its points are stored under.
-  const std::vector<const kernels::Variant*> chosen = select(text);
-  if (chosen.size() == 1) return BackendSpec(BackendKind::kCustom, chosen.front()->key());
-  return BackendSpec(BackendKind::kCustom, text.size() > custom.size() ? text.substr(custom.size() + 1) : "");
+  // which is the algo its points are stored under. The parts given are taken from the variants they
+  // matched, typed.
+  const std::vector<std::string> parts = split(text, ':');
+  const std::vector<const kernels::Variant*> chosen = select_written(text, parts);
+  const kernels::Variant& first = *chosen.front();
+  if (chosen.size() == 1) return BackendSpec(BackendKind::kCustom, selection_of(first));
+  VariantSelection s;
+  if (parts.size() > 1) s.kernel = first.kernel;
+  if (parts.size() > 2) s.tile = std::make_pair(first.bm, first.bn);
+  if (parts.size() > 3) s.schedule = std::string(kernels::schedule_name(first.schedule));
+  return BackendSpec(BackendKind::kCustom, s);
 }
 
 }  // namespace shapescope

@@ -10,9 +10,16 @@
 
 namespace shapescope {
 
-// The variants of our kernels a custom spec selects. Throws Error(kUsage) naming the value for an
-// unknown kernel, tile or schedule (listing what exists).
+// The variants of our kernels a custom spec's selection picks, from its parts (nothing parsed).
+// Throws Error(kUsage) naming the spec when it picks none (a selection made in code from a key this
+// build's registry does not have) or is not custom.
 std::vector<const kernels::Variant*> select_variants(const BackendSpec& spec);
+
+// One variant as a selection (its whole key: kernel, tile and schedule).
+VariantSelection selection_of(const kernels::Variant& v);
+// The custom backend of a stored point's algo (a variant's key, the store's text): nullopt for a key
+// that names no variant of this build's registry.
+std::optional<BackendSpec> stored_variant_spec(const std::string& algo);
 
 // A --backend item: cublas, cublaslt, cublas_grouped or custom[:<kernel>[:<BMxBN>[:<schedule>]]], its
 // selection of our kernels checked (one variant selected is kept as its whole key: "custom:01_naive"

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "shape/range.hpp"
+#include "views/plot_select.hpp"
 
 namespace shapescope {
 
@@ -66,13 +67,31 @@ CLI::Option* add_range_option(CLI::App* cmd, const std::string& name, std::strin
       help);
 }
 
-void add_dimension_options(CLI::App* cmd, std::string& m, std::string& n, std::string& k, std::string& batch,
-                           bool selection) {
-  const std::string range = selection ? "a range, as sweep took it" : "a range";
+CLI::Option* add_range_option(CLI::App* cmd, const std::string& name, SizeFilter& range, const std::string& help) {
+  return cmd->add_option_function<std::string>(
+      name, [&range, name](const std::string& text) { range = size_filter(text, name); }, help);
+}
+
+namespace {
+
+// The four sizes, a plan's (text) or a selection's (SizeFilter): one list of names and help.
+template <class Range>
+void add_sizes(CLI::App* cmd, Range& m, Range& n, Range& k, Range& batch, const std::string& range,
+               const std::string& batch_default) {
   add_range_option(cmd, "--m", m, "rows of A and C: " + range + " (4096, 1..4096, 1..4096:8, 64..8192*2, comma lists)");
   add_range_option(cmd, "--n", n, "columns of B and C: " + range);
   add_range_option(cmd, "--k", k, "inner dimension: " + range);
-  add_range_option(cmd, "--batch", batch, "batch count of a strided batched GEMM: " + range)->default_str(batch);
+  add_range_option(cmd, "--batch", batch, "batch count of a strided batched GEMM: " + range)->default_str(batch_default);
+}
+
+}  // namespace
+
+void add_dimension_options(CLI::App* cmd, std::string& m, std::string& n, std::string& k, std::string& batch) {
+  add_sizes(cmd, m, n, k, batch, "a range", batch);
+}
+
+void add_dimension_options(CLI::App* cmd, SizeFilter& m, SizeFilter& n, SizeFilter& k, SizeFilter& batch) {
+  add_sizes(cmd, m, n, k, batch, "a range, as sweep took it", batch.text);
 }
 
 }  // namespace shapescope

@@ -31,10 +31,10 @@ void explain_across_stores(const ExplainRequest& request, const std::vector<std:
 }
 
 void plot_gpus(const PlotOptions& o) {
-  if (o.kind != "compare")
+  if (o.kind != PlotKind::kCompare)
     throw usage_error(fmt::format("--db: several stores are for plot compare (their GPUs side by side); plot {} "
                                   "takes one (merge them first with shapescope merge, then choose one with --gpu)",
-                                  o.kind));
+                                  to_string(o.kind)));
   if (!o.calibration.empty())
     throw usage_error(fmt::format("--calibration: '{}' with several --db: each store's own calibration is used",
                                   o.calibration));

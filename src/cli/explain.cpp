@@ -21,6 +21,8 @@ namespace {
 
 struct ExplainOptions {
   ExplainRequest request;
+  std::string shape;        // SHAPE as given
+  ShapeOptions problem;     // --batch, --dtype, --layout, ... as given (m, n and k unused: SHAPE gives them)
   TimingOptions timing;
   int device = 0;
   const GpuProfile* gpu = nullptr;  // --gpu: answer for that GPU model (from the store, else the model)
@@ -37,11 +39,21 @@ void write(const ExplainOptions& o, const ExplainReport& report) {
   }
 }
 
+// SHAPE and the problem options read once: the target, and the form its neighbours are planned in.
+Problem plan_target(const ExplainOptions& o, ExplainRequest& request) {
+  SizePlan plan = plan_size(o.problem, request.shape.m, request.shape.n, request.shape.k, "SHAPE");
+  if (plan.problems.size() != 1)
+    throw usage_error(fmt::format("--batch: '{}' must be one value for explain", o.problem.batch));
+  request.form = plan.form;
+  return plan.problems.front();
+}
+
 void run_explain(const ExplainOptions& o) {
   check_wide_text(o.wide, o.json);
-  const ShapeArg shape = parse_shape_option(o.request.shape);
-  check_lt_algos_backend(o.request.lt_algos, o.request.backend.kind == BackendKind::kCublasLt);
   ExplainRequest request = o.request;
+  request.shape = parse_shape_option(o.shape);
+  request.shape_text = o.shape;
+  check_lt_algos_backend(o.request.lt_algos, o.request.backend.kind == BackendKind::kCublasLt);
   request.measure = measure_options(o.timing);
   request.clocks_given = o.timing.clocks_option && o.timing.clocks_option->count() > 0;
   if (o.request.alternatives < 1 || o.request.alternatives > 64)
@@ -49,14 +61,14 @@ void run_explain(const ExplainOptions& o) {
   if (o.request.tile && !o.gpu)
     throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu KEY (a model prediction)", o.request.tile->first,
                                   o.request.tile->second));
-  const Problem target = plan_one(o.request, shape.m, shape.n, shape.k);
+  const Problem target = plan_target(o, request);
   check_fp8_backend(target.dtype, o.request.backend.kind);
-  if (o.dbs.size() > 1) return explain_across_stores(o.request, o.dbs, target, o.gpu, o.json);
+  if (o.dbs.size() > 1) return explain_across_stores(request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
   const bool have_gpu = o.gpu == nullptr && device_count() > 0;
   if (!have_gpu) {
-    write(o, explain_without_gpu(request, shape, o.gpu, target));
+    write(o, explain_without_gpu(request, o.gpu, target));
     return;
   }
 
@@ -75,7 +87,7 @@ void run_explain(const ExplainOptions& o) {
   const PhaseDone phase_done = [](const std::string& name, double seconds) {
     fmt::print(stderr, "explain: {} in {:.1f} s\n", name, seconds);
   };
-  write(o, explain_measured(request, shape, target, device, store, progress_for, &g_interrupted, phase_done));
+  write(o, explain_measured(request, target, device, store, progress_for, &g_interrupted, phase_done));
 }
 
 }  // namespace
@@ -106,9 +118,9 @@ void register_explain(CLI::App& app) {
       "  shapescope explain 1793 --format json\n"
       "  shapescope explain 8192 --pair-seconds 10     # big GEMMs at the power limit: more pairs\n"
       "  shapescope explain 1793 --db h100.db --db h200.db   # the shape on each GPU, side by side");
-  cmd->add_option("SHAPE", o->request.shape, "N or MxNxK")->required();
-  add_range_option(cmd, "--batch", o->request.plan.batch, "batch count (one value)");
-  add_problem_options(cmd, o->request.plan);
+  cmd->add_option("SHAPE", o->shape, "N or MxNxK")->required();
+  add_range_option(cmd, "--batch", o->problem.batch, "batch count (one value)");
+  add_problem_options(cmd, o->problem);
   add_backend_option(cmd, o->request.backend, "explain",
                      {BackendKind::kCublas, BackendKind::kCublasLt, BackendKind::kCustom},
                      "cublas | cublaslt | custom:<kernel>:<BMxBN>:<schedule> (one of ours)");

@@ -19,7 +19,7 @@ namespace {
 struct ExportOptions {
   PlotFilter filter;
   std::string db = kDefaultStore;
-  std::string format = "csv";
+  Format format = Format::kCsv;
   std::string out = "-";  // standard output
   bool wide = false;
   bool force = false;
@@ -27,7 +27,6 @@ struct ExportOptions {
 
 void run_export(const ExportOptions& o) {
   check_wide(o.wide, o.format);
-  const std::optional<Format> format = parse_format(o.format);
   const bool to_stdout = o.out == "-";
   if (!to_stdout) check_output_path(o.out, "--out", {o.db}, store_at_output(o.force));
   const Store store(o.db, Store::Access::kReadOnly);
@@ -35,11 +34,11 @@ void run_export(const ExportOptions& o) {
   if (!s.note.empty()) fmt::print(stderr, "{}\n", s.note);
   const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
   if (to_stdout) {
-    write_points(std::cout, *format, s.points, s.annotations, names);
+    write_points(std::cout, o.format, s.points, s.annotations, names);
     return;
   }
   OutputFile out(o.out, "--out");
-  write_points(out.stream(), *format, s.points, s.annotations, names);
+  write_points(out.stream(), o.format, s.points, s.annotations, names);
   out.commit();
   announce(fmt::format("export: {} points from '{}' to '{}'", s.points.size(), o.db, o.out));
 }

@@ -138,23 +138,23 @@ CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& 
       help);
 }
 
-CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help) {
+CLI::Option* add_format_options(CLI::App* cmd, Format& format, bool& wide, const std::string& help) {
   cmd->add_flag("--wide", wide,
                 "table: every column, kernel names whole (otherwise fitted to $COLUMNS, or 120; CSV/JSON: always whole)");
   return cmd
       ->add_option_function<std::string>(
           "--format",
           [&format](const std::string& text) {
-            format_option(text, true);
-            format = text;
+            format = format_option(text, true);
           },
           help)
-      ->default_str(format);
+      ->default_str(std::string(to_string(format)));
 }
 
-void check_wide(bool wide, const std::string& format) {
-  if (wide && *parse_format(format) != Format::kTable)
-    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)", format));
+void check_wide(bool wide, Format format) {
+  if (wide && format != Format::kTable)
+    throw usage_error(fmt::format("--wide: only for --format table (--format {} carries kernel names whole)",
+                                  to_string(format)));
   set_wide_tables(wide);
 }
 
@@ -215,10 +215,14 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter) {
   add_dtype_option(cmd, filter.dtype, "");
   cmd->add_option_function<std::string>(
       "--layout", [&filter](const std::string& text) { filter.layout = layout_option(text); }, "nn | nt | tn | tt");
-  cmd->add_option("--backend", filter.backend, "comma list: cublas, cublaslt");
-  cmd->add_option("--algo", filter.algo, "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
+  cmd->add_option_function<std::string>(
+      "--backend", [&filter](const std::string& text) { filter.backends = comma_list_option(text, "--backend"); },
+      "comma list: cublas, cublaslt");
+  cmd->add_option_function<std::string>(
+      "--algo", [&filter](const std::string& text) { filter.algos = comma_list_option(text, "--algo"); },
+      "comma list: default (cublas), h0, h1, ... (cublaslt's heuristic order)");
   cmd->add_option("--kernel", filter.kernel, "main kernel's name contains this (case-insensitive)");
-  add_dimension_options(cmd, filter.m, filter.n, filter.k, filter.batch, true);
+  add_dimension_options(cmd, filter.m, filter.n, filter.k, filter.batch);
   add_non_negative_option(cmd, "--ld-pad", filter.ld_pad, "points swept with this --ld-pad (default 0)");
   add_non_negative_option(cmd, "--offset", filter.offset, "points swept with this --offset (default 0)");
   cmd->add_flag("--hot", filter.hot, "points measured --hot (warm L2) instead of cold ones");

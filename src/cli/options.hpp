@@ -49,10 +49,11 @@ CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string
 void check_lt_algos_backend(int lt_algos, bool cublaslt);
 // --tile BMxBN of a model prediction (explain, plot tilegrid), each 1..1024.
 CLI::Option* add_tile_option(CLI::App* cmd, std::optional<std::pair<int, int>>& tile, const std::string& help);
+enum class Format;  // report/output.hpp
 // --format table | csv | json, and --wide (every column of the table, kernel names whole; refused with
 // CSV or JSON). check_wide refuses it so and sets the tables wide (report/table.hpp).
-CLI::Option* add_format_options(CLI::App* cmd, std::string& format, bool& wide, const std::string& help);
-void check_wide(bool wide, const std::string& format);
+CLI::Option* add_format_options(CLI::App* cmd, Format& format, bool& wide, const std::string& help);
+void check_wide(bool wide, Format format);
 // --format table | json of a command that prints one result (explain, pad, profile; `json` set for
 // json), --json (the same as --format json, for the scripts that spell it so) and --wide (every
 // table's every column, whole; check_wide_text refuses it with json).
@@ -112,11 +113,15 @@ CLI::Option* add_out_option(CLI::App* cmd, std::string& out, const std::string& 
 // `dtype`'s) or typed (a selection's). `note` follows the list in --help.
 CLI::Option* add_dtype_option(CLI::App* cmd, std::string& dtype, const std::string& note);
 CLI::Option* add_dtype_option(CLI::App* cmd, std::optional<DType>& dtype, const std::string& note);
-// A range option as sweep takes it (shape/range.hpp), refused as read when given empty.
+// A range option as sweep takes it (shape/range.hpp): kept as given for a plan (refused as read when
+// empty; the planner reads it), or read whole as a selection's sizes (refused as read as the planner
+// would refuse it).
+struct SizeFilter;
 CLI::Option* add_range_option(CLI::App* cmd, const std::string& name, std::string& range, const std::string& help);
-// --m, --n, --k and --batch: the sizes of sweep's plan, or of a selection's points (`selection`).
-void add_dimension_options(CLI::App* cmd, std::string& m, std::string& n, std::string& k, std::string& batch,
-                           bool selection);
+CLI::Option* add_range_option(CLI::App* cmd, const std::string& name, SizeFilter& range, const std::string& help);
+// --m, --n, --k and --batch: the sizes of sweep's plan, or of a selection's points.
+void add_dimension_options(CLI::App* cmd, std::string& m, std::string& n, std::string& k, std::string& batch);
+void add_dimension_options(CLI::App* cmd, SizeFilter& m, SizeFilter& n, SizeFilter& k, SizeFilter& batch);
 
 // The options that select stored points (plot, export, report): --gpu, --gpu-name, --cublas, --dtype,
 // --layout, --backend, --algo, --kernel, --m/--n/--k, --batch, --ld-pad, --offset, --hot, --clocks.

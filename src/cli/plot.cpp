@@ -24,13 +24,21 @@
 namespace shapescope {
 namespace {
 
-constexpr std::array<std::string_view, 8> kKinds = {"flops",   "runtime", "waves",    "kernels",
-                                                    "compare", "heatmap", "tilegrid", "roofline"};
+constexpr std::array<PlotKind, 8> kKinds = {PlotKind::kFlops,   PlotKind::kRuntime, PlotKind::kWaves,
+                                             PlotKind::kKernels, PlotKind::kCompare, PlotKind::kHeatmap,
+                                             PlotKind::kTilegrid, PlotKind::kRoofline};
 
 std::string kinds_text() {
   std::string text;
-  for (std::string_view k : kKinds) text += (text.empty() ? "" : ", ") + std::string(k);
+  for (PlotKind k : kKinds) text += (text.empty() ? "" : ", ") + std::string(to_string(k));
   return text;
+}
+
+// KIND, read once: every later choice is on the enum.
+PlotKind plot_kind_option(const std::string& text) {
+  for (PlotKind k : kKinds)
+    if (text == to_string(k)) return k;
+  throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", text, kinds_text()));
 }
 
 // The model's tile grid for a GPU profile and a tile: nothing stored is read.
@@ -40,17 +48,21 @@ void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
   if (!profile)
     throw usage_error(fmt::format("--tile: '{}x{}' needs --gpu KEY ({}) for a model prediction", tile->first,
                                   tile->second, profile_keys()));
-  ShapeOptions s;
-  s.m = std::to_string(shape.m);
-  s.n = std::to_string(shape.n);
-  s.k = std::to_string(shape.k);
-  if (o.filter.dtype) s.dtype = to_string(*o.filter.dtype);
-  if (o.filter.layout) s.layout = to_string(*o.filter.layout);
-  s.batch = o.filter.batch;
-  s.ld_pad = o.filter.ld_pad;
-  s.offset = o.filter.offset;
-  const std::vector<Problem> problems = plan_problems(s);
-  if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch));
+  // The selection's options, typed as read, are the problem's form.
+  ProblemForm form;
+  form.dtype = o.filter.dtype.value_or(form.dtype);
+  form.layout = o.filter.layout.value_or(form.layout);
+  form.ld_pad = o.filter.ld_pad;
+  form.offset = o.filter.offset;
+  form.sizes_from = "--m, --n, --k";
+  check_form(form);
+  std::vector<Problem> problems;
+  for (int64_t batch : o.filter.batch.values) {
+    form.batch = batch;
+    problems.push_back(form_problem(form, shape.m, shape.n, shape.k));
+  }
+  if (problems.size() != 1)
+    throw usage_error(fmt::format("--batch: '{}' must be one value for tilegrid", o.filter.batch.text));
   const Annotation a = predict(problems.front(), model_gpu(*profile), tile->first, tile->second);
   const std::string title = fmt::format("model: {} ({} SMs), tile {}x{} given, one CTA per SM, data-parallel; nothing "
                                         "measured",
@@ -61,9 +73,7 @@ void run_tilegrid_model(const PlotOptions& o, const ShapeArg& shape) {
 
 // The option checks that need no store; SHAPE parsed for tilegrid. Sets o.command_line.
 std::optional<ShapeArg> checked_options(PlotOptions& o) {
-  if (std::find(kKinds.begin(), kKinds.end(), o.kind) == kKinds.end())
-    throw usage_error(fmt::format("KIND: '{}' is not a plot kind ({})", o.kind, kinds_text()));
-  const bool tilegrid = o.kind == "tilegrid";
+  const bool tilegrid = o.kind == PlotKind::kTilegrid;
   // --out is a directory or a path prefix: a device or other special file is neither.
   if (o.out == "-")
     throw usage_error("--out: '-' (standard output) is not for plot, which writes four files: give a folder "
@@ -76,29 +86,46 @@ std::optional<ShapeArg> checked_options(PlotOptions& o) {
       throw usage_error(fmt::format("--out: '{}' is a device or other special file, not a directory or a path prefix",
                                     o.out));
   }
-  check_templates(o.templates, {o.kind});
+  check_templates(o.templates, {std::string(to_string(o.kind))});
   // Before tilegrid turns SHAPE into --m/--n/--k filters, which its command line does not take.
   o.command_line = command_line(o);
   std::optional<ShapeArg> shape;
   if (tilegrid) {
     if (o.shape.empty()) throw usage_error("SHAPE: plot tilegrid needs a shape (e.g. 1793 or 4096x1x4096)");
     shape = parse_shape_option(o.shape);
-    for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--m", &o.filter.m},
+    for (const auto& [option, value] : {std::pair<const char*, const SizeFilter*>{"--m", &o.filter.m},
                                         {"--n", &o.filter.n}, {"--k", &o.filter.k}}) {
-      if (!value->empty())
-        throw usage_error(fmt::format("{}: '{}' is not for plot tilegrid, which takes its shape from SHAPE", option, *value));
+      if (!value->text.empty())
+        throw usage_error(fmt::format("{}: '{}' is not for plot tilegrid, which takes its shape from SHAPE", option,
+                                      value->text));
     }
   } else if (!o.shape.empty()) {
-    throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape, o.kind));
+    throw usage_error(fmt::format("SHAPE: '{}' is only for plot tilegrid (plot {} takes --m/--n/--k)", o.shape,
+                                  to_string(o.kind)));
   }
   if (o.tile && !tilegrid)
     throw usage_error(fmt::format("--tile: '{}x{}' is only for plot tilegrid", o.tile->first, o.tile->second));
   return shape;
 }
 
+// The figure of the selected points: the kinds but tilegrid, which draws one measured shape.
+Plot figure(PlotKind kind, const Selection& s, const std::string& command, bool algos_given) {
+  switch (kind) {
+    case PlotKind::kFlops: return flops_plot(s, swept_axis(s.points, command));
+    case PlotKind::kRuntime: return runtime_plot(s, swept_axis(s.points, command));
+    case PlotKind::kWaves: return waves_plot(s, swept_axis(s.points, command));
+    case PlotKind::kKernels: return kernels_plot(s, swept_axis(s.points, command));
+    case PlotKind::kCompare: return compare_plot(s, swept_axis(s.points, command), algos_given);
+    case PlotKind::kHeatmap: return heatmap_plot(s, grid_axes(s.points, command));
+    case PlotKind::kRoofline: return roofline_plot(s);
+    case PlotKind::kTilegrid: break;
+  }
+  throw Error(ExitCode::kInternal, fmt::format("plot: no figure of kind {}", to_string(kind)));
+}
+
 void run_plot(PlotOptions o) {
-  const bool tilegrid = o.kind == "tilegrid";
-  const std::string command = "plot " + o.kind;
+  const bool tilegrid = o.kind == PlotKind::kTilegrid;
+  const std::string command = fmt::format("plot {}", to_string(o.kind));
   const std::optional<ShapeArg> shape = checked_options(o);
   if (tilegrid && o.tile) {
     run_tilegrid_model(o, *shape);
@@ -118,40 +145,45 @@ void run_plot(PlotOptions o) {
       throw usage_error(fmt::format("SHAPE: '{}' ({}x{}x{}) has no point in '{}'; measure it (shapescope explain {}) or "
                                     "draw the model with --gpu KEY --tile BMxBN",
                                     o.shape, shape->m, shape->n, shape->k, o.db, o.shape));
-    o.filter.m = std::to_string(shape->m);
-    o.filter.n = std::to_string(shape->n);
-    o.filter.k = std::to_string(shape->k);
+    // SHAPE's sizes select its points (their text for the messages).
+    o.filter.m = SizeFilter{std::to_string(shape->m), {shape->m}};
+    o.filter.n = SizeFilter{std::to_string(shape->n), {shape->n}};
+    o.filter.k = SizeFilter{std::to_string(shape->k), {shape->k}};
   }
 
   std::optional<Store> calibration_store;
   if (!o.calibration.empty()) calibration_store.emplace(o.calibration, Store::Access::kReadOnly);
   const Store& calibrations = calibration_store ? *calibration_store : store;
-  const Algos algos = o.kind == "compare" ? Algos::kAll : Algos::kOne;
+  const Algos algos = o.kind == PlotKind::kCompare ? Algos::kAll : Algos::kOne;
   const Selection s = select_points(stored, o.db, o.filter, algos, command, calibrations);
   if (calibration_store && calibration_store->load_calibration(s.points.front().device).empty())
     throw usage_error(fmt::format("--calibration: '{}' holds no calibration of {} ({})", o.calibration,
                                   s.points.front().device.gpu_name, s.points.front().device.gpu_uuid));
   const std::string title = s.context.title();
 
-  Plot plot;
-  std::string name = o.kind;
-  if (o.kind == "flops") plot = flops_plot(s, swept_axis(s.points, command));
-  if (o.kind == "runtime") plot = runtime_plot(s, swept_axis(s.points, command));
-  if (o.kind == "waves") plot = waves_plot(s, swept_axis(s.points, command));
-  if (o.kind == "kernels") plot = kernels_plot(s, swept_axis(s.points, command));
-  if (o.kind == "compare") plot = compare_plot(s, swept_axis(s.points, command), !o.filter.algo.empty());
-  if (o.kind == "heatmap") plot = heatmap_plot(s, grid_axes(s.points, command));
-  if (o.kind == "roofline") plot = roofline_plot(s);
-  if (tilegrid) {
-    plot = measured_tilegrid_plot(s, title);
-    name = "tilegrid-" + o.shape;
-  }
-  render(o, plot, name, title);
+  if (tilegrid)
+    render(o, measured_tilegrid_plot(s, title), "tilegrid-" + o.shape, title);
+  else
+    render(o, figure(o.kind, s, command, !o.filter.algos.empty()), std::string(to_string(o.kind)), title);
   // After the figure, so that a refusal stays one line.
   if (!s.note.empty()) fmt::print(stderr, "plot: {}\n", s.note);
 }
 
 }  // namespace
+
+std::string_view to_string(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kFlops: return "flops";
+    case PlotKind::kRuntime: return "runtime";
+    case PlotKind::kWaves: return "waves";
+    case PlotKind::kKernels: return "kernels";
+    case PlotKind::kCompare: return "compare";
+    case PlotKind::kHeatmap: return "heatmap";
+    case PlotKind::kTilegrid: return "tilegrid";
+    case PlotKind::kRoofline: return "roofline";
+  }
+  return "";
+}
 
 void register_plot(CLI::App& app) {
   auto o = std::make_shared<PlotOptions>();
@@ -186,7 +218,8 @@ void register_plot(CLI::App& app) {
       "  shapescope plot roofline --calibration other.db                  # peaks measured elsewhere\n"
       "Exit codes: 0 ok, 1 gnuplot failed, 2 bad option or an empty or mixed selection, 5 result store\n"
       "unusable, 6 a figure could not be written, 7 gnuplot not installed (apt-get install gnuplot-nox).");
-  cmd->add_option("KIND", o->kind, kinds_text())->required();
+  auto kind = std::make_shared<std::string>();
+  cmd->add_option("KIND", *kind, kinds_text())->required();
   cmd->add_option("SHAPE", o->shape, "tilegrid: N or MxNxK");
   add_db_option(cmd, o->dbs, o->db, "result store (SQLite file), opened read-only; compare: several, a line per GPU");
   add_out_option(cmd, o->out, "a folder, out/, or a path prefix, out/squares",
@@ -197,7 +230,10 @@ void register_plot(CLI::App& app) {
   cmd->add_flag("--force", o->force, kForceHelp);
   add_gnuplot_options(cmd, o->gnuplot, o->templates,
                       "directory of the KIND.gp templates (default: shapescope's plots/, see --version)");
-  cmd->callback([o] { run_plot(*o); });
+  cmd->callback([o, kind] {
+    o->kind = plot_kind_option(*kind);
+    run_plot(*o);
+  });
 }
 
 }  // namespace shapescope

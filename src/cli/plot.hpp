@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,8 +14,12 @@
 
 namespace shapescope {
 
+// The figures `plot` draws; each name (to_string) is its KIND and its template, plots/<name>.gp.
+enum class PlotKind { kFlops, kRuntime, kWaves, kKernels, kCompare, kHeatmap, kTilegrid, kRoofline };
+std::string_view to_string(PlotKind kind);
+
 struct PlotOptions {
-  std::string kind;
+  PlotKind kind = PlotKind::kFlops;  // KIND, read by plot_kind_option()
   std::string shape;         // tilegrid only
   PlotFilter filter;
   std::string db = kDefaultStore;

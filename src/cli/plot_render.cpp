@@ -10,7 +10,7 @@
 namespace shapescope {
 
 std::string command_line(const PlotOptions& o) {
-  std::string line = fmt::format("shapescope plot {}", o.kind);
+  std::string line = fmt::format("shapescope plot {}", to_string(o.kind));
   if (!o.shape.empty()) line += " " + o.shape;
   for (const std::string& db : o.dbs.empty() ? std::vector<std::string>{o.db} : o.dbs) line += " --db " + db;
   line += " --out " + o.out;

@@ -35,7 +35,7 @@ MeasureOptions validate(const SweepOptions& o) {
   check_wide(o.wide, o.format);
   if (o.dry_run && o.format_given)
     throw usage_error(fmt::format("--format: '{}' formats measured results; --dry-run prints its plan as a table",
-                                  o.format));
+                                  to_string(o.format)));
   if (!o.devices.empty() && o.device_given)
     throw usage_error(fmt::format("--devices: '{}' with --device {}: --devices runs one worker per GPU, --device "
                                   "measures on one; give one of them", o.devices, o.device));
@@ -185,7 +185,7 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 8192 --clocks burst              # boost clocks rather than the power limit\n"
       "  shapescope sweep --n 1..4096 --samples 10 --verbose   # a fixed count; where the wall time went\n"
       "A sweep killed half way resumes where it stopped: run the same command again.");
-  add_dimension_options(cmd, o->shape.m, o->shape.n, o->shape.k, o->shape.batch, false);
+  add_dimension_options(cmd, o->shape.m, o->shape.n, o->shape.k, o->shape.batch);
   add_problem_options(cmd, o->shape);
   add_backends_option(cmd, o->backends,
                   "comma list: cublas, cublaslt, custom (our kernels), custom:<kernel>[:<BMxBN>[:<schedule>]]");

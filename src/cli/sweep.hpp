@@ -13,6 +13,7 @@
 #include "measure/measure.hpp"
 #include "measure/workers.hpp"
 #include "model/annotate.hpp"
+#include "report/output.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
 
@@ -30,7 +31,7 @@ struct SweepOptions {
   bool dry_run = false;
   bool casts = false;         // --casts: each fp8 GEMM's two casts measured too (backend cast)
   std::string db = kDefaultStore;
-  std::string format = "table";
+  Format format = Format::kTable;
   std::string out;
   std::string shard;
   int device = 0;

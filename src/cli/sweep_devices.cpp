@@ -81,7 +81,7 @@ bool failed(const Worker& w) {
 
 void write_points_out(const SweepOptions& o, const std::vector<StoredPoint>& points,
                       const std::vector<Annotation>& annotations, bool interrupted, std::optional<OutputFile>& out_file) {
-  const Format format = *parse_format(o.format);
+  const Format format = o.format;
   const KernelNames names = o.wide ? KernelNames::kWhole : KernelNames::kShort;
   if (out_file && !interrupted) {
     write_points(out_file->stream(), format, points, annotations, names);

@@ -1,5 +1,8 @@
 #include "core/backend_kind.hpp"
 
+#include <functional>
+#include <tuple>
+
 namespace shapescope {
 
 std::string_view to_string(BackendKind kind) {
@@ -22,13 +25,26 @@ std::optional<BackendKind> parse_backend_kind(std::string_view text) {
   return std::nullopt;
 }
 
+std::string VariantSelection::text() const {
+  std::string out = kernel;
+  if (tile) out += ":" + std::to_string(tile->first) + "x" + std::to_string(tile->second);
+  if (!schedule.empty()) out += ":" + schedule;
+  return out;
+}
+
 std::string BackendSpec::text() const {
   const std::string name(to_string(kind));
-  return kind == BackendKind::kCustom && !variants.empty() ? name + ":" + variants : name;
+  const std::string selection = kind == BackendKind::kCustom ? variants.text() : "";
+  return selection.empty() ? name : name + ":" + selection;
 }
 
 std::string BackendSpec::algo() const {
-  return kind == BackendKind::kCustom ? variants : std::string(default_algo(kind));
+  return kind == BackendKind::kCustom ? variants.text() : std::string(default_algo(kind));
+}
+
+bool BackendSpec::operator<(const BackendSpec& o) const {
+  return std::make_tuple(to_string(kind), std::cref(variants)) <
+         std::make_tuple(to_string(o.kind), std::cref(o.variants));
 }
 
 std::string_view default_algo(BackendKind kind) {

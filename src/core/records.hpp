@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend_kind.hpp"
@@ -47,6 +48,7 @@ struct TimingStats {
 struct LtAlgoConfig {
   int algo_id = -1;
   int tile_id = 0;          std::string tile;     // "256x128", "undefined"
+  std::optional<std::pair<int, int>> tile_size;   // M x N where the tile's name gives it (lt_tile_size)
   int stages_id = 0;        std::string stages;   // "64x4", "undefined"
   int splitk = 1;
   int reduction_scheme = 0; std::string reduction;  // "none", "inplace", "compute", "output"
@@ -57,6 +59,10 @@ struct LtAlgoConfig {
   float waves_count = 0;    // the heuristic's own wave estimate
   int64_t workspace_bytes = 0;
 };
+
+// A cuBLASLt tile's name ("256x128") as its M x N; nullopt for "undefined", "id<N>" and anything else.
+// Read once where a config comes in: from cuBLASLt (backends/cublaslt_backend.cpp) and from the store.
+std::optional<std::pair<int, int>> lt_tile_size(const std::string& name);
 
 // One kernel that a point's call launched, as CUPTI saw it.
 struct KernelRecord {

@@ -132,9 +132,11 @@ void mark_warm(Session& s) {
   if (s.warm_since == 0) s.warm_since = ClockSampler::now();
 }
 
-std::string skip_line(BackendKind backend, const std::string& algo, const Problem& p, const std::string& why) {
-  return fmt::format("{} {}{}{} {}: {}", to_string(backend), algo, algo.empty() ? "" : " ", p.shape_string(), to_string(p.dtype),
-                     why);
+// A point not measured: its line ("cublas 4096x4096x4096 fp8: why") and its problem.
+void skip(MeasureOutcome& out, BackendKind backend, const std::string& algo, const Problem& p, const std::string& why) {
+  out.skipped.push_back(fmt::format("{} {}{}{} {}: {}", to_string(backend), algo, algo.empty() ? "" : " ",
+                                    p.shape_string(), to_string(p.dtype), why));
+  out.skipped_problems.push_back(p);
 }
 
 // Check: which backend can run each dtype on this GPU is known before anything is allocated.
@@ -159,7 +161,7 @@ void plan_against_store(Session& s) {
     const Problem& p = s.request.problems[pi];
     {
       if (auto why = s.backends[bi]->unsupported(p, s.device)) {
-        s.outcome.skipped.push_back(skip_line(s.backends[bi]->kind(), "", p, *why));
+        skip(s.outcome, s.backends[bi]->kind(), "", p, *why);
         continue;
       }
       for (const auto& algo : s.backends[bi]->algo_keys_for(p)) {
@@ -248,7 +250,7 @@ void prepare_calls(Session& s) {
       const auto& got = s.prepared[slot];
       for (const auto& w : wanted)
         if (std::none_of(got.begin(), got.end(), [&](const PreparedCall& pc) { return pc.algo == w; }))
-          s.outcome.skipped.push_back(skip_line(s.backends[e.backend]->kind(), w, p, why));
+          skip(s.outcome, s.backends[e.backend]->kind(), w, p, why);
     }
     for (auto& pc : s.prepared[slot])
       if (pc.algo == e.key.algo) e.call = pc.call.get();
@@ -289,8 +291,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
     if (!references.count(e.problem))
       references[e.problem] = reference[kind]->prepare(p, {std::string(default_algo(kind))}, why);
     if (references[e.problem].empty()) {
-      s.outcome.skipped.push_back(
-          skip_line(e.key.backend, e.key.algo, p, "cannot verify: cuBLAS cannot run it (" + why + ")"));
+      skip(s.outcome, e.key.backend, e.key.algo, p, "cannot verify: cuBLAS cannot run it (" + why + ")");
       e.call = nullptr;
       continue;
     }
@@ -303,7 +304,7 @@ void verify(Session& s, const Buffers& memory, const MemoryPlan& plan) {
   for (size_t c = 0; c < checked.size(); ++c) {
     if (!verdicts[c]) continue;
     Entry& e = s.entries[checked[c]];
-    s.outcome.skipped.push_back(skip_line(e.key.backend, e.key.algo, s.request.problems[e.problem], *verdicts[c]));
+    skip(s.outcome, e.key.backend, e.key.algo, s.request.problems[e.problem], *verdicts[c]);
     e.call = nullptr;
   }
 }

@@ -94,6 +94,7 @@ struct MeasureOutcome {
   std::vector<StoredPoint> points;      // those points as stored (same order)
   size_t measured = 0, reused = 0, annotated = 0;
   std::vector<std::string> skipped;  // "cublas 4096x4096x4096 fp8: why", one per skipped point
+  std::vector<Problem> skipped_problems;  // skipped[i]'s problem, one of the request's
   bool interrupted = false;
   double wall_s = 0;          // from the first allocation to the last write
   double gpu_floor_s = 0;     // sum over measured points of samples x (median + flush)

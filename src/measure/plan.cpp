@@ -86,10 +86,11 @@ std::string rerun_command(const PointKey& key, int lt_algos) {
     return fmt::format("shapescope explain MxNxK --dtype fp8 --layout nt --recipe {}  # measures this {} (recipe {}) "
                        "beside its GEMM",
                        recipe_text(p.recipe), p.shape_string(), recipe_text(p.recipe));
-  // Our kernels: the variant's key is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
-  const BackendSpec backend(key.backend, key.backend == BackendKind::kCustom ? key.algo : "");
+  // Our kernels: the variant's key (the point's algo) is its own selection, "custom:<kernel>:<BMxBN>:<schedule>".
+  std::string backend(to_string(key.backend));
+  if (key.backend == BackendKind::kCustom && !key.algo.empty()) backend += ":" + key.algo;
   std::string cmd = fmt::format("shapescope sweep --m {} --n {} --k {} --dtype {} --layout {} --backend {}",
-                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend.text());
+                                p.m, p.n, p.k, to_string(p.dtype), to_string(p.layout), backend);
   if (key.backend == BackendKind::kCublasLt && key.algo != default_algo(key.backend))
     cmd += fmt::format(" --lt-algos {}", std::max(lt_algos, std::stoi(key.algo.substr(1)) + 1));
   if (p.dtype == DType::kFp8 && p.recipe != Fp8Recipe{}) cmd += fmt::format(" --recipe {}", recipe_text(p.recipe));

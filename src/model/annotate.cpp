@@ -14,21 +14,6 @@ namespace shapescope {
 
 namespace {
 
-// "256x128" -> (256, 128); nullopt for "undefined", "auto" and anything else.
-std::optional<std::pair<int, int>> parse_pair(const std::string& text) {
-  const size_t x = text.find('x');
-  if (x == std::string::npos || x == 0 || x + 1 >= text.size()) return std::nullopt;
-  int a = 0, b = 0;
-  for (size_t i = 0; i < x; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
-    a = a * 10 + (text[i] - '0');
-  }
-  size_t i = x + 1;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) b = b * 10 + (text[i] - '0');
-  if (i == x + 1 || a <= 0 || b <= 0) return std::nullopt;
-  return std::make_pair(a, b);
-}
-
 std::string calibration_key(DType dtype) { return fmt::format("tflops:{}", to_string(dtype)); }
 
 std::optional<Calibration> find_calibration(const std::vector<Calibration>& calibrations,
@@ -38,6 +23,19 @@ std::optional<Calibration> find_calibration(const std::vector<Calibration>& cali
   }
   return std::nullopt;
 }
+
+}  // namespace
+
+std::string_view to_string(RoofBound bound) {
+  switch (bound) {
+    case RoofBound::kUnknown: return "";
+    case RoofBound::kMemory: return "memory";
+    case RoofBound::kCompute: return "compute";
+  }
+  return "";
+}
+
+namespace {
 
 // The kernel that did the work: the longest one that is not a helper (split-K reduction).
 int main_kernel_of(const std::vector<KernelRecord>& kernels, const std::vector<KernelTile>& parsed) {
@@ -170,7 +168,7 @@ Roofline roofline_of(const Problem& p, const ModelGpu& gpu, std::optional<double
   if (r.peak_tflops.value > 0 && r.bandwidth_gbs.value > 0) {
     // TFLOP/s over GB/s is kFLOP per byte.
     r.ridge = r.peak_tflops.value * 1e3 / r.bandwidth_gbs.value;
-    r.bound = r.intensity < r.ridge ? "memory" : "compute";
+    r.bound = r.intensity < r.ridge ? RoofBound::kMemory : RoofBound::kCompute;
     r.attainable_tflops = std::min(r.peak_tflops.value, r.intensity * r.bandwidth_gbs.value / 1e3);
   }
   if (median_us && *median_us > 0 && std::isfinite(*median_us)) {
@@ -201,7 +199,7 @@ std::optional<std::pair<int, int>> tile_of(Annotation& a, const StoredPoint& poi
     a.parsed.core = ours->key;
     tile = std::make_pair(ours->bm, ours->bn);
   }
-  if (point.result.lt && !tile) tile = parse_pair(point.result.lt->tile);
+  if (point.result.lt && !tile) tile = point.result.lt->tile_size;
   if (ours) {
     a.tile_source = "kernel registry";
   } else if (tile) {

@@ -47,13 +47,18 @@ struct ModelGpu {
 ModelGpu model_gpu(const DeviceContext& device, std::vector<Calibration> calibrations = {});
 ModelGpu model_gpu(const GpuProfile& profile);
 
+// The roof that bounds a GEMM at its intensity: bandwidth below the ridge, compute above it; unknown
+// without both peaks.
+enum class RoofBound { kUnknown, kMemory, kCompute };
+std::string_view to_string(RoofBound bound);  // "", "memory", "compute": the annotations' bound column
+
 struct Roofline {
   double flops = 0;
   double min_bytes = 0;       // (M*K + K*N) * input size + M*N * output size, times batch
   double intensity = 0;       // FLOP per byte
   Peak peak_tflops, bandwidth_gbs;
   double ridge = 0;           // intensity where the roofs meet; 0 when a peak is unknown
-  std::string bound;          // "compute", "memory"; "" when a peak is unknown
+  RoofBound bound = RoofBound::kUnknown;
   double attainable_tflops = 0;  // min(peak, intensity x bandwidth)
   std::optional<double> tflops;  // measured
   std::optional<double> pct_peak;  // measured / peak compute

@@ -63,7 +63,7 @@ std::vector<AnnotationField> annotation_fields(const Annotation& a) {
       {"flops", r.flops},
       {"min_bytes", r.min_bytes},
       {"intensity", r.intensity},
-      {"bound", text(r.bound)},
+      {"bound", text(std::string(to_string(r.bound)))},
       {"peak_tflops", positive_real(r.peak_tflops.value)},
       {"peak_source", text(r.peak_tflops.source)},
       {"bandwidth_gbs", positive_real(r.bandwidth_gbs.value)},

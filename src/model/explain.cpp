@@ -142,8 +142,8 @@ void classify_bound(const std::vector<ExplainPoint>& points, Verdict& v) {
   const double time = *t.time_us;
   const bool near_floor = v.floor ? time < kLaunchFloors * *points[*v.floor].time_us : time < kLaunchUs;
   if (v.roof_us > 0 && v.roof_us < kRoofShare * time && near_floor) v.bound = Bound::kLaunch;
-  else if (r.bound == "memory") v.bound = Bound::kMemory;
-  else if (r.bound == "compute") v.bound = Bound::kCompute;
+  else if (r.bound == RoofBound::kMemory) v.bound = Bound::kMemory;
+  else if (r.bound == RoofBound::kCompute) v.bound = Bound::kCompute;
 }
 
 // The same work with one thing changed: each control takes what it gains over the best time

@@ -48,7 +48,8 @@ std::string roofline_line(const Annotation& a) {
   const Roofline& r = a.roofline;
   std::string line = fmt::format("{:.1f} GFLOP, {:.1f} MiB minimum traffic, {:.1f} FLOP/byte", r.flops / 1e9,
                                  r.min_bytes / (1 << 20), r.intensity);
-  if (!r.bound.empty()) line += fmt::format(": {}-bound (ridge {:.0f} FLOP/byte)", r.bound, r.ridge);
+  if (r.bound != RoofBound::kUnknown)
+    line += fmt::format(": {}-bound (ridge {:.0f} FLOP/byte)", to_string(r.bound), r.ridge);
   return line;
 }
 

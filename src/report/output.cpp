@@ -337,10 +337,18 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 std::optional<Format> parse_format(std::string_view text) {
-  if (text == "table") return Format::kTable;
-  if (text == "csv") return Format::kCsv;
-  if (text == "json") return Format::kJson;
+  for (Format format : {Format::kTable, Format::kCsv, Format::kJson})
+    if (text == to_string(format)) return format;
   return std::nullopt;
+}
+
+std::string_view to_string(Format format) {
+  switch (format) {
+    case Format::kTable: return "table";
+    case Format::kCsv: return "csv";
+    case Format::kJson: return "json";
+  }
+  return "";
 }
 
 std::string point_json(const StoredPoint& point, const Annotation& annotation) {

@@ -20,6 +20,7 @@ namespace shapescope {
 
 enum class Format { kTable, kCsv, kJson };
 std::optional<Format> parse_format(std::string_view text);
+std::string_view to_string(Format format);  // "table", "csv", "json": as --format takes it
 
 // How the table writes kernel names: shortened to kKernelCellWidth characters, the middle elided
 // ("cutlass_75_tensorop_bf16_s16...256x128_nn_align1": the family, dtype, tile and alignment stay),

@@ -64,57 +64,30 @@ int64_t leading_dim(const std::optional<int64_t>& explicit_ld, int64_t row_lengt
 }
 
 // The options that make one point as large as it is, for a message about its size.
-std::string size_culprits(const ShapeOptions& options, const Problem& problem) {
-  std::vector<std::string_view> names;
-  const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
-  if (!options.sizes_from.empty()) names.push_back(options.sizes_from);
-  for (size_t d = 0; d < dim_texts.size() && options.sizes_from.empty(); ++d) {
-    if (!dim_texts[d]->empty()) names.push_back(kDimOptions[d]);
-  }
+std::string size_culprits(const ProblemForm& form, const Problem& problem) {
+  std::vector<std::string_view> names = {form.sizes_from};
   if (problem.batch > 1) names.push_back("--batch");
-  if (options.ld_pad > 0) names.push_back("--ld-pad");
-  if (options.lda) names.push_back("--lda");
-  if (options.ldb) names.push_back("--ldb");
-  if (options.ldc) names.push_back("--ldc");
-  if (options.offset > 0) names.push_back("--offset");
+  if (form.ld_pad > 0) names.push_back("--ld-pad");
+  if (form.lda) names.push_back("--lda");
+  if (form.ldb) names.push_back("--ldb");
+  if (form.ldc) names.push_back("--ldc");
+  if (form.offset > 0) names.push_back("--offset");
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-// The options besides the sizes, each against its own rule; returns the dtype and layout.
-std::pair<DType, Layout> checked_options(const ShapeOptions& options) {
-  const DType dtype = dtype_option(options.dtype);
-  const Layout layout = layout_option(options.layout);
-  // cuBLASLt's FP8 kernels only take the column-major "TN" form, which row-major nt is.
-  if (dtype == DType::kFp8 && layout != Layout::kNT) {
-    throw usage_error(fmt::format(
-        "--layout: fp8 needs layout nt (A row-major M x K, B stored N x K), got '{}'",
-        options.layout));
-  }
-
-  if (options.ld_pad < 0) {
-    throw usage_error(fmt::format("--ld-pad: {} must be >= 0", options.ld_pad));
-  }
-  if (options.ld_pad > kMaxLeadingDim) {
-    throw usage_error(fmt::format("--ld-pad: {} must be <= {} (cuBLAS takes a 32-bit int)",
-                                  options.ld_pad, kMaxLeadingDim));
-  }
-  // Both would set the same leading dimension: refuse rather than let one silently win.
-  if (options.ld_pad > 0 && (options.lda || options.ldb || options.ldc)) {
-    throw usage_error(fmt::format("--ld-pad: {} cannot be combined with {} (an explicit leading dimension); give "
-                                  "one or the other",
-                                  options.ld_pad, options.lda ? "--lda" : options.ldb ? "--ldb" : "--ldc"));
-  }
-  checked_leading_dim(options.lda, "--lda");
-  checked_leading_dim(options.ldb, "--ldb");
-  checked_leading_dim(options.ldc, "--ldc");
-  if (options.offset < 0) {
-    throw usage_error(fmt::format("--offset: {} must be >= 0", options.offset));
-  }
-  if (options.offset > kMaxStrideOption) {
-    throw usage_error(fmt::format("--offset: {} must be <= {} (elements)", options.offset, kMaxStrideOption));
-  }
-
-  return {dtype, layout};
+// The options besides the sizes, the recipe and the batch, read and each checked against its own rule.
+ProblemForm parse_form(const ShapeOptions& options, const std::string& sizes_from) {
+  ProblemForm form;
+  form.dtype = dtype_option(options.dtype);
+  form.layout = layout_option(options.layout);
+  form.ld_pad = options.ld_pad;
+  form.lda = options.lda;
+  form.ldb = options.ldb;
+  form.ldc = options.ldc;
+  form.offset = options.offset;
+  form.sizes_from = sizes_from;
+  check_form(form);
+  return form;
 }
 
 // Refuses a plan of more than kMaxPoints points, naming the options that multiply up to it.
@@ -145,24 +118,95 @@ double checked_point_count(const std::array<std::vector<int64_t>, 3>& dims, cons
   return points;
 }
 
-// One problem of the plan: its leading dimensions and offsets from the options; refused when its
-// operands could not fit in any GPU's memory.
-Problem make_problem(const ShapeOptions& options, int64_t m, int64_t n, int64_t k, int64_t batch, DType dtype,
-                     Layout layout) {
+// The sizes of a plan: each dimension's values where given; one not given takes the first given
+// one's value at each point.
+struct Dims {
+  std::array<std::vector<int64_t>, 3> values;
+  std::array<bool, 3> given{};
+  int leader = -1;
+};
+
+// The product of the sizes and the options' batches, in the options' form (returned in `form`).
+std::vector<Problem> plan_dims(const ShapeOptions& options, const Dims& dims, const std::string& sizes_from,
+                               ProblemForm& form) {
+  std::vector<int64_t> batches = parse_range(options.batch, "--batch");
+  form = parse_form(options, sizes_from);
+  const double points = checked_point_count(dims.values, dims.given, batches);
+  if (!options.recipe.empty()) {
+    form.recipe = recipe_option(options.recipe);
+    if (form.dtype != DType::kFp8)
+      throw usage_error(fmt::format("--recipe: '{}' is an fp8 recipe; --dtype is {} (give --dtype fp8)", options.recipe,
+                                    to_string(form.dtype)));
+  }
+  std::vector<Problem> problems;
+  problems.reserve(static_cast<size_t>(points));
+  ProblemForm point = form;
+  std::array<int64_t, 3> value{};
+  for (int64_t m : dims.values[0]) {
+    for (int64_t n : dims.values[1]) {
+      for (int64_t k : dims.values[2]) {
+        for (int64_t batch : batches) {
+          value = {m, n, k};
+          for (int d = 0; d < 3; ++d) {
+            if (!dims.given[d]) value[d] = value[dims.leader];
+          }
+          point.batch = batch;
+          problems.push_back(form_problem(point, value[0], value[1], value[2]));
+        }
+      }
+    }
+  }
+  form.batch = batches.front();
+  return problems;
+}
+
+}  // namespace
+
+void check_form(const ProblemForm& form) {
+  // cuBLASLt's FP8 kernels only take the column-major "TN" form, which row-major nt is.
+  if (form.dtype == DType::kFp8 && form.layout != Layout::kNT) {
+    throw usage_error(fmt::format(
+        "--layout: fp8 needs layout nt (A row-major M x K, B stored N x K), got '{}'",
+        to_string(form.layout)));
+  }
+
+  if (form.ld_pad < 0) {
+    throw usage_error(fmt::format("--ld-pad: {} must be >= 0", form.ld_pad));
+  }
+  if (form.ld_pad > kMaxLeadingDim) {
+    throw usage_error(fmt::format("--ld-pad: {} must be <= {} (cuBLAS takes a 32-bit int)",
+                                  form.ld_pad, kMaxLeadingDim));
+  }
+  // Both would set the same leading dimension: refuse rather than let one silently win.
+  if (form.ld_pad > 0 && (form.lda || form.ldb || form.ldc)) {
+    throw usage_error(fmt::format("--ld-pad: {} cannot be combined with {} (an explicit leading dimension); give "
+                                  "one or the other",
+                                  form.ld_pad, form.lda ? "--lda" : form.ldb ? "--ldb" : "--ldc"));
+  }
+  checked_leading_dim(form.lda, "--lda");
+  checked_leading_dim(form.ldb, "--ldb");
+  checked_leading_dim(form.ldc, "--ldc");
+  if (form.offset < 0) {
+    throw usage_error(fmt::format("--offset: {} must be >= 0", form.offset));
+  }
+  if (form.offset > kMaxStrideOption) {
+    throw usage_error(fmt::format("--offset: {} must be <= {} (elements)", form.offset, kMaxStrideOption));
+  }
+}
+
+Problem form_problem(const ProblemForm& form, int64_t m, int64_t n, int64_t k) {
   Problem problem;
   problem.m = m;
   problem.n = n;
   problem.k = k;
-  problem.batch = batch;
-  problem.dtype = dtype;
-  problem.layout = layout;
-  problem.lda =
-      leading_dim(options.lda, problem.a_cols(), options.ld_pad, "lda", "A", problem);
-  problem.ldb =
-      leading_dim(options.ldb, problem.b_cols(), options.ld_pad, "ldb", "B", problem);
-  problem.ldc = leading_dim(options.ldc, problem.n, options.ld_pad, "ldc", "C", problem);
-  problem.off_a = options.offset;
-  problem.off_b = options.offset;
+  problem.batch = form.batch;
+  problem.dtype = form.dtype;
+  problem.layout = form.layout;
+  problem.lda = leading_dim(form.lda, problem.a_cols(), form.ld_pad, "lda", "A", problem);
+  problem.ldb = leading_dim(form.ldb, problem.b_cols(), form.ld_pad, "ldb", "B", problem);
+  problem.ldc = leading_dim(form.ldc, problem.n, form.ld_pad, "ldc", "C", problem);
+  problem.off_a = form.offset;
+  problem.off_b = form.offset;
   problem.off_c = 0;
 
   // Checked in double before Problem::bytes() is ever called, since in int64 it could
@@ -178,61 +222,39 @@ Problem make_problem(const ShapeOptions& options, int64_t m, int64_t n, int64_t 
   if (bytes > kMaxBytes) {
     throw usage_error(fmt::format(
         "{}: {}'s operands would take {:.2g} bytes, more than any GPU holds",
-        size_culprits(options, problem), problem.shape_string(), bytes));
+        size_culprits(form, problem), problem.shape_string(), bytes));
   }
+  problem.recipe = form.recipe;
   return problem;
 }
 
-}  // namespace
-
 std::vector<Problem> plan_problems(const ShapeOptions& options) {
   const std::array<const std::string*, 3> dim_texts = {&options.m, &options.n, &options.k};
-  int leader = -1;
+  Dims dims;
+  std::vector<std::string_view> given;
   for (int d = 0; d < 3; ++d) {
-    if (!dim_texts[d]->empty()) {
-      leader = d;
-      break;
-    }
+    dims.given[d] = !dim_texts[d]->empty();
+    if (!dims.given[d]) continue;
+    if (dims.leader < 0) dims.leader = d;
+    given.push_back(kDimOptions[d]);
   }
-  if (leader < 0) throw usage_error("no size given: use --m, --n or --k (e.g. --n 1..4096)");
+  if (dims.leader < 0) throw usage_error("no size given: use --m, --n or --k (e.g. --n 1..4096)");
 
   // A dimension not given has no list of its own: it takes the leader's value at each point.
-  std::array<std::vector<int64_t>, 3> dims;
-  std::array<bool, 3> given{};
-  for (int d = 0; d < 3; ++d) {
-    given[d] = !dim_texts[d]->empty();
-    dims[d] = given[d] ? parse_range(*dim_texts[d], kDimOptions[d]) : std::vector<int64_t>{0};
-  }
-  std::vector<int64_t> batches = parse_range(options.batch, "--batch");
+  for (int d = 0; d < 3; ++d)
+    dims.values[d] = dims.given[d] ? parse_range(*dim_texts[d], kDimOptions[d]) : std::vector<int64_t>{0};
+  ProblemForm form;
+  return plan_dims(options, dims, fmt::format("{}", fmt::join(given, ", ")), form);
+}
 
-  const auto [dtype, layout] = checked_options(options);
-  const double points = checked_point_count(dims, given, batches);
-
-  std::vector<Problem> problems;
-  Fp8Recipe recipe;
-  if (!options.recipe.empty()) {
-    recipe = recipe_option(options.recipe);
-    if (dtype != DType::kFp8)
-      throw usage_error(fmt::format("--recipe: '{}' is an fp8 recipe; --dtype is {} (give --dtype fp8)", options.recipe,
-                                    to_string(dtype)));
-  }
-  problems.reserve(static_cast<size_t>(points));
-  std::array<int64_t, 3> value{};
-  for (int64_t m : dims[0]) {
-    for (int64_t n : dims[1]) {
-      for (int64_t k : dims[2]) {
-        for (int64_t batch : batches) {
-          value = {m, n, k};
-          for (int d = 0; d < 3; ++d) {
-            if (!given[d]) value[d] = value[leader];
-          }
-          problems.push_back(make_problem(options, value[0], value[1], value[2], batch, dtype, layout));
-          problems.back().recipe = recipe;
-        }
-      }
-    }
-  }
-  return problems;
+SizePlan plan_size(const ShapeOptions& options, int64_t m, int64_t n, int64_t k, const std::string& sizes_from) {
+  Dims dims;
+  dims.values = {std::vector<int64_t>{m}, std::vector<int64_t>{n}, std::vector<int64_t>{k}};
+  dims.given = {true, true, true};
+  dims.leader = 0;
+  SizePlan plan;
+  plan.problems = plan_dims(options, dims, sizes_from, plan.form);
+  return plan;
 }
 
 Shard parse_shard(const std::string& text, const std::string& option) {

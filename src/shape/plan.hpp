@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fp8_recipe.hpp"
 #include "core/problem.hpp"
 
 namespace shapescope {
@@ -23,8 +24,19 @@ struct ShapeOptions {
   int64_t ld_pad = 0;                   // elements added to every leading dimension
   std::optional<int64_t> lda, ldb, ldc; // explicit leading dimensions (not with ld_pad)
   int64_t offset = 0;                   // base-pointer offset of A and B, in elements
-  // What gave the sizes, for messages: empty for --m, --n and --k; "SHAPE" for explain's argument.
-  std::string sizes_from;
+};
+
+// A problem's form besides its sizes, typed and checked: what explain's target and each of its
+// neighbours share, so that a neighbour is planned from numbers, nothing formatted and read again.
+struct ProblemForm {
+  DType dtype = DType::kBf16;
+  Layout layout = Layout::kNN;
+  Fp8Recipe recipe;                      // fp8 only
+  int64_t batch = 1;
+  int64_t ld_pad = 0;                    // elements added to every leading dimension
+  std::optional<int64_t> lda, ldb, ldc;  // explicit leading dimensions (not with ld_pad)
+  int64_t offset = 0;                    // base-pointer offset of A and B, in elements
+  std::string sizes_from = "SHAPE";      // what gave the sizes, for messages: "SHAPE", "--m, --n"
 };
 
 // The product of the ranges, in order m (outer) .. n .. k .. batch (inner).
@@ -33,6 +45,23 @@ struct ShapeOptions {
 // negative padding or offset, or one above kMaxStrideOption, unknown dtype, layout or recipe, a recipe
 // for a dtype other than fp8.
 std::vector<Problem> plan_problems(const ShapeOptions& options);
+
+// One size in the options' form (explain's SHAPE, plot tilegrid's), refused as plan_problems refuses
+// a plan of it (options.m, n and k are not read; `sizes_from` names the sizes in messages): one problem
+// per batch value, and the form, its batch the first one.
+struct SizePlan {
+  std::vector<Problem> problems;
+  ProblemForm form;
+};
+SizePlan plan_size(const ShapeOptions& options, int64_t m, int64_t n, int64_t k, const std::string& sizes_from);
+
+// The form's own rules: fp8 takes layout nt; the padding, leading dimensions and offset within their
+// ranges; padding and an explicit leading dimension not both. Error(kUsage) naming the option.
+void check_form(const ProblemForm& form);
+// The problem of these sizes in this form (its leading dimensions and offsets); Error(kUsage) naming
+// the options for a leading dimension smaller than its row or beyond cuBLAS's int, or operands no GPU
+// could hold.
+Problem form_problem(const ProblemForm& form, int64_t m, int64_t n, int64_t k);
 
 // One of `count` interleaved parts of a plan: every count-th problem from the index-th (1-based).
 struct Shard {

@@ -104,6 +104,7 @@ std::optional<LtAlgoConfig> read_lt(const Statement& row, int& c) {
   lt.algo_id = row.int32(c++);
   lt.tile_id = row.int32(c++);
   lt.tile = row.text(c++);
+  lt.tile_size = lt_tile_size(lt.tile);
   lt.stages_id = row.int32(c++);
   lt.stages = row.text(c++);
   lt.splitk = row.int32(c++);

@@ -101,19 +101,7 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
 
 }  // namespace
 
-// The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).
-Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k) {
-  ShapeOptions s = o.plan;
-  s.m = std::to_string(m);
-  s.n = std::to_string(n);
-  s.k = std::to_string(k);
-  s.sizes_from = "SHAPE";
-  const std::vector<Problem> problems = plan_problems(s);
-  if (problems.size() != 1) throw usage_error(fmt::format("--batch: '{}' must be one value for explain", o.plan.batch));
-  return problems.front();
-}
-
-ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile, const Problem& target,
+ExplainReport explain_model(const ExplainRequest& o, const GpuProfile& profile, const Problem& target,
                             const std::string& why_not_store) {
   const auto& tile = o.tile;
   if (!tile)
@@ -121,7 +109,7 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
                                   profile.key, why_not_store));
   const ModelGpu gpu = model_gpu(profile);
   ExplainReport report;
-  report.shape = o.shape;
+  report.shape = o.shape_text;
   report.mode = "model";
   report.source = fmt::format(
       "model prediction for {} ({} SMs) with a {}x{} tile, one CTA per SM, data-parallel; nothing measured ({})",
@@ -135,12 +123,12 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
     return p;
   };
   Candidate self;
-  self.value = shape.square ? target.n : 0;
+  self.value = o.shape.square ? target.n : 0;
   self.problem = target;
-  report.points.push_back(predicted(Role::kTarget, size_label(shape, target), self));
+  report.points.push_back(predicted(Role::kTarget, size_label(o.shape, target), self));
   report.stored.emplace_back();
-  for (Candidate& c : plan_candidates(o, shape, target, report.points.front().annotation, report.missing)) {
-    std::string label = size_label(shape, c.problem);
+  for (Candidate& c : plan_candidates(o, target, report.points.front().annotation, report.missing)) {
+    std::string label = size_label(o.shape, c.problem);
     report.points.push_back(predicted(Role::kNeighbour, std::move(label), std::move(c)));
     report.stored.emplace_back();
   }
@@ -148,8 +136,8 @@ ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, cons
   return report;
 }
 
-ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
-                                  const Problem& target, const StoreRead* read) {
+ExplainReport explain_without_gpu(const ExplainRequest& o, const GpuProfile* profile, const Problem& target,
+                                  const StoreRead* read) {
   const std::string what = describe_problem(target, o.backend);
   std::string why_not;
   if (!std::filesystem::exists(std::filesystem::symlink_status(o.db))) {  // a dangling link: the store says so
@@ -174,7 +162,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
     }
     if (anchor) {
       ExplainReport report;
-      report.shape = o.shape;
+      report.shape = o.shape_text;
       report.mode = "store";
       report.source = fmt::format("from the store '{}' (no GPU measured now): {} ({}), driver {}, cuBLAS {}, measured {}, "
                                   "{} samples, cold L2, {} clocks",
@@ -182,11 +170,11 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
                                   anchor->device.cublas, anchor->result.measured_at, anchor->result.timing.samples,
                                   to_string(anchor->key.clocks));
       const std::vector<Annotation> own = annotate_points(store, {*anchor});
-      Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing),
+      Plan plan{target, plan_candidates(o, target, own.front(), report.missing),
                 plan_controls(o, target, anchor->device), fixed_spec(o, anchor->device)};
       if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
       const Gatherer g(pool, *anchor, read ? &read->index : nullptr);
-      ReportBuilder builder(o, shape, plan, g);
+      ReportBuilder builder(o, plan, g);
       ExplainReport first = report;
       builder.build(store, std::nullopt, first);
       builder.build(store, compared_problem(first), report);
@@ -196,19 +184,19 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape
                           profile ? " on " + profile->key : "",
                           o.clocks_given ? fmt::format(" at {} clocks", to_string(o.measure.clocks)) : "");
   }
-  if (profile) return explain_model(o, shape, *profile, target, why_not);
+  if (profile) return explain_model(o, *profile, target, why_not);
   throw Error(ExitCode::kNoGpu,
               fmt::format("explain: no GPU here and {}; measure it on a GPU (shapescope explain {}), or pass "
                           "--gpu KEY --tile BMxBN for a model prediction",
-                          why_not, o.shape));
+                          why_not, o.shape_text));
 }
 
-ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                               const DeviceContext& device, Store& store, const ProgressFor& progress_for,
-                               const std::atomic<bool>* interrupted, const PhaseDone& phase_done) {
+ExplainReport explain_measured(const ExplainRequest& o, const Problem& target, const DeviceContext& device,
+                               Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted,
+                               const PhaseDone& phase_done) {
   const auto started = std::chrono::steady_clock::now();
   ExplainReport report;
-  report.shape = o.shape;
+  report.shape = o.shape_text;
   report.mode = "measured";
   MeasureOutcome total;
   MeasureOutcome at_phase_start;
@@ -230,7 +218,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
                                                               : report.missing.front().what + ": " +
                                                                     report.missing.front().why));
   const StoredPoint anchor_point = *anchor;
-  const Plan plan = make_plan(o, shape, target, anchor_point, device, store, report);
+  const Plan plan = make_plan(o, target, anchor_point, device, store, report);
   phase("target");
 
   // The neighbours and the controls, then cuBLASLt's alternatives at the target and at the
@@ -242,7 +230,7 @@ ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, c
     measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);
   phase("other precisions");
   const Gatherer g(pool, anchor_point);
-  ReportBuilder builder(o, shape, plan, g);
+  ReportBuilder builder(o, plan, g);
   ExplainReport draft = report;
   builder.build(store, std::nullopt, draft);
   const std::optional<Problem> neighbour = compared_problem(draft);

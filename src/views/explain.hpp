@@ -28,9 +28,12 @@ constexpr double kLongPairedBudget = 6;
 // GEMM under 1 ms stays within 3 s.
 constexpr double kExplainPairSeconds = 1.0;
 
+// What to explain, typed: the command line's text is read once, by the CLI (cli/explain.cpp), and
+// profile and report make theirs from a Problem.
 struct ExplainRequest {
-  std::string shape;        // as the user gave it
-  ShapeOptions plan;        // dtype, layout, strides, offset, batch; m/n/k are set per candidate
+  ShapeArg shape;           // the target's sizes; square (SHAPE was one number): its neighbours stay square
+  std::string shape_text;   // SHAPE as the user gave it, for display only
+  ProblemForm form;         // dtype, layout, recipe, batch, strides, offset: each candidate planned in it
   BackendSpec backend{BackendKind::kCublas};  // one backend: our kernels as one variant
   int lt_algos = 1;
   MeasureOptions measure;   // samples or the stopping rule, clock state, warm-up (as sweep's options)
@@ -60,7 +63,7 @@ struct NotMeasured {
 };
 
 struct ExplainReport {
-  std::string shape;                 // as the user gave it
+  std::string shape;                 // as the user gave it (ExplainRequest::shape_text)
   std::string mode;                  // "measured", "store", "model"
   std::string source;                // one line: where the numbers come from
   std::vector<ExplainPoint> points;  // [0] is the target
@@ -73,9 +76,6 @@ struct ExplainReport {
   size_t over_max_error = 0;         // precision fixes left out for their error (--max-error)
 };
 
-// The problem for one set of dimensions, planned like the sweep plans it (strides, offsets, checks).
-Problem plan_one(const ExplainRequest& o, int64_t m, int64_t n, int64_t k);
-
 // No GPU here (or one named with --gpu): the store's newest measurement of the target and its
 // neighbours; else, with a profile, the model's prediction; else Error(kNoGpu) saying what to do.
 // `read`: the store (o.db) open and its points (load_all()) where the caller has them already: profile
@@ -86,15 +86,14 @@ struct StoreRead {
   const std::vector<StoredPoint>& pool;
   const PointIndex& index;  // of the pool, made once for every shape explained from it
 };
-ExplainReport explain_without_gpu(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile* profile,
-                                  const Problem& target, const StoreRead* read = nullptr);
+ExplainReport explain_without_gpu(const ExplainRequest& o, const GpuProfile* profile, const Problem& target,
+                                  const StoreRead* read = nullptr);
 // The model's prediction for a GPU profile with the request's tile (Error(kUsage) without one).
-ExplainReport explain_model(const ExplainRequest& o, const ShapeArg& shape, const GpuProfile& profile,
-                            const Problem& target, const std::string& why_not_store);
+ExplainReport explain_model(const ExplainRequest& o, const GpuProfile& profile, const Problem& target,
+                            const std::string& why_not_store);
 struct ExplainJob {
   ExplainRequest request;
-  ShapeArg shape;
-  Problem target;
+  Problem target;  // the request's shape in its form
 };
 struct ExplainJobResult {
   std::optional<ExplainReport> report;
@@ -104,9 +103,9 @@ struct ExplainJobResult {
 using PhaseDone = std::function<void(const std::string& phase, double seconds)>;
 // With a GPU: the target measured, then its neighbours (the store supplies what it has); each
 // phase's wall time and its measurements' cost told to `phase_done` as it ends.
-ExplainReport explain_measured(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
-                               const DeviceContext& device, Store& store, const ProgressFor& progress_for,
-                               const std::atomic<bool>* interrupted, const PhaseDone& phase_done = {});
+ExplainReport explain_measured(const ExplainRequest& o, const Problem& target, const DeviceContext& device,
+                               Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted,
+                               const PhaseDone& phase_done = {});
 
 // Several explanations measured together (profile's verdicts): each phase of explain_measured (the
 // targets, the neighbours and controls, the other precisions, cuBLASLt's alternatives) runs as one

@@ -2,6 +2,7 @@
 // phases, each one measure() for every job.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -68,14 +69,11 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
   const MeasureOutcome got = measure(merged(parts), device, store, ProgressCallback(), interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& line : got.skipped)
+  for (size_t i = 0; i < got.skipped.size(); ++i)
     for (size_t j = 0; j < jobs.size(); ++j) {
-      if (!requests[j]) continue;
-      for (const Problem& p : requests[j]->problems)
-        if (line.find(fmt::format(" {} {}: ", p.shape_string(), to_string(p.dtype))) != std::string::npos) {
-          add_skipped(line, jobs[j].report);
-          break;
-        }
+      const std::vector<Problem>* problems = requests[j] ? &requests[j]->problems : nullptr;
+      if (problems && std::find(problems->begin(), problems->end(), got.skipped_problems[i]) != problems->end())
+        add_skipped(got.skipped[i], jobs[j].report);
     }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   add_outcome(got, total);
@@ -102,7 +100,7 @@ void plan_jobs(std::vector<JobState>& states, const std::vector<StoredPoint>& po
       continue;
     }
     s.anchor = *anchor;
-    s.plan = std::make_unique<Plan>(make_plan(o, s.job->shape, s.job->target, *s.anchor, device, store, s.report));
+    s.plan = std::make_unique<Plan>(make_plan(o, s.job->target, *s.anchor, device, store, s.report));
   }
 }
 
@@ -139,7 +137,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
   std::vector<JobState> states(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     states[j].job = &jobs[j];
-    states[j].report.shape = jobs[j].request.shape;
+    states[j].report.shape = jobs[j].request.shape_text;
     states[j].report.mode = "measured";
   }
   std::vector<StoredPoint> pool;
@@ -163,7 +161,7 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
   for (JobState& s : states) {
     if (!s.ok()) continue;
     s.gatherer = std::make_unique<Gatherer>(pool, *s.anchor);
-    s.builder = std::make_unique<ReportBuilder>(s.job->request, s.job->shape, *s.plan, *s.gatherer);
+    s.builder = std::make_unique<ReportBuilder>(s.job->request, *s.plan, *s.gatherer);
     ExplainReport draft = s.report;
     s.builder->build(store, std::nullopt, draft);
     s.neighbour = compared_problem(draft);

@@ -36,8 +36,11 @@ std::string ld_label(const Problem& p) { return fmt::format("lda {} ldb {} ldc {
 std::optional<BackendSpec> fixed_spec(const ExplainRequest& o, const DeviceContext& d) {
   if (!o.controls || o.backend.kind == BackendKind::kCustom) return std::nullopt;
   const int cc = d.cc_major * 10 + d.cc_minor;
-  if (cc == 90) return BackendSpec(BackendKind::kCustom, "05_wgmma_tma:128x256:dp");
-  if (cc >= 80) return BackendSpec(BackendKind::kCustom, "04_mma_pipelined:128x256:dp");
+  const auto fixed = [](const char* kernel) {
+    return BackendSpec(BackendKind::kCustom, VariantSelection{kernel, std::make_pair(128, 256), "dp"});
+  };
+  if (cc == 90) return fixed("05_wgmma_tma");
+  if (cc >= 80) return fixed("04_mma_pipelined");
   return std::nullopt;
 }
 

@@ -24,12 +24,12 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
 
 // Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
 // size) are listed as not measured, with the planner's reason.
-std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
+std::vector<Candidate> plan_candidates(const ExplainRequest& o, const Problem& target,
                                        const Annotation& target_annotation, std::vector<NotMeasured>& missing) {
   std::vector<Candidate> planned;
-  for (Candidate c : neighbours(target, shape.square, target_annotation)) {
+  for (Candidate c : neighbours(target, o.shape.square, target_annotation)) {
     try {
-      c.problem = plan_one(o, c.problem.m, c.problem.n, c.problem.k);
+      c.problem = form_problem(o.form, c.problem.m, c.problem.n, c.problem.k);
       planned.push_back(std::move(c));
     } catch (const Error& e) {
       missing.push_back({fmt::format("{} ({})", c.value, c.why), e.what()});
@@ -125,10 +125,10 @@ const StoredPoint* find_anchor(const std::vector<StoredPoint>& pool, const Expla
   return nullptr;
 }
 
-Plan make_plan(const ExplainRequest& o, const ShapeArg& shape, const Problem& target, const StoredPoint& anchor,
+Plan make_plan(const ExplainRequest& o, const Problem& target, const StoredPoint& anchor,
                const DeviceContext& device, const Store& store, ExplainReport& report) {
   const std::vector<Annotation> own = annotate_points(store, {anchor});
-  Plan plan{target, plan_candidates(o, shape, target, own.front(), report.missing), plan_controls(o, target, device),
+  Plan plan{target, plan_candidates(o, target, own.front(), report.missing), plan_controls(o, target, device),
             fixed_spec(o, device)};
   if (plan.fixed) report.fixed_kernel = plan.fixed->algo();
   return plan;

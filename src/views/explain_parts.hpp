@@ -34,7 +34,7 @@ Controls plan_controls(const ExplainRequest& o, const Problem& target, const Dev
 
 // Candidates as problems; those the planner refuses (an explicit --lda too small for a larger
 // size) are listed as not measured, with the planner's reason.
-std::vector<Candidate> plan_candidates(const ExplainRequest& o, const ShapeArg& shape, const Problem& target,
+std::vector<Candidate> plan_candidates(const ExplainRequest& o, const Problem& target,
                                        const Annotation& target_annotation, std::vector<NotMeasured>& missing);
 
 // What explain needs from the pool of stored points, each with its role.
@@ -101,8 +101,7 @@ struct Plan {
 
 class ReportBuilder {
  public:
-  ReportBuilder(const ExplainRequest& o, const ShapeArg& shape, const Plan& plan, const Gatherer& g)
-      : o_(o), shape_(shape), plan_(plan), g_(g) {}
+  ReportBuilder(const ExplainRequest& o, const Plan& plan, const Gatherer& g) : o_(o), plan_(plan), g_(g) {}
 
   // The wanted points found in the pool, annotated together, explained. `neighbour`: the problem of
   // the compared neighbour, whose cuBLASLt alternatives are looked for too.
@@ -122,7 +121,7 @@ class ReportBuilder {
  private:
   Candidate self() const {
     Candidate c;
-    c.value = shape_.square ? plan_.target.n : 0;
+    c.value = o_.shape.square ? plan_.target.n : 0;
     c.problem = plan_.target;
     return c;
   }
@@ -138,8 +137,8 @@ class ReportBuilder {
   void library_points() {
     const BackendKind backend = o_.backend.kind;
     const std::string algo = o_.backend.algo();
-    want(Role::kTarget, size_label(shape_, plan_.target), self(), backend, algo);
-    for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(shape_, c.problem), c, backend, algo);
+    want(Role::kTarget, size_label(o_.shape, plan_.target), self(), backend, algo);
+    for (const Candidate& c : plan_.candidates) want(Role::kNeighbour, size_label(o_.shape, c.problem), c, backend, algo);
     if (plan_.controls.aligned16)
       want(Role::kAligned16, ld_label(*plan_.controls.aligned16), with_problem(*plan_.controls.aligned16), backend, algo);
     if (plan_.controls.aligned32)
@@ -171,7 +170,7 @@ class ReportBuilder {
     const bool library_is_lt = o_.backend.kind == BackendKind::kCublasLt;
     for (const StoredPoint* s : g_.alternatives(p)) {
       if (role == Role::kNeighbourAlternative && library_is_lt && s->key.algo == o_.backend.algo()) continue;
-      want(role, role == Role::kAlternative ? s->key.algo : size_label(shape_, p) + " " + s->key.algo, c,
+      want(role, role == Role::kAlternative ? s->key.algo : size_label(o_.shape, p) + " " + s->key.algo, c,
            s->key.backend, s->key.algo);
     }
   }
@@ -208,7 +207,6 @@ class ReportBuilder {
   }
 
   const ExplainRequest& o_;
-  const ShapeArg& shape_;
   const Plan& plan_;
   const Gatherer& g_;
   std::vector<Wanted> wanted_;
@@ -228,7 +226,7 @@ MeasureRequest alternatives_request(const ExplainRequest& o, const Problem& targ
 const StoredPoint* find_anchor(const std::vector<StoredPoint>& pool, const ExplainRequest& o, const Problem& target);
 // Everything explain asks for besides the target, from the target's own point (its tile and slots
 // choose the wave neighbours); candidates the planner refuses go to report.missing.
-Plan make_plan(const ExplainRequest& o, const ShapeArg& shape, const Problem& target, const StoredPoint& anchor,
+Plan make_plan(const ExplainRequest& o, const Problem& target, const StoredPoint& anchor,
                const DeviceContext& device, const Store& store, ExplainReport& report);
 // measure()'s skip line ("BACKEND ALGO SHAPE DTYPE: why") as a point explain wanted and has not.
 void add_skipped(const std::string& line, ExplainReport& report);

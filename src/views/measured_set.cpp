@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <tuple>
+#include <unordered_set>
 
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -13,16 +15,12 @@
 #include "views/annotated.hpp"
 
 namespace shapescope {
-namespace {
-
-// Everything that tells two calls apart, as text.
-std::string key_of(const Problem& p, const BackendSpec& backend) {
-  return fmt::format("{} {} {} {}x{}x{}x{} ld {} {} {} off {} {} {} {} {} {}", backend.text(), to_string(p.dtype),
-                     to_string(p.layout), p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a, p.off_b, p.off_c,
-                     groups_text(p), p.dtype == DType::kFp8 ? recipe_text(p.recipe) : "", to_string(p.cast));
+size_t MeasuredSet::CallHash::operator()(const Call& c) const {
+  // The problem's hash mixed with the backend's kind (boost::hash_combine's step); variants of our
+  // kernels at one problem are few, and operator== tells them apart.
+  const size_t seed = hash_value(c.problem);
+  return seed ^ (std::hash<int>{}(int(c.backend.kind)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
-
-}  // namespace
 
 MeasuredSet::MeasuredSet(const DeviceContext& device, Store& store, int samples, ClockState clocks,
                          const std::atomic<bool>* interrupted,
@@ -42,9 +40,9 @@ size_t MeasuredSet::unknown(const std::vector<BackendProblem>& wanted) const {
 }
 
 size_t MeasuredSet::unknown(const std::vector<SpecProblem>& wanted) const {
-  std::map<std::string, bool> seen;
+  std::unordered_set<Call, CallHash> seen;
   for (const auto& [p, backend] : wanted)
-    if (!find(p, backend)) seen[key_of(p, backend)] = true;
+    if (!find(p, backend)) seen.insert(Call{p, backend});
   return seen.size();
 }
 
@@ -67,7 +65,7 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<SpecProblem>
         const StoredPoint& s = (*pool_)[i];
         if (same_setup(s.device, device_) && s.key.backend == backend.kind && s.key.algo == backend.algo() &&
             !s.key.hot && (s.key.clocks == clocks_ || s.key.clocks == ClockState::kUnrecorded)) {
-          points_.emplace(key_of(p, backend), s);
+          points_.emplace(Call{p, backend}, s);
           ++reused_;
           break;
         }
@@ -77,11 +75,11 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<SpecProblem>
   }
   // One request per backend and dtype (in the order of the backends' names), the problems in the order
   // asked, each once.
-  std::map<std::pair<std::string, DType>, MeasureRequest> requests;
-  std::map<std::string, bool> asked;
+  std::map<std::pair<BackendSpec, DType>, MeasureRequest> requests;
+  std::unordered_set<Call, CallHash> asked;
   for (const auto& [p, backend] : wanted) {
-    if (find(p, backend) || !asked.emplace(key_of(p, backend), true).second) continue;
-    MeasureRequest& r = requests[{backend.text(), p.dtype}];
+    if (find(p, backend) || !asked.insert(Call{p, backend}).second) continue;
+    MeasureRequest& r = requests[{backend, p.dtype}];
     r.backends = {backend};
     r.measure.samples = samples_;
     r.measure.clocks = clocks_;
@@ -103,7 +101,7 @@ std::vector<std::string> MeasuredSet::measure_all(const std::vector<SpecProblem>
     const std::string algo = backend.algo();
     for (const StoredPoint& p : with_clock_state(outcome.points, clocks_))
       if (p.key.backend == backend.kind && p.key.algo == algo && !p.key.hot)
-        points_.emplace(key_of(p.key.problem, backend), p);
+        points_.emplace(Call{p.key.problem, backend}, p);
   }
   return skipped;
 }
@@ -113,8 +111,8 @@ const StoredPoint* MeasuredSet::find(const Problem& problem, BackendKind backend
 }
 
 const StoredPoint* MeasuredSet::find(const Problem& problem, const BackendSpec& backend) const {
-  const auto found = points_.find(key_of(problem, backend));
-  return found != points_.end() && found->second.key.problem == problem ? &found->second : nullptr;
+  const auto found = points_.find(Call{problem, backend});
+  return found != points_.end() ? &found->second : nullptr;
 }
 
 std::optional<GemmTime> MeasuredSet::time_of(const Problem& problem, BackendKind backend) const {

@@ -65,7 +65,16 @@ class MeasuredSet {
   ClockState clocks_;
   const std::atomic<bool>* interrupted_;
   std::string command_;
-  std::map<std::string, StoredPoint> points_;  // by backend and problem (key_of)
+  // A call: its problem on its backend (for our kernels, the variant).
+  struct Call {
+    Problem problem;
+    BackendSpec backend;
+    bool operator==(const Call& o) const { return problem == o.problem && backend == o.backend; }
+  };
+  struct CallHash {
+    size_t operator()(const Call& c) const;
+  };
+  std::unordered_map<Call, StoredPoint, CallHash> points_;
   std::optional<std::vector<StoredPoint>> pool_;  // read_only_from()
   std::unordered_multimap<Problem, size_t, ProblemHash> pool_index_;  // pool_'s points by problem
   size_t measured_ = 0, reused_ = 0;

@@ -24,12 +24,12 @@ namespace shapescope {
 // adds that is not a GEMM (a copy into aligned rows, a cast to fp8): its backend runs it.
 struct StepTerm {
   StepTerm() = default;
-  StepTerm(Problem p, BackendKind b, double c, std::string v = "", int rank = 0)
+  StepTerm(Problem p, BackendKind b, double c, VariantSelection v = {}, int rank = 0)
       : problem(std::move(p)), backend(b), count(c), variants(std::move(v)), lt_rank(rank) {}
   Problem problem;
   BackendKind backend = BackendKind::kCublas;
   double count = 1;
-  std::string variants;
+  VariantSelection variants;
   int lt_rank = 0;
   BackendSpec spec() const { return BackendSpec(backend, variants); }
   // The algo of its point: cuBLASLt's "h<rank>", else the spec's.

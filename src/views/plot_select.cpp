@@ -21,7 +21,6 @@ namespace shapescope {
 namespace {
 
 constexpr std::array<std::string_view, 3> kDimNames = {"M", "N", "K"};
-constexpr std::array<std::string_view, 3> kDimOptions = {"--m", "--n", "--k"};
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -37,21 +36,6 @@ bool contains_nocase(std::string_view text, std::string_view part) {
 // so that "h100" finds "NVIDIA H100 80GB HBM3" and not "NVIDIA H100 PCIe").
 bool of_model(std::string_view gpu_name, const GpuProfile* model) { return profile_for_device_name(gpu_name) == model; }
 
-// "cublas,cublaslt" -> {"cublas", "cublaslt"}; an empty item is refused rather than skipped.
-std::vector<std::string> split_list(const std::string& text, std::string_view option) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw usage_error(fmt::format("{}: '{}' has an empty item", option, text));
-    items.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return items;
-}
-
 std::string quoted_list(const std::set<std::string>& values) {
   std::vector<std::string> quoted;
   for (const std::string& v : values) quoted.push_back("'" + v + "'");
@@ -66,16 +50,13 @@ struct ShapeFilter {
   int leader = -1;
   std::set<int64_t> batches;
 
-  explicit ShapeFilter(const PlotFilter& f) {
-    const std::array<const std::string*, 3> texts = {&f.m, &f.n, &f.k};
+  explicit ShapeFilter(const PlotFilter& f) : batches(f.batch.values.begin(), f.batch.values.end()) {
+    const std::array<const SizeFilter*, 3> given = {&f.m, &f.n, &f.k};
     for (int d = 0; d < 3; ++d) {
-      if (texts[size_t(d)]->empty()) continue;
-      const std::vector<int64_t> values = parse_range(*texts[size_t(d)], kDimOptions[size_t(d)]);
-      dims[size_t(d)] = std::set<int64_t>(values.begin(), values.end());
+      if (given[size_t(d)]->text.empty()) continue;
+      dims[size_t(d)] = std::set<int64_t>(given[size_t(d)]->values.begin(), given[size_t(d)]->values.end());
       if (leader < 0) leader = d;
     }
-    const std::vector<int64_t> b = parse_range(f.batch, "--batch");
-    batches = std::set<int64_t>(b.begin(), b.end());
   }
 
   bool matches(const Problem& p) const {
@@ -155,8 +136,8 @@ std::vector<StoredPoint> one_algorithm(std::vector<StoredPoint> points, const Pl
   // The library's own choice: cuBLAS's default, cuBLASLt's first heuristic choice.
   const auto own_choice = [](BackendKind b) { return std::make_pair(b, std::string(default_algo(b))); };
   std::optional<std::pair<BackendKind, std::string>> chosen;
-  if (f.algo.empty()) {
-    if (f.backend.empty() && pairs.count(own_choice(BackendKind::kCublas))) {
+  if (f.algos.empty()) {
+    if (f.backends.empty() && pairs.count(own_choice(BackendKind::kCublas))) {
       chosen = own_choice(BackendKind::kCublas);
     } else if (backends.size() == 1 && pairs.count(own_choice(*backends.begin()))) {
       chosen = own_choice(*backends.begin());
@@ -204,6 +185,23 @@ PlotContext context_of(const std::vector<StoredPoint>& points) {
 
 }  // namespace
 
+SizeFilter size_filter(const std::string& text, std::string_view option) {
+  return SizeFilter{text, parse_range(text, option)};
+}
+
+std::vector<std::string> comma_list_option(const std::string& text, std::string_view option) {
+  std::vector<std::string> items;
+  for (size_t start = 0; !text.empty();) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw usage_error(fmt::format("{}: '{}' has an empty item", option, text));
+    items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
 std::string PlotFilter::given() const {
   std::vector<std::string> parts;
   auto add = [&](std::string_view option, const std::string& value) {
@@ -214,13 +212,13 @@ std::string PlotFilter::given() const {
   add("--cublas", cublas);
   if (dtype) add("--dtype", std::string(to_string(*dtype)));
   if (layout) add("--layout", std::string(to_string(*layout)));
-  add("--backend", backend);
-  add("--algo", algo);
+  add("--backend", fmt::format("{}", fmt::join(backends, ",")));
+  add("--algo", fmt::format("{}", fmt::join(algos, ",")));
   add("--kernel", kernel);
-  add("--m", m);
-  add("--n", n);
-  add("--k", k);
-  if (batch != "1") add("--batch", batch);
+  add("--m", m.text);
+  add("--n", n.text);
+  add("--k", k.text);
+  if (batch.text != "1") add("--batch", batch.text);
   if (ld_pad != 0) add("--ld-pad", std::to_string(ld_pad));
   if (offset != 0) add("--offset", std::to_string(offset));
   if (hot) parts.emplace_back("--hot");
@@ -238,10 +236,10 @@ std::string PlotContext::title() const {
 
 namespace {
 
-// Each named value (--backend, --algo, --gpu, --gpu-name, --cublas) must occur in the store: a typo is named
-// with what the store holds, rather than reported as "no point". Fills the wanted backends and algos.
-void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilter& f, const std::string& db_path,
-                         std::set<std::string>& backends, std::set<std::string>& algo_names) {
+// Each named value (--backend, --algo, --gpu, --gpu-name, --cublas) must occur in the store: a typo is
+// named with what the store holds, rather than reported as "no point". Returns the backends named.
+std::set<BackendKind> check_against_store(const std::vector<StoredPoint>& stored, const PlotFilter& f,
+                                          const std::string& db_path) {
   std::set<std::string> stored_backends, stored_algos, stored_gpus, stored_cublas;
   for (const StoredPoint& p : stored) {
     stored_backends.insert(std::string(to_string(p.key.backend)));
@@ -249,21 +247,17 @@ void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilte
     stored_gpus.insert(p.device.gpu_name);
     stored_cublas.insert(p.device.cublas);
   }
-  if (!f.backend.empty()) {
-    for (const std::string& b : split_list(f.backend, "--backend")) {
-      if (!stored_backends.count(b))
-        throw usage_error(fmt::format("--backend: '{}' has no point in '{}' (it holds {})", b, db_path,
-                                      stored_backends.empty() ? "none" : quoted_list(stored_backends)));
-      backends.insert(b);
-    }
+  std::set<BackendKind> backends;
+  for (const std::string& b : f.backends) {
+    if (!stored_backends.count(b))
+      throw usage_error(fmt::format("--backend: '{}' has no point in '{}' (it holds {})", b, db_path,
+                                    stored_backends.empty() ? "none" : quoted_list(stored_backends)));
+    backends.insert(*parse_backend_kind(b));  // a name the store holds: the store read it as a kind
   }
-  if (!f.algo.empty()) {
-    for (const std::string& a : split_list(f.algo, "--algo")) {
-      if (!stored_algos.count(a))
-        throw usage_error(fmt::format("--algo: '{}' has no point in '{}' (it holds {})", a, db_path,
-                                      stored_algos.empty() ? "none" : quoted_list(stored_algos)));
-      algo_names.insert(a);
-    }
+  for (const std::string& a : f.algos) {
+    if (!stored_algos.count(a))
+      throw usage_error(fmt::format("--algo: '{}' has no point in '{}' (it holds {})", a, db_path,
+                                    stored_algos.empty() ? "none" : quoted_list(stored_algos)));
   }
   auto any_contains = [](const std::set<std::string>& names, const std::string& part) {
     return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return contains_nocase(n, part); });
@@ -277,6 +271,7 @@ void check_against_store(const std::vector<StoredPoint>& stored, const PlotFilte
       std::none_of(stored_cublas.begin(), stored_cublas.end(), [&](const std::string& v) { return v.rfind(f.cublas, 0) == 0; }))
     throw usage_error(fmt::format("--cublas: '{}' matches no cuBLAS version in '{}' (it holds {})", f.cublas, db_path,
                                   stored_cublas.empty() ? "none" : quoted_list(stored_cublas)));
+  return backends;
 }
 
 // One picture, one GPU and one library: a mix must be chosen from, never averaged.
@@ -313,8 +308,8 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
                         Algos algos, const std::string& command, const Store& calibrations, Mixes mixes) {
   const ShapeFilter shapes(f);
 
-  std::set<std::string> backends, algo_names;
-  check_against_store(stored, f, db_path, backends, algo_names);
+  const std::set<BackendKind> backends = check_against_store(stored, f, db_path);
+  const std::set<std::string> algo_names(f.algos.begin(), f.algos.end());
 
   std::vector<StoredPoint> points;
   for (const StoredPoint& p : stored) {
@@ -326,7 +321,7 @@ Selection select_points(const std::vector<StoredPoint>& stored, const std::strin
     if (!f.cublas.empty() && p.device.cublas.rfind(f.cublas, 0) != 0) continue;
     if (f.dtype && problem.dtype != *f.dtype) continue;
     if (f.layout && problem.layout != *f.layout) continue;
-    if (!backends.empty() && !backends.count(std::string(to_string(p.key.backend)))) continue;
+    if (!backends.empty() && !backends.count(p.key.backend)) continue;
     if (!algo_names.empty() && !algo_names.count(p.key.algo)) continue;
     if (!strides_match(problem, f.ld_pad, f.offset)) continue;
     if (!shapes.matches(problem)) continue;

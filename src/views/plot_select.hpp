@@ -5,15 +5,25 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/records.hpp"
 #include "model/annotate.hpp"
 #include "model/device_profile.hpp"
-#include "core/records.hpp"
 
 namespace shapescope {
 
 class Store;
+
+// A range option of a selection (--m, --n, --k, --batch), read once by the CLI: the sizes it selects,
+// and its text as given, for messages only.
+struct SizeFilter {
+  std::string text;  // "1..4096:8"; "": not given
+  std::vector<int64_t> values;  // as the range lists them
+};
+// `text` read as sweep reads a range (shape/range.hpp); Error(kUsage) naming `option` otherwise.
+SizeFilter size_filter(const std::string& text, std::string_view option);
 
 struct PlotFilter {
   const GpuProfile* gpu = nullptr;  // --gpu KEY: points measured on a GPU of this model (its profile)
@@ -21,12 +31,15 @@ struct PlotFilter {
   std::string cublas;           // a prefix of the cuBLAS version ("13.1")
   std::optional<DType> dtype;   // not given: any, but a selection that mixes them is refused
   std::optional<Layout> layout;
-  std::string backend, algo;    // comma lists; empty: any (see select_points for several)
+  // --backend's and --algo's comma lists, read by the CLI: names as the store's backend and algo
+  // columns hold them (a name the store lacks is refused with what it holds); empty: any (see
+  // select_points for several).
+  std::vector<std::string> backends, algos;
   std::string kernel;           // a substring of the main kernel's short name
   // Ranges as `sweep` takes them; a dimension not given equals the first one given (square), so
   // the options that swept a set of points select it again. None given: every shape.
-  std::string m, n, k;
-  std::string batch = "1";
+  SizeFilter m, n, k;
+  SizeFilter batch{"1", {1}};
   int64_t ld_pad = 0;           // leading dimensions are the row length plus this (sweep --ld-pad)
   int64_t offset = 0;           // base-pointer offset of A and B (sweep --offset)
   bool hot = false;             // points measured with --hot instead of cold ones
@@ -35,6 +48,10 @@ struct PlotFilter {
   // The filters the user gave, as options, for messages: "--dtype fp16 --n 1..64".
   std::string given() const;
 };
+
+// --backend and --algo of a selection, as the CLI reads them: "cublas,cublaslt" -> {"cublas", "cublaslt"};
+// an empty item refused (Error(kUsage) naming `option`), an empty text no filter.
+std::vector<std::string> comma_list_option(const std::string& text, std::string_view option);
 
 // What the selected points have in common, for titles.
 struct PlotContext {

@@ -8,6 +8,7 @@
 #include <map>
 #include <variant>
 
+#include "backends/variants.hpp"
 #include "common/clock.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
@@ -28,17 +29,18 @@ namespace {
 std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind backend, const ProfileRequest& r) {
   ExplainJob job;
   ExplainRequest& o = job.request;
-  o.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
-  o.plan.dtype = std::string(to_string(p.dtype));
-  if (p.dtype == DType::kFp8) o.plan.recipe = recipe_text(p.recipe);
-  o.plan.layout = std::string(to_string(p.layout));
-  o.plan.batch = std::to_string(p.batch);
+  o.shape = ShapeArg{p.m, p.n, p.k, false};
+  o.shape_text = fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  o.form.dtype = p.dtype;
+  if (p.dtype == DType::kFp8) o.form.recipe = p.recipe;
+  o.form.layout = p.layout;
+  o.form.batch = p.batch;
   // Leading dimensions that are not the packed ones (a slice of a wider tensor) stay as they are.
-  if (p.lda != p.a_cols()) o.plan.lda = p.lda;
-  if (p.ldb != p.b_cols()) o.plan.ldb = p.ldb;
-  if (p.ldc != p.n) o.plan.ldc = p.ldc;
+  if (p.lda != p.a_cols()) o.form.lda = p.lda;
+  if (p.ldb != p.b_cols()) o.form.ldb = p.ldb;
+  if (p.ldc != p.n) o.form.ldc = p.ldc;
   if (p.off_a != p.off_b || p.off_c != 0) return std::string("explain takes one offset for A and B, none for C");
-  o.plan.offset = p.off_a;
+  o.form.offset = p.off_a;
   o.backend = BackendSpec(backend);
   // A verdict compares its GEMM with neighbours and controls, unpaired: in the state the step's GEMMs
   // were measured in (at burst clocks each graph is followed by a cool-down, so every point runs at
@@ -49,9 +51,9 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
   o.max_error = r.max_error;
   o.db = r.db;
-  job.shape = ShapeArg{p.m, p.n, p.k, false};
   try {
-    job.target = plan_one(o, p.m, p.n, p.k);
+    check_form(o.form);
+    job.target = form_problem(o.form, p.m, p.n, p.k);
   } catch (const Error& e) {
     return std::string(e.what());
   }
@@ -67,7 +69,7 @@ std::vector<ExplainJobResult> explain_jobs(const std::vector<ExplainJob>& jobs, 
   std::vector<ExplainJobResult> out;
   for (const ExplainJob& job : jobs) {
     try {
-      out.push_back({explain_without_gpu(job.request, job.shape, nullptr, job.target, read), ""});
+      out.push_back({explain_without_gpu(job.request, nullptr, job.target, read), ""});
     } catch (const Error& e) {
       if (e.code() == ExitCode::kInterrupted) throw;
       out.push_back({std::nullopt, e.what()});
@@ -133,10 +135,10 @@ LoopOf loop_of_groups(std::function<const StoredPoint*(const Problem&)> group_po
 // Our grouped kernel's variant for a grouped call: 128x256 (05's fastest tile), where it runs the call
 // on a GPU of compute capability cc.
 std::optional<BackendSpec> our_grouped_kernel(const Problem& p, int cc) {
-  static const std::string kVariant = "05_wgmma_tma:128x256:grouped";
-  const kernels::Variant* v = kernels::find_variant(kVariant);
-  if (!p.grouped() || !v || !kernels::unsupported(*v, p, cc).empty()) return std::nullopt;
-  return BackendSpec(BackendKind::kCustom, kVariant);
+  const BackendSpec spec(BackendKind::kCustom, VariantSelection{"05_wgmma_tma", std::make_pair(128, 256), "grouped"});
+  const std::vector<const kernels::Variant*> v = select_variants(spec);
+  if (!p.grouped() || v.size() != 1 || !kernels::unsupported(*v.front(), p, cc).empty()) return std::nullopt;
+  return spec;
 }
 
 // The entries in rank order, each with the kernel and annotation of its point. A grouped call's time
@@ -165,9 +167,11 @@ void fill_entries(ProfileResult& result, std::vector<ProfileRow> rows, const Sto
       if (e.annotation->main_kernel >= 0) e.kernel = short_kernel_name(p->kernels[size_t(e.annotation->main_kernel)].name);
     }
     // The step's calls of a grouped call run our grouped kernel where it was faster.
+    // (Its point's algo is the variant's key; one this build does not know cannot run here.)
     const StoredPoint* ours = ours_of && r.problem.grouped() ? ours_of(r) : nullptr;
-    if (ours && (!p || ours->result.timing.median_us < p->result.timing.median_us)) {
-      e.way = BackendSpec(BackendKind::kCustom, ours->key.algo);
+    const std::optional<BackendSpec> ours_spec = ours ? stored_variant_spec(ours->key.algo) : std::nullopt;
+    if (ours_spec && (!p || ours->result.timing.median_us < p->result.timing.median_us)) {
+      e.way = *ours_spec;
       p = ours;
     }
     if (p) e.point_clock_mhz = p->result.timing.sm_clock_mhz;

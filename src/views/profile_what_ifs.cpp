@@ -134,7 +134,7 @@ std::optional<ClockInference> trace_clock(const ProfileResult& result) {
   std::vector<ClockEvidence> evidence;
   for (const ProfileEntry& e : result.entries) {
     const ProfileRow& r = e.row;
-    if (!e.annotation || e.annotation->roofline.bound != "compute" || !r.trace_step_us || r.calls_per_step <= 0 ||
+    if (!e.annotation || e.annotation->roofline.bound != RoofBound::kCompute || !r.trace_step_us || r.calls_per_step <= 0 ||
         !r.time || !e.point_clock_mhz)
       continue;
     evidence.push_back({*r.trace_step_us / r.calls_per_step, r.time->median_us, *e.point_clock_mhz});

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "backends/variants.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "model/explain.hpp"
@@ -29,20 +30,29 @@ ExplainLine explain_line(const std::string& db, const StoredPoint& point, const 
   const Problem& p = point.key.problem;
   ExplainRequest request;
   const bool square = p.m == p.n && p.n == p.k;
-  request.shape = square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
-  request.plan.dtype = std::string(to_string(p.dtype));
-  request.plan.layout = std::string(to_string(p.layout));
-  request.plan.batch = std::to_string(p.batch);
-  request.plan.ld_pad = p.lda - p.a_cols();
-  request.plan.offset = p.off_a;
-  // Our kernels: the point's variant is its own selection.
-  request.backend = BackendSpec(point.key.backend, point.key.backend == BackendKind::kCustom ? point.key.algo : "");
+  request.shape = ShapeArg{p.m, p.n, p.k, square};
+  request.shape_text = square ? std::to_string(p.n) : fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  request.form.dtype = p.dtype;
+  request.form.layout = p.layout;
+  request.form.batch = p.batch;
+  request.form.ld_pad = p.lda - p.a_cols();
+  request.form.offset = p.off_a;
   request.db = db;
-  ShapeArg shape{p.m, p.n, p.k, square};
   ExplainLine line;
+  // Our kernels: the point's variant (its algo is the variant's key) is the selection.
+  request.backend = BackendSpec(point.key.backend);
+  if (point.key.backend == BackendKind::kCustom) {
+    const std::optional<BackendSpec> ours = stored_variant_spec(point.key.algo);
+    if (!ours) {
+      line.error = fmt::format("our kernel variant '{}' is not in this build's registry", point.key.algo);
+      return line;
+    }
+    request.backend = *ours;
+  }
   try {
-    const Problem target = plan_one(request, p.m, p.n, p.k);
-    line.report = explain_without_gpu(request, shape, profile_for_device_name(point.device.gpu_name), target, &read);
+    check_form(request.form);
+    const Problem target = form_problem(request.form, p.m, p.n, p.k);
+    line.report = explain_without_gpu(request, profile_for_device_name(point.device.gpu_name), target, &read);
   } catch (const Error& e) {
     line.error = e.what();
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "backends/variants.hpp"
 #include "core/paired_ratio.hpp"
 #include "views/profile.hpp"
 
@@ -31,7 +32,12 @@ std::optional<StepTerm> term_of(const StoredPoint& p, double count) {
   t.problem = p.key.problem;
   t.backend = p.key.backend;
   t.count = count;
-  if (p.key.backend == BackendKind::kCustom) t.variants = p.key.algo;
+  if (p.key.backend == BackendKind::kCustom) {
+    // The store's algo of our kernel is its variant's key; a variant this build lacks cannot run.
+    const std::optional<BackendSpec> ours = stored_variant_spec(p.key.algo);
+    if (!ours) return std::nullopt;
+    t.variants = ours->variants;
+  }
   if (p.key.backend == BackendKind::kCublasLt) {
     if (p.key.algo.size() < 2 || p.key.algo[0] != 'h') return std::nullopt;
     try {

@@ -22,16 +22,16 @@ ExplainReport explain_stored(const std::string& shape_text, const std::string& l
                              std::optional<int64_t> ldb = std::nullopt, std::optional<int64_t> lda = std::nullopt,
                              int64_t offset = 0, const std::string& backend = "cublas") {
   ExplainRequest o;
-  o.shape = shape_text;
+  o.shape = *parse_shape(shape_text);
+  o.shape_text = shape_text;
   o.db = kStore;
   o.backend = parse_backend_spec(backend);
-  o.plan.layout = layout;
-  o.plan.ldb = ldb;
-  o.plan.lda = lda;
-  o.plan.offset = offset;
-  const auto shape = parse_shape(shape_text);
-  const Problem target = plan_one(o, shape->m, shape->n, shape->k);
-  return explain_without_gpu(o, *shape, nullptr, target);
+  o.form.layout = *parse_layout(layout);
+  o.form.ldb = ldb;
+  o.form.lda = lda;
+  o.form.offset = offset;
+  const Problem target = form_problem(o.form, o.shape.m, o.shape.n, o.shape.k);
+  return explain_without_gpu(o, nullptr, target);
 }
 
 const Effect* find_effect(const Explanation& e, EffectKind kind) {

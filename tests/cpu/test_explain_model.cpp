@@ -72,10 +72,10 @@ double model_cost(const ExplainPoint& p) {
 
 ExplainReport predict_report(const Shape& s, const GpuProfile& profile, std::pair<int, int> tile) {
   ExplainRequest o;
-  o.shape = s.square ? std::to_string(s.n) : fmt::format("{}x{}x{}", s.m, s.n, s.k);
+  o.shape = ShapeArg{s.m, s.n, s.k, s.square};
+  o.shape_text = s.square ? std::to_string(s.n) : fmt::format("{}x{}x{}", s.m, s.n, s.k);
   o.tile = tile;
-  const ShapeArg shape{s.m, s.n, s.k, s.square};
-  return explain_model(o, shape, profile, plan_one(o, s.m, s.n, s.k), "no store 'x.db'");
+  return explain_model(o, profile, form_problem(o.form, s.m, s.n, s.k), "no store 'x.db'");
 }
 
 // Every point's tile grid and waves, in the model and in the neighbours table's row.

@@ -12,6 +12,14 @@
 namespace shapescope {
 namespace {
 
+// cuBLASLt's tile names as sizes: read where a config comes in, so the model reads numbers.
+TEST(LtTileSize, NamesThatGiveASize) {
+  EXPECT_EQ(lt_tile_size("256x128"), std::make_pair(256, 128));
+  EXPECT_EQ(lt_tile_size("8x384"), std::make_pair(8, 384));
+  for (const char* none : {"undefined", "auto", "id99", "", "x8", "8x", "0x8", "64xauto"})
+    EXPECT_FALSE(lt_tile_size(none)) << none;
+}
+
 TEST(Alignment, PowersOfTwoCappedAt256) {
   EXPECT_EQ(pow2_alignment(1793), 1);
   EXPECT_EQ(pow2_alignment(1792), 256);
@@ -158,7 +166,7 @@ TEST(Roofline, IntensityAndBound) {
   EXPECT_DOUBLE_EQ(r.flops, 2.0 * 4096 * 4096);
   EXPECT_DOUBLE_EQ(r.min_bytes, 2.0 * (4096.0 * 4096 + 4096 + 4096));
   EXPECT_NEAR(r.intensity, 1.0, 0.001);
-  EXPECT_EQ(r.bound, "memory");
+  EXPECT_EQ(r.bound, RoofBound::kMemory);
   EXPECT_FALSE(r.peak_tflops.measured);
   EXPECT_NEAR(r.ridge, 989e3 / 4800, 1e-9);
   EXPECT_NEAR(*r.tflops, 2.0 * 4096 * 4096 / 10e6, 1e-9);
@@ -166,7 +174,7 @@ TEST(Roofline, IntensityAndBound) {
 
   p.n = p.ldb = p.ldc = 4096;
   r = roofline_of(p, h200, std::nullopt);
-  EXPECT_EQ(r.bound, "compute");
+  EXPECT_EQ(r.bound, RoofBound::kCompute);
   EXPECT_FALSE(r.tflops.has_value());
 
   ModelGpu calibrated = h200;
@@ -215,7 +223,7 @@ TEST_F(FixturePoints, Unaligned1793RunsOneDataParallelWave) {
   EXPECT_EQ(a.data_parallel_slots, 132);
   EXPECT_EQ(a.waves.rounds, 1);
   EXPECT_DOUBLE_EQ(a.waves.efficiency, 120.0 / 132);
-  EXPECT_EQ(a.roofline.bound, "compute");
+  EXPECT_EQ(a.roofline.bound, RoofBound::kCompute);
   EXPECT_TRUE(a.roofline.peak_tflops.measured);
   ASSERT_TRUE(a.roofline.pct_peak.has_value());
   EXPECT_LT(*a.roofline.pct_peak, 0.2);
@@ -246,7 +254,7 @@ TEST_F(FixturePoints, SplitKFromTheGridAndTheReductionKernel) {
   EXPECT_EQ(a.split_source, "launched grid (z)");
   EXPECT_EQ(a.grid.tiles, 8);
   EXPECT_EQ(a.launched_ctas, 8);
-  EXPECT_EQ(a.roofline.bound, "memory");
+  EXPECT_EQ(a.roofline.bound, RoofBound::kMemory);
 }
 
 TEST(Regret, HeuristicPickAgainstTheBestTimed) {

@@ -166,6 +166,17 @@ TEST_F(OptionNames, SharedOptionsAreRefusedAlike) {
   }
 }
 
+// A selection's sizes are read as the option is: a bad range is refused in the words sweep's plan
+// uses, before any store is opened.
+TEST_F(OptionNames, SelectionSizesAreReadAsGiven) {
+  for (const std::string command : {"sweep --dry-run", "export --db missing.db", "report --db missing.db --out r.html",
+                                    "plot flops --db missing.db"}) {
+    const CliRun r = in_dir(command + " --n 5..1");
+    EXPECT_EQ(r.code, int(ExitCode::kUsage)) << command;
+    EXPECT_EQ(r.err, "shapescope: --n: '5..1' is a reversed range (5 > 1); write '1..5'\n") << command;
+  }
+}
+
 // The line of `help` that shows `option`, "" when none does.
 std::string help_line(const std::string& help, const std::string& option) {
   std::istringstream in(help);

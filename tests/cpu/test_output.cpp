@@ -81,6 +81,7 @@ std::vector<StoredPoint> sample_points() {
   LtAlgoConfig config;
   config.algo_id = 66;
   config.tile = "256x128";
+  config.tile_size = std::make_pair(256, 128);
   config.stages = "64x4";
   config.reduction = "none";
   config.cluster = "1x2x1";
@@ -189,6 +190,8 @@ TEST(OutputFormat, ParsesKnownNames) {
   EXPECT_FALSE(parse_format("xml"));
   EXPECT_FALSE(parse_format(""));
   EXPECT_FALSE(parse_format("CSV"));
+  // --format is kept typed; its name is written back only for messages and --help's default.
+  for (Format f : {Format::kTable, Format::kCsv, Format::kJson}) EXPECT_EQ(parse_format(to_string(f)), f);
 }
 
 TEST(OutputTable, HeaderWithUnitsAndOneLinePerPoint) {

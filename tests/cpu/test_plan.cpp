@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
 #include "shape/plan.hpp"
+#include "core/fp8_recipe.hpp"
 #include "core/problem.hpp"
 
 namespace shapescope {
@@ -420,6 +422,64 @@ TEST(PlanProblemsError, TooLargeToAddress) {
 // Every position of a plan is taken by exactly one of the N shards, for N = 1..16 and plan sizes
 // around those N (fewer points than shards included); and the parts of a shard (--devices within
 // --shard) take exactly the shard's positions, once each.
+// explain's target and neighbours: the options read once into a form, every other size planned from
+// numbers in it, as plan_problems would plan that size from the same options.
+TEST(PlanSize, NeighboursInTheFormMatchThePlanOfTheirSize) {
+  ShapeOptions options;
+  options.dtype = "fp8";
+  options.layout = "nt";
+  options.recipe = "row";
+  options.batch = "3";
+  options.lda = 5000;
+  options.offset = 2;
+  const SizePlan target = plan_size(options, 4096, 1000, 4096, "SHAPE");
+  ASSERT_EQ(target.problems.size(), 1u);
+  EXPECT_EQ(target.form.dtype, DType::kFp8);
+  EXPECT_EQ(target.form.layout, Layout::kNT);
+  EXPECT_EQ(recipe_text(target.form.recipe), "row");
+  EXPECT_EQ(target.form.batch, 3);
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{4096, 1000, 4096}, {4095, 1001, 4096}, {4097, 1000, 4100}}) {
+    ShapeOptions sized = options;
+    sized.m = std::to_string(m);
+    sized.n = std::to_string(n);
+    sized.k = std::to_string(k);
+    EXPECT_EQ(form_problem(target.form, m, n, k), plan_problems(sized).at(0)) << m << "x" << n << "x" << k;
+  }
+  EXPECT_EQ(form_problem(target.form, 4096, 1000, 4096), target.problems.front());
+  // An explicit lda too small for a larger K is the planner's refusal, for that size only.
+  try {
+    form_problem(target.form, 4096, 1000, 5001);
+    ADD_FAILURE() << "lda 5000 taken for K = 5001";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--lda: 5000 is smaller than A's row length 5001 at 4096x1000x5001 (batch 3)");
+  }
+}
+
+TEST(PlanSize, RefusesAsThePlanDoes) {
+  ShapeOptions options;
+  options.batch = "1..2";
+  EXPECT_EQ(plan_size(options, 8, 8, 8, "SHAPE").problems.size(), 2u);
+  options.batch = "1";
+  options.dtype = "fp8";
+  try {
+    plan_size(options, 8, 8, 8, "SHAPE");
+    ADD_FAILURE() << "fp8 nn planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--layout: fp8 needs layout nt (A row-major M x K, B stored N x K), got 'nn'");
+  }
+  ProblemForm form;
+  form.ld_pad = 4;
+  form.ldb = 100;
+  EXPECT_THROW(check_form(form), Error);
+  // A size no GPU holds names what gave it.
+  try {
+    form_problem(ProblemForm{}, 2000000000, 2000000000, 2000000000);
+    ADD_FAILURE() << "2e9 cubed planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("SHAPE: 2000000000x2000000000x2000000000's operands would take", 0), 0u) << e.what();
+  }
+}
+
 TEST(Shard, EveryPointExactlyOnce) {
   for (int64_t n = 1; n <= 16; ++n) {
     for (size_t size : {size_t(0), size_t(1), size_t(n - 1), size_t(n), size_t(n + 1), size_t(3 * n + 2), size_t(1000)}) {

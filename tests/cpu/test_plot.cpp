@@ -3,6 +3,7 @@
 // stores: a well-formed SVG with exactly one hover text per plotted point, a PNG of the expected
 // size, the script and the data kept; and one line with its exit code for every refusal. The
 // stores are opened read-only. Tests that need gnuplot skip without it (CI installs gnuplot-nox).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -240,7 +241,7 @@ TEST(PlotRules, OutPathIsADirectoryOrAPrefix) {
 
 TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   PlotFilter squares;
-  squares.n = "64..4096:64";
+  squares.n = size_filter("64..4096:64", "--n");
   Selection s = select(kGallery, squares);
   EXPECT_EQ(s.points.size(), 64u);  // cublas default only, out of cublas + cublaslt h0..h3
   EXPECT_NE(s.note.find("cublas default"), std::string::npos);
@@ -250,9 +251,9 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   EXPECT_NE(s.context.title().find("cuBLAS 13.1.0"), std::string::npos);
 
   PlotFilter decode;
-  decode.m = "4096";
-  decode.k = "4096";
-  decode.n = "1..256";
+  decode.m = size_filter("4096", "--m");
+  decode.k = size_filter("4096", "--k");
+  decode.n = size_filter("1..256", "--n");
   s = select(kGallery, decode);
   EXPECT_EQ(s.points.size(), 256u);
   const SweptAxis axis = swept_axis(s.points, "plot flops");
@@ -260,9 +261,9 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
   EXPECT_EQ(axis.label, "N (M = 4096, K = 4096) [elements]");
 
   PlotFilter grid;
-  grid.m = "256..8192:256";
-  grid.n = "256..8192:256";
-  grid.k = "4096";
+  grid.m = size_filter("256..8192:256", "--m");
+  grid.n = size_filter("256..8192:256", "--n");
+  grid.k = size_filter("4096", "--k");
   s = select(kGallery, grid);
   EXPECT_EQ(s.points.size(), 1024u);
   const GridAxes axes = grid_axes(s.points, "plot heatmap");
@@ -274,14 +275,32 @@ TEST(PlotSelect, SweptSizeIsTheDimensionThatVaries) {
 
 TEST(PlotSelect, AllAlgorithmsForCompareAndTheDefaultOtherwise) {
   PlotFilter f;
-  f.n = "64..4096:64";
-  f.backend = "cublaslt";
+  f.n = size_filter("64..4096:64", "--n");
+  f.backends = {"cublaslt"};
   Selection one = select(kGallery, f);
   for (const StoredPoint& p : one.points) EXPECT_EQ(p.key.algo, "h0");
   Selection all = select(kGallery, f, Algos::kAll);
   EXPECT_EQ(all.points.size(), 64u * 4 - 1);  // h3 was not offered at one size
-  f.algo = "h1,h2";
+  f.algos = {"h1", "h2"};
   EXPECT_THROW(select(kGallery, f), Error);
+}
+
+// --backend and --algo are read once into lists; given() writes them back as they were given.
+TEST(PlotSelect, BackendAndAlgoListsAreReadOnce) {
+  PlotFilter f;
+  f.backends = comma_list_option("cublas,cublaslt", "--backend");
+  EXPECT_EQ(f.backends, (std::vector<std::string>{"cublas", "cublaslt"}));
+  f.algos = comma_list_option("default,h0", "--algo");
+  EXPECT_EQ(f.given(), "--backend cublas,cublaslt --algo default,h0");
+  EXPECT_TRUE(comma_list_option("", "--algo").empty());
+  for (const char* bad : {",", "cublas,", ",cublas", "cublas,,cublaslt"}) {
+    try {
+      comma_list_option(bad, "--backend");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("--backend: '{}' has an empty item", bad));
+    }
+  }
 }
 
 // A mix that one picture cannot hold is refused with the option to choose with and the values found.

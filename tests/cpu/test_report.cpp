@@ -138,7 +138,7 @@ TEST(ReportView, TheCommittedSweepsSlowestShapesWithExplainsVerdicts) {
 TEST(ReportView, RegretRowsAreTheHeuristicsFirstChoiceAgainstTheFastestAlgorithm) {
   ReportRequest request;
   request.db = kGallery;
-  request.filter.n = "64..4096:64";
+  request.filter.n = size_filter("64..4096:64", "--n");
   const ReportView v = report_view(request);
   ASSERT_EQ(v.regret.size(), 64u);
   for (size_t i = 0; i < v.regret.size(); ++i) {
@@ -174,8 +174,8 @@ TEST(ReportView, OurKernelsAgainstCublasOnTheSameShapes) {
     if (p.key.problem == wgmma->largest_problem) cublas = p.result.timing.median_us;
   ASSERT_GT(cublas, 0);
   ReportRequest custom = request;
-  custom.filter.backend = "custom";
-  custom.filter.algo = wgmma->variant;
+  custom.filter.backends = {"custom"};
+  custom.filter.algos = {wgmma->variant};
   for (const StoredPoint& p : report_view(custom).main.points)
     if (p.key.problem == wgmma->largest_problem) ours = p.result.timing.median_us;
   EXPECT_NEAR(wgmma->largest_share, cublas / ours, 1e-12);

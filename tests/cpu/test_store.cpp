@@ -262,6 +262,7 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(lt.algo_id, want.algo_id);
   EXPECT_EQ(lt.tile_id, want.tile_id);
   EXPECT_EQ(lt.tile, want.tile);
+  EXPECT_EQ(lt.tile_size, std::make_pair(256, 128));  // the tile column's name, read once at load
   EXPECT_EQ(lt.stages_id, want.stages_id);
   EXPECT_EQ(lt.stages, want.stages);
   EXPECT_EQ(lt.splitk, want.splitk);

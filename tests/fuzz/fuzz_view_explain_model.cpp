@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return fuzz::answer_or_refuse(
       [&] {
         ExplainRequest o;
-        o.plan = fuzz::shape_options(in);
+        const ShapeOptions options = fuzz::shape_options(in);
         const GpuProfile& profile = fuzz::profile(in);
         o.tile = std::make_pair(in.ConsumeIntegralInRange<int>(1, 1024), in.ConsumeIntegralInRange<int>(1, 1024));
         if (in.ConsumeBool()) o.tile = std::make_pair(64 << in.ConsumeIntegralInRange<int>(0, 2), 64 << in.ConsumeIntegralInRange<int>(0, 2));
@@ -18,9 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const bool square = in.ConsumeBool();
         const int64_t m = fuzz::size(in, largest);
         const int64_t n = square ? m : fuzz::size(in, largest), k = square ? m : fuzz::size(in, largest);
-        o.shape = square ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-        const Problem target = plan_one(o, m, n, k);
-        fuzz::write_explanation(explain_model(o, ShapeArg{m, n, k, square}, profile, target, "fuzz"));
+        o.shape = ShapeArg{m, n, k, square};
+        o.shape_text = square ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        const Problem target = fuzz::explain_target(options, o);
+        fuzz::write_explanation(explain_model(o, profile, target, "fuzz"));
       },
       {ExitCode::kUsage});
 }

@@ -11,20 +11,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return fuzz::answer_or_refuse(
       [&] {
         ExplainRequest o;
-        o.plan = fuzz::shape_options(in);
+        const ShapeOptions options = fuzz::shape_options(in);
         const bool square = in.ConsumeBool();
         const int64_t m = fuzz::size(in, 16384);
         const int64_t n = square ? m : fuzz::size(in, 16384), k = square ? m : fuzz::size(in, 16384);
-        o.shape = square ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-        const Problem target = plan_one(o, m, n, k);
-        store.fill(in, o.plan, target, 24);
+        o.shape = ShapeArg{m, n, k, square};
+        o.shape_text = square ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        const Problem target = fuzz::explain_target(options, o);
+        store.fill(in, options, target, 24);
         o.db = store.path();
         if (fuzz::rarely(in, 4)) o.backend = BackendSpec(BackendKind::kCublasLt);
         o.clocks_given = in.ConsumeBool();
         o.measure.clocks = in.ConsumeBool() ? ClockState::kSustained : ClockState::kBurst;
         const GpuProfile* profile = in.ConsumeBool() ? &fuzz::profile(in) : nullptr;
         if (profile && fuzz::rarely(in, 4)) o.tile = std::make_pair(128, 256);
-        fuzz::write_explanation(explain_without_gpu(o, ShapeArg{m, n, k, square}, profile, target));
+        fuzz::write_explanation(explain_without_gpu(o, profile, target));
       },
       {ExitCode::kUsage, ExitCode::kNoGpu});
 }

@@ -31,7 +31,13 @@ std::vector<Problem> swept(FuzzedDataProvider& in, const ShapeOptions& options, 
     case 2: s.n = range, s.m = s.k = std::to_string(fuzz::size(in, 8192)); break;
     default: s.k = range, s.m = s.n = std::to_string(fuzz::size(in, 8192)); break;
   }
-  if (in.ConsumeBool()) filter.m = s.m, filter.n = s.n, filter.k = s.k;
+  if (in.ConsumeBool()) {
+    // As the CLI reads them: a range given, "" not given.
+    const auto sizes = [](const std::string& text, const char* option) {
+      return text.empty() ? SizeFilter{} : size_filter(text, option);
+    };
+    filter.m = sizes(s.m, "--m"), filter.n = sizes(s.n, "--n"), filter.k = sizes(s.k, "--k");
+  }
   std::vector<Problem> problems = plan_problems(s);
   // Gaps: a sweep cut short, or points deleted.
   problems.erase(std::remove_if(problems.begin(), problems.end(), [&](const Problem&) { return fuzz::rarely(in, 6); }),
@@ -54,10 +60,10 @@ void views_of(FuzzedDataProvider& in, fuzz::TemporaryStore& store) {
   request.db = store.path();
   // The sweep's own options select its points again (a filter's batch, padding and offset are the
   // sweep's, as the CLI takes them).
-  request.filter.batch = options.batch;
+  request.filter.batch = size_filter(options.batch, "--batch");
   request.filter.ld_pad = options.ld_pad;
   request.filter.offset = options.offset;
-  if (fuzz::rarely(in, 4)) request.filter.backend = fuzz::pick(in, {"cublas", "cublaslt", "custom", "cublas,cublaslt"});
+  if (fuzz::rarely(in, 4)) request.filter.backends = comma_list_option(fuzz::pick(in, {"cublas", "cublaslt", "custom", "cublas,cublaslt"}), "--backend");
   if (fuzz::rarely(in, 6)) request.filter.gpu = find_profile(fuzz::pick(in, {"h100", "h200", "a100"}));
   if (fuzz::rarely(in, 6)) request.filter.gpu_name = fuzz::pick(in, {"h100", "H200", "nothing"});
   if (fuzz::rarely(in, 6)) request.filter.clocks = ClockState::kBurst;

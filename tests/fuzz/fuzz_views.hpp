@@ -89,6 +89,15 @@ inline Problem problem(FuzzedDataProvider& in, const ShapeOptions& options, int6
   return plan_problems(s).front();
 }
 
+// explain's target for the request's shape in the options' form, read as the CLI reads them (fills
+// o.form; Error(kUsage) for what the planner refuses, a batch of several values too).
+inline Problem explain_target(const ShapeOptions& options, ExplainRequest& o) {
+  SizePlan plan = plan_size(options, o.shape.m, o.shape.n, o.shape.k, "SHAPE");
+  if (plan.problems.size() != 1) throw usage_error("--batch: must be one value for explain");
+  o.form = plan.form;
+  return plan.problems.front();
+}
+
 inline const GpuProfile& profile(FuzzedDataProvider& in) {
   const std::vector<GpuProfile>& all = gpu_profiles();
   return all[in.ConsumeIntegralInRange<size_t>(0, all.size() - 1)];

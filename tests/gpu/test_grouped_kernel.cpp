@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/variants.hpp"
 #include "common/check.hpp"
 #include "core/backend_kind.hpp"
 #include "device/device.hpp"
@@ -30,6 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kGroupedVariants[] = {"05_wgmma_tma:128x256:grouped", "05_wgmma_tma:128x128:grouped"};
+
+// Our kernel's variant of this key as a backend.
+BackendSpec ours(const std::string& key) { return parse_backend_spec("custom:" + key); }
 
 // Why this GPU or build cannot run the grouped kernel, or "".
 std::string cannot_run() {
@@ -99,7 +103,7 @@ std::unique_ptr<GemmCall> prepared(Backend& backend, const Problem& p, const std
 void expect_matches_cublas(const std::string& variant, const Problem& p) {
   testing::FilledBuffers memory({p}, 21);
   const DeviceContext device = query_device(0);
-  auto custom = make_backend(BackendSpec(BackendKind::kCustom, variant), memory.buf, 1);
+  auto custom = make_backend(ours(variant), memory.buf, 1);
   ASSERT_FALSE(custom->unsupported(p, device)) << *custom->unsupported(p, device);
   ASSERT_EQ(custom->algo_keys_for(p), std::vector<std::string>{variant});
   auto ours = prepared(*custom, p, variant);
@@ -161,7 +165,7 @@ TEST(GroupedKernel, WeightGradientTnEachGroupMatchesCublas) {
 // kernel parameter, baked into the graph) and the replay must write what the direct call wrote.
 void expect_capture_replays_direct_call(const Problem& p) {
   testing::FilledBuffers memory({p}, 21);
-  auto custom = make_backend(BackendSpec(BackendKind::kCustom, kGroupedVariants[0]), memory.buf, 1);
+  auto custom = make_backend(ours(kGroupedVariants[0]), memory.buf, 1);
   // measure() asks unsupported() first, which tells the backend the GPU's compute capability.
   ASSERT_FALSE(custom->unsupported(p, query_device(0)));
   auto call = prepared(*custom, p, kGroupedVariants[0]);
@@ -206,7 +210,7 @@ struct TempStore : testing::TempStore {
 MeasureRequest grouped_request(const Problem& call) {
   MeasureRequest request;
   request.problems = {call};
-  request.backends = {BackendSpec(BackendKind::kCustom, kGroupedVariants[0])};
+  request.backends = {ours(kGroupedVariants[0])};
   request.measure.samples = 5;
   request.measure.warmup_ms = 0;
   return request;
