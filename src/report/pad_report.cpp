@@ -31,8 +31,8 @@ constexpr std::string_view kCopyNote =
     "then runs on the padded tokens too";
 
 // Why choice i has no candidate ("" when it has some).
-std::string note_of(const PadAnalysis& a, size_t i) {
-  return a.candidates[i].empty() ? no_candidate_note(a.choices[i], a.probes[i]) : "";
+std::string note_of(const PadAnalysis& a, size_t i, Times times) {
+  return a.candidates[i].empty() ? no_candidate_note(a.choices[i], a.probes[i], times) : "";
 }
 
 std::string model_line(const ModelConfig& c) {
@@ -136,7 +136,7 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
   std::vector<std::string> notes;
   for (size_t i = 0; i < a.choices.size(); ++i) {
     const ChoiceInfo& c = a.choices[i];
-    if (!note_of(a, i).empty()) notes.push_back(fmt::format("{} {}: {}", c.name, c.value, note_of(a, i)));
+    if (!note_of(a, i, measured).empty()) notes.push_back(fmt::format("{} {}: {}", c.name, c.value, note_of(a, i, measured)));
     for (size_t j = 0; j < a.candidates[i].size(); ++j) {
       const PadCandidate& p = a.candidates[i][j];
       const Evaluation e = measured ? a.evaluations[i][j]
@@ -176,7 +176,7 @@ std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a,
   const ChoiceInfo& c = a.choices[i];
   const std::vector<Evaluation>& ev = a.evaluations[i];
   const std::string head = fmt::format("{} {}", c.name, c.value);
-  if (const std::optional<std::string> leave = not_padded_text(head, ev, a.best[i], note_of(a, i), times)) return *leave;
+  if (const std::optional<std::string> leave = not_padded_text(head, ev, a.best[i], note_of(a, i, times), times)) return *leave;
   const Evaluation& e = ev[*a.best[i]];
   std::string text =
       fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
@@ -253,7 +253,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const PadRes
     d["value"] = c.value;
     d["gemm_size"] = c.gemm_size();
     d["where"] = c.where();
-    d["note"] = note_of(a, i);
+    d["note"] = note_of(a, i, measured);
     Json cands = Json::array();
     for (size_t k = 0; k < a.candidates[i].size(); ++k) {
       const PadCandidate& p = a.candidates[i][k];

@@ -18,10 +18,13 @@ const char* mode_name(Times t) { return !t ? "dry-run" : t.predicted ? "predicte
 const char* time_header(Times t) { return t.predicted ? "predicted [us]" : "median [us]"; }
 const char* noise_header(Times t) { return t.predicted ? "error [%]" : "noise [%]"; }
 
-std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe) {
+std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe, Times times) {
   if (c.gemm_size() % 256 != 0) return "no larger size the model allows";
   std::string why;
-  if (!probe) {
+  if (!probe && times.predicted) {
+    why = fmt::format("the {} of {} that fills its last wave is unknown: the model predicts no kernel for it",
+                      dim_name(c.probe_dim), c.probe_name);
+  } else if (!probe) {
     why = fmt::format("the {} of {} that fills its last wave is looked for after measuring it", dim_name(c.probe_dim),
                       c.probe_name);
   } else if (probe->grid.tiles <= 0 || probe->waves.slots <= 0) {

@@ -51,8 +51,8 @@ const char* time_header(Times times);
 const char* noise_header(Times times);
 
 // Why a choice has no candidate. `probe` is the annotation of its probe GEMM (measured or predicted),
-// nullopt before measuring.
-std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe);
+// nullopt before measuring, or where the model does not predict it (`times.predicted`).
+std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe, Times times);
 // The recommendation when it is not to pad: no candidate, none timed, or none saving enough; nullopt
 // when `best` is a candidate to pad to.
 std::optional<std::string> not_padded_text(const std::string& head, const std::vector<Evaluation>& ev,

@@ -18,7 +18,7 @@ namespace {
 using namespace pad_text;
 
 std::string size_note(const SizePadResult& r, size_t i) {
-  return r.candidates[i].empty() ? no_candidate_note(r.choices[i], r.probes[i]) : "";
+  return r.candidates[i].empty() ? no_candidate_note(r.choices[i], r.probes[i], times_of(r)) : "";
 }
 
 // Where a size appears: each use when there are few ("N of 12288x50257x768 nt, M of ..."), else how
