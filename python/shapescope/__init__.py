@@ -14,7 +14,8 @@ from .commands import explain, export, pad, profile, sweep
 from ._recording import Recording, build_model, load_config, record, record_model
 from .results import (Effect, ExplainPoint, ExplainResult, ExportResult, Fix, GemmProblem, GpuComparison, GpuRow,
                       Kernel, NotMeasured, NumericalError, PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize,
-                      PadSizeCandidate, PadSizesResult, PadStep, PairedRatio, PairedRun, Point, ProfileGemm,
+                      PadSizeCandidate, PadSizesResult, PadStep, PairedRatio, PairedRun, Point, PredictedTime,
+                      Prediction, ProfileGemm,
                       ProfileResult, ProfileTotals, Recommendation, Saving, SweepPlan, SweepResult, UnmappedOp, Verdict,
                       WhatIf, WhatIfs)
 
@@ -25,6 +26,6 @@ __all__ = [
     "recording", "record_model", "build_model", "load_config", "Effect", "ExplainPoint", "ExplainResult",
     "ExportResult", "Fix", "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "NotMeasured", "NumericalError", "PadCandidate", "PadDimension",
     "PadGemm", "PadModel", "PadNumbers", "PadResult", "PadSize", "PadSizeCandidate", "PadSizesResult", "PadStep",
-    "PairedRatio", "PairedRun", "Point", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving",
+    "PairedRatio", "PairedRun", "Point", "PredictedTime", "Prediction", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving",
     "SweepPlan", "SweepResult", "UnmappedOp", "Verdict", "WhatIf", "WhatIfs",
 ]

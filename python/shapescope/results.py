@@ -244,6 +244,20 @@ class NotMeasured(Record):
     """A point of an explanation with no measurement: what, and why."""
 
 
+@_from_table
+class Prediction(Record):
+    """The performance model a result's times were predicted by (`predict=True`, or explain with
+    nothing stored for a named GPU): its GPU, file, what it was fitted on, and why it predicted."""
+
+
+@_from_table
+class PredictedTime(Record):
+    """One predicted time with its TFLOP/s, its class (`class_`: dtype, layout, row alignment) and
+    that class's held-out error (median, p95), the kernel the model assumed (tile, split-K slices,
+    slots, wave rounds), and `outside`: where the problem lies outside the measured range (empty
+    inside; the stated error does not cover it there)."""
+
+
 @_result
 class ExplainResult(_Result, Record):
     """`explain SHAPE --json`: the verdict, the effects that add up to the gap, every point (target,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/predict_options.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "device/device.hpp"
@@ -29,6 +30,7 @@ struct ExplainOptions {
   std::vector<std::string> dbs;  // --db as given; several: the shape on each store's GPUs
   bool json = false;
   bool wide = false;
+  PredictOptions predict;  // --predict, --perf-model
 };
 
 void write(const ExplainOptions& o, const ExplainReport& report) {
@@ -63,11 +65,15 @@ void run_explain(const ExplainOptions& o) {
                                   o.request.tile->second));
   const Problem target = plan_target(o, request);
   check_fp8_backend(target.dtype, o.request.backend.kind);
+  if (o.predict.wanted()) return write(o, explain_predicted_request(o.predict, request, o.gpu, o.device, target));
   if (o.dbs.size() > 1) return explain_across_stores(request, o.dbs, target, o.gpu, o.json);
 
   // A GPU named: its points in the store if there are any, else the model. --tile asks for the model.
   const bool have_gpu = o.gpu == nullptr && device_count() > 0;
   if (!have_gpu) {
+    // Nothing stored of the shape: the GPU's shipped performance model, where there is one.
+    if (o.gpu && !o.request.tile && o.request.backend.kind == BackendKind::kCublas)
+      request.perf_model = shipped_perf_model(*o.gpu);
     write(o, explain_without_gpu(request, o.gpu, target));
     return;
   }
@@ -105,13 +111,15 @@ void register_explain(CLI::App& app) {
       "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt: fp8), each\n"
       "with its output's error against an fp64 reference of the same inputs. Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
       "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
-      "Without a GPU they are read from the store (--db); with --gpu KEY --tile BMxBN the\n"
-      "model predicts for a GPU you do not have.\n"
+      "Without a GPU they are read from the store (--db); with --gpu KEY and nothing stored (or --predict)\n"
+      "the GPU's shipped performance model predicts their times, each with its held-out error; with\n"
+      "--gpu KEY --tile BMxBN the tile model gives tiles and waves only, for a GPU you do not have.\n"
       "Examples:\n"
       "  shapescope explain 1793\n"
       "  shapescope explain 4096x1x4096                  # decode-like: one token\n"
       "  shapescope explain 4095 --layout nt --backend cublaslt --lt-algos 8\n"
       "  shapescope explain 1793 --db h200.db            # on a laptop, from a store measured elsewhere\n"
+      "  shapescope explain 1793 --gpu h100-sxm --predict   # predicted by the H100's performance model\n"
       "  shapescope explain 1793 --gpu a100 --tile 256x128   # model only\n"
       "  shapescope explain 4096 --lda 4097 --offset 1   # an x[..., 1:] view\n"
       "  shapescope explain 3080 --no-controls           # neighbours only\n"
@@ -137,6 +145,7 @@ void register_explain(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_gpu_option(cmd, o->gpu, "answer for this GPU model: " + profile_keys() + " (its points in the store, else the model)");
   add_tile_option(cmd, o->request.tile, "BMxBN: the tile a model prediction assumes (with --gpu)");
+  add_predict_options(cmd, o->predict, "measuring or reading the store");
   add_result_format_options(cmd, o->json, o->wide);
   cmd->callback([o] { run_explain(*o); });
 }

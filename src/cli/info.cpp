@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/predict_options.hpp"
 #include "common/error.hpp"
 #include "common/units.hpp"
 #include "device/device.hpp"
@@ -36,12 +37,8 @@ void print_models(const std::string& file) {
   if (!file.empty()) {
     files.push_back(file);
   } else {
-    const std::filesystem::path dir = data_dir("gpus");
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-      if (e.path().extension() == ".json") files.push_back(e.path().string());
-    if (files.empty()) throw usage_error(fmt::format("--model: no performance model shipped in '{}'", dir.string()));
-    std::sort(files.begin(), files.end());
+    files = shipped_perf_model_files();
+    if (files.empty()) throw usage_error(fmt::format("--model: no performance model shipped in '{}'", data_dir("gpus")));
   }
   std::vector<PerfModel> models;
   for (const std::string& f : files) {

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/predict_options.hpp"
 #include "common/error.hpp"
 #include "core/backend_kind.hpp"
 #include "device/device.hpp"
@@ -19,6 +20,7 @@
 #include "shape/range.hpp"
 #include "store/store.hpp"
 #include "views/pad.hpp"
+#include "views/pad_predicted.hpp"
 
 namespace shapescope {
 namespace {
@@ -35,7 +37,24 @@ struct PadOptions {
   bool json = false;
   bool wide = false;
   bool dry_run = false;
+  PredictOptions predict;          // --predict, --perf-model
+  const GpuProfile* gpu = nullptr;  // --gpu: the GPU --predict predicts for
 };
+
+// pad --predict: the performance model to predict with; nullptr when not predicting.
+std::shared_ptr<const GpuPerfModel> predicting(const PadOptions& o) {
+  if (!o.predict.wanted()) {
+    if (o.gpu)
+      throw usage_error(fmt::format("--gpu: '{}' names the GPU --predict predicts for; add --predict (without it pad "
+                                    "measures on the GPU here, or reads the store)", o.gpu->key));
+    return nullptr;
+  }
+  if (o.dry_run)
+    throw usage_error("--dry-run: lists the GEMMs and candidates with no times; --predict gives them predicted times: "
+                      "give one of the two");
+  check_predicted_backend(BackendSpec(o.backend.kind));
+  return predict_model(o.predict, o.gpu, o.device);
+}
 
 // A model's step: --model or --config with --tokens and the rest.
 PadRequest model_request(const PadOptions& o, const ModelConfig& config) {
@@ -67,7 +86,7 @@ struct Measuring {
 };
 
 // pad --trace / --gemms: the sizes of the workload's GEMMs are the knobs.
-void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
+void run_pad_sizes(const PadOptions& o, const PadRequest& request, const std::shared_ptr<const GpuPerfModel>& model) {
   const Workload w = load_file_workload(o.source);
   if (w.gemms.empty())
     throw usage_error(fmt::format("{}: no GEMM to pad ({})", w.source,
@@ -75,6 +94,7 @@ void run_pad_sizes(const PadOptions& o, const PadRequest& request) {
   auto write = [&](const SizePadResult& result) {
     o.json ? write_pad_sizes_json(std::cout, request, result) : write_pad_sizes_text(std::cout, request, result);
   };
+  if (model) return write(pad_sizes_predict(w, model));
   if (o.dry_run) {
     check_store_for_dry_run(request.db);
     return write(pad_sizes_plan(w, request));
@@ -89,9 +109,11 @@ void run_pad(PadOptions o) {
   check_wide_text(o.wide, o.json);
   const SourceKind kind = source_kind(o.source);
   o.request.backend = o.backend.kind;
+  // The model first: a refusal of it names no input file.
+  const std::shared_ptr<const GpuPerfModel> model = predicting(o);
   if (kind != SourceKind::kModel) {
     refuse_step_options(o.step, kind == SourceKind::kTrace ? "--trace" : "--gemms");
-    return run_pad_sizes(o, o.request);
+    return run_pad_sizes(o, o.request, model);
   }
   const ModelConfig config = resolve_model(o.source);
   const PadRequest request = model_request(o, config);
@@ -99,6 +121,7 @@ void run_pad(PadOptions o) {
   auto write = [&](const PadResult& result) {
     o.json ? write_pad_json(std::cout, config, request, result) : write_pad_text(std::cout, config, request, result);
   };
+  if (model) return write(pad_predict(config, request, model));
   if (o.dry_run) {
     check_store_for_dry_run(request.db);
     const PadResult result = pad_plan(config, request);
@@ -138,6 +161,9 @@ void register_pad(CLI::App& app) {
       "With --trace FILE or --gemms FILE (a PyTorch profiler trace, a GEMM list) no config names the\n"
       "dimensions: every distinct M, N and K of the GEMMs is a size to pad, changed everywhere it appears\n"
       "(50257 in GPT-2's trace is the LM head's N, its weight gradient's M and its input gradient's K).\n"
+      "With --predict (no GPU needed) every GEMM's time is predicted by the performance model shipped for\n"
+      "--gpu KEY (or --perf-model FILE), each with its class's held-out error; a saving counts only above\n"
+      "that error, and a GEMM the model cannot predict leaves its step's time unknown.\n"
       "Presets (models/*.json, values from Hugging Face): {}\n"
       "Examples:\n"
       "  shapescope pad --model gpt2 --tokens 12288 --train\n"
@@ -146,7 +172,8 @@ void register_pad(CLI::App& app) {
       "  shapescope pad --model llama3-70b --tokens 8192 --tp 8 --train\n"
       "  shapescope pad --config config.json --tokens 4096 --format json\n"
       "  shapescope pad --trace step.json                                  # the trace's own sizes\n"
-      "  shapescope pad --gemms gemms.csv --dry-run",
+      "  shapescope pad --gemms gemms.csv --dry-run\n"
+      "  shapescope pad --gemms gemms.csv --gpu h100-sxm --predict          # no GPU: the H100's performance model",
       preset_list()));
   add_workload_source_options(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence); a range for decode-like sizes");
@@ -158,6 +185,8 @@ void register_pad(CLI::App& app) {
   add_device_option(cmd, o->device);
   add_result_format_options(cmd, o->json, o->wide);
   cmd->add_flag("--dry-run", o->dry_run, "list the GEMMs and candidates; measure nothing (no GPU needed)");
+  add_predict_options(cmd, o->predict, "measuring (no GPU needed)");
+  add_gpu_option(cmd, o->gpu, "with --predict: the GPU to predict for: " + profile_keys());
   cmd->callback([o] { run_pad(*o); });
 }
 

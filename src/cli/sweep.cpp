@@ -54,7 +54,8 @@ MeasureOptions validate(const SweepOptions& o) {
   return timing;
 }
 
-void print_dry_run(const std::vector<Problem>& problems, const SweepOptions& o, const StopRule& rule) {
+void print_dry_run(const std::vector<Problem>& problems, const SweepOptions& o, const StopRule& rule,
+                   const GpuPerfModel* predicted) {
   // Without a GPU the L2 (flush size) is unknown: assume an H100's 50 MiB.
   DeviceContext device;
   device.l2_bytes = 50ll << 20;
@@ -64,7 +65,7 @@ void print_dry_run(const std::vector<Problem>& problems, const SweepOptions& o, 
     where = device_header(device);
   }
   write_dry_run(problems, o.backends.size(),
-                plan_cost(problems, o.backends, o.lt_algos, rule.min_samples, o.hot, device), where, rule);
+                plan_cost(problems, o.backends, o.lt_algos, rule.min_samples, o.hot, device), where, rule, predicted);
 }
 
 // The checks that need the backends and the plan; the shard's problems.
@@ -99,9 +100,10 @@ MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timi
 void run_sweep(const SweepOptions& o) {
   const MeasureOptions timing = validate(o);
   const auto problems = checked_problems(o);
+  const auto predicted = plan_prediction(o.predict, o.gpu, o.backends, o.dry_run, o.device);
   if (o.dry_run) {
     check_store_for_dry_run(o.db);
-    print_dry_run(problems, o, timing.stop_rule());
+    print_dry_run(problems, o, timing.stop_rule(), predicted.get());
     return;
   }
   if (!o.devices.empty()) {
@@ -179,6 +181,7 @@ void register_sweep(CLI::App& app) {
       "  shapescope sweep --n 4096 --backend cublaslt --lt-algos 8      # heuristic regret\n"
       "  shapescope sweep --m 8192 --n 4096 --k 4096 --layout nt --dtype fp8 --backend cublaslt\n"
       "  shapescope sweep --n 1..4096 --dry-run\n"
+      "  shapescope sweep --n 1..4096 --dry-run --gpu h100-sxm --predict   # each point's predicted time, no GPU\n"
       "  shapescope sweep --n 4096 --backend cublas,custom                    # our kernels vs cuBLAS\n"
       "  shapescope sweep --n 1..8192 --devices all           # one worker per GPU of this host, one store\n"
       "  shapescope sweep --n 1..8192 --shard 3/16 --db s3.db  # one task of a job array (then: merge)\n"
@@ -195,6 +198,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_flag("--verbose", o->verbose, "also print where the wall time went, the samples histogram, the sentinel");
   cmd->add_flag("--force", o->force, "re-measure points the store already has");
   cmd->add_flag("--dry-run", o->dry_run, "list the points, memory needed and estimated time; measure nothing");
+  add_predict_options(cmd, o->predict, "the rough estimate (with --dry-run)");
+  add_gpu_option(cmd, o->gpu, "with --dry-run --predict: the GPU to predict for: " + profile_keys());
   cmd->add_flag("--casts", o->casts, "fp8: also time each GEMM's casts (amax, scale, cast of A and of B; backend cast)");
   add_db_option(cmd, o->db, "result store (SQLite file)");
   auto* format = add_format_options(cmd, o->format, o->wide, "table | csv | json");

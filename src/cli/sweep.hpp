@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/predict_options.hpp"
 #include "common/output_file.hpp"
 #include "core/records.hpp"
 #include "measure/measure.hpp"
@@ -41,6 +42,8 @@ struct SweepOptions {
   uint64_t seed = 0x5eed;
   bool format_given = false;  // --format on the command line (set by the callback)
   bool device_given = false;  // --device on the command line (set by the callback)
+  PredictOptions predict;     // --dry-run --predict: the plan's predicted times
+  const GpuProfile* gpu = nullptr;  // --gpu: the GPU --predict predicts for
 };
 
 // The points as a table, CSV or JSON to stdout, or to --out (committed unless interrupted).

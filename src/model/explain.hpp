@@ -63,6 +63,9 @@ struct ExplainPoint {
   std::string label;            // "1793", "1792", "h3", "lda 1800"
   Candidate candidate;          // the target has why == "" and value == its own size
   std::optional<double> time_us;  // median; nullopt for a prediction
+  // A performance model's time (model/perf_predict.hpp) where nothing was measured; the prediction's
+  // size fixes then go by it instead of the tile model's relative cost.
+  std::optional<double> predicted_us;
   double noise = 0;             // relative IQR of the samples
   std::string kernel;           // short name of the main kernel, "" when unknown
   std::string algo;             // the store's algo key ("default", "h3", our variant's key)

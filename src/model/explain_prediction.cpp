@@ -11,7 +11,9 @@ namespace {
 // runs one after another, each one tile's K loop long, four times that with rows off the 16-byte rule
 // (DESIGN.md: the library's fast kernels are locked out; measured 4-5x on an H200).
 constexpr double kUnalignedCost = 4;
-double predicted_cost(const ExplainPoint& p) {
+// With a performance model's times (the target's), those instead: a point without one is left out (0).
+double predicted_cost(const ExplainPoint& p, const ExplainPoint& target) {
+  if (target.predicted_us) return p.predicted_us.value_or(0);
   const Annotation& a = p.annotation;
   return double(a.waves.rounds) * double(p.candidate.problem.k) * (a.alignment.ok() ? 1 : kUnalignedCost);
 }
@@ -22,12 +24,12 @@ double predicted_cost(const ExplainPoint& p) {
 // work per unit of the model's time decides.
 void predicted_size_fixes(const std::vector<ExplainPoint>& points, Explanation& e) {
   const ExplainPoint& t = points.front();
-  const double cost = predicted_cost(t);
+  const double cost = predicted_cost(t, t);
   if (!(cost > 0)) return;
-  const auto rate = [](const ExplainPoint& p) { return p.candidate.problem.flops() / predicted_cost(p); };
+  const auto rate = [&](const ExplainPoint& p) { return p.candidate.problem.flops() / predicted_cost(p, t); };
   std::optional<double> fastest;
   for (size_t i = 1; i < points.size(); ++i) {
-    const double c = predicted_cost(points[i]);
+    const double c = predicted_cost(points[i], t);
     if (!(c > 0)) continue;
     if (points[i].candidate.problem.flops() > t.candidate.problem.flops() && c < cost * (1 - kMinDifference) &&
         (!fastest || c < *fastest))
@@ -36,9 +38,9 @@ void predicted_size_fixes(const std::vector<ExplainPoint>& points, Explanation& 
   std::optional<size_t> up, down;
   for (size_t i = 1; i < points.size(); ++i) {
     const ExplainPoint& p = points[i];
-    if (!(predicted_cost(p) > 0)) continue;
+    if (!(predicted_cost(p, t) > 0)) continue;
     if (p.candidate.problem.flops() > t.candidate.problem.flops()) {
-      if (fastest && predicted_cost(p) <= *fastest * (1 + kMinDifference) &&
+      if (fastest && predicted_cost(p, t) <= *fastest * (1 + kMinDifference) &&
           (!up || p.candidate.problem.flops() < points[*up].candidate.problem.flops()))
         up = i;
     } else if (rate(p) > rate(t) * (1 + kMinDifference) && (!down || rate(p) > rate(points[*down]))) {
@@ -53,7 +55,7 @@ void predicted_size_fixes(const std::vector<ExplainPoint>& points, Explanation& 
     set_extra_work(t, points[i], f);
     e.fixes.push_back(f);
   };
-  if (up) fix(FixKind::kPadUp, *up, cost / predicted_cost(points[*up]));
+  if (up) fix(FixKind::kPadUp, *up, cost / predicted_cost(points[*up], t));
   if (down && (!up || rate(points[*down]) > rate(points[*up]) * (1 + kMinDifference)))
     fix(FixKind::kShrink, *down, rate(points[*down]) / rate(t));
 }

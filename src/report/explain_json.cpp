@@ -8,6 +8,7 @@
 #include "report/explain_report.hpp"
 #include "report/json_schema.hpp"
 #include "report/output.hpp"
+#include "report/prediction_text.hpp"
 
 namespace shapescope {
 namespace {
@@ -54,6 +55,8 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
       points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
                                  {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},
                                  {"verdict", std::string(paired_verdict_name(judge(*p.paired)))}};
+    if (report.prediction)
+      points.back()["predicted"] = predicted_time_json(p.candidate.problem, report.prediction->points[i]);
   }
   doc["points"] = points;
   doc["regret"] = e.reference.regret ? Json(*e.reference.regret) : Json(nullptr);
@@ -77,6 +80,7 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
                      {"power_w", report.paired->power_w ? Json(*report.paired->power_w) : Json(nullptr)},
                      {"min_effect", kMinPairedEffect}};
   doc["wall_s"] = report.wall_s;
+  if (report.prediction) doc["prediction"] = perf_model_json(*report.prediction->model, report.prediction->why);
   write_json_document(out, std::move(doc), "ExplainResult", [&](std::ostream& text) { write_explain_text(text, report); });
 }
 

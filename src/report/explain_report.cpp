@@ -11,6 +11,7 @@
 #include "report/explain_fp8.hpp"
 #include "report/explain_terms.hpp"
 #include "report/output.hpp"
+#include "report/prediction_text.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
@@ -19,7 +20,11 @@ namespace {
 
 std::string percent(double fraction) { return shapescope::percent(fraction, 1); }
 
-std::string time_cell(const ExplainPoint& p) { return p.time_us ? fmt::format("{:.2f}", *p.time_us) : "-"; }
+// A performance model's time, where nothing was measured, is marked as such.
+std::string time_cell(const ExplainPoint& p) {
+  if (!p.time_us && p.predicted_us) return fmt::format("{:.2f} pred.", *p.predicted_us);
+  return p.time_us ? fmt::format("{:.2f}", *p.time_us) : "-";
+}
 
 std::string alignment_line(const Annotation& a) {
   std::string line = fmt::format("M/N/K divisible by {}/{}/{}; rows of A/B/C {}/{}/{}-byte aligned", a.alignment.m,
@@ -104,6 +109,8 @@ std::vector<std::vector<std::string>> evidence_rows(const ExplainReport& report)
       text.insert(tile.size(), fmt::format(" as named, in the kernel's own frame ({}x{} along M x N)", a.grid.tile_m,
                                            a.grid.tile_n));
     evidence.push_back({"kernel", fmt::format("{}: {}", t.kernel, text)});
+  } else if (report.prediction) {
+    evidence.push_back({"predicted", predicted_evidence(report)});
   } else if (report.mode != "model") {
     evidence.push_back({"kernel", "not recorded"});
   }
@@ -224,6 +231,7 @@ std::string verdict_line(const ExplainReport& r) {
   }
   switch (v.kind) {
     case VerdictKind::kPrediction:
+      if (r.prediction) return predicted_verdict_line(r);
       return fmt::format("model prediction for {} (nothing measured){}", t.label,
                          e.effects.empty() ? ": no quantization or alignment loss with this tile" : "");
     case VerdictKind::kLaunchBound:
@@ -458,9 +466,10 @@ std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
     const ExplainPoint& p = r.points[i];
     if (p.role != Role::kTarget && p.role != Role::kNeighbour) continue;
     std::string versus = "-";
-    if (p.tflops() && t.tflops()) versus = fmt::format("{:.2f}x", *p.tflops() / *t.tflops());
+    const std::optional<double> rate = measured_or_predicted_tflops(p), target_rate = measured_or_predicted_tflops(t);
+    if (rate && target_rate) versus = fmt::format("{:.2f}x", *rate / *target_rate);
     rows.push_back({p.label, p.candidate.why.empty() ? "target" : p.candidate.why, time_cell(p),
-                    p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-", versus,
+                    rate ? fmt::format("{:.1f}", *rate) : "-", versus,
                     p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
                     waves_eff_cell(p.annotation), fixed ? fixed_cell(r, i) : "", p.kernel.empty() ? "-" : p.kernel});
     if (paired) rows.back().insert(rows.back().begin() + 5, paired_cell(p));

@@ -72,9 +72,12 @@ std::string predicted_fix_line(const ExplainReport& r, const Fix& f) {
   change(share(ta.grid.efficiency, 1), share(pa.grid.efficiency, 1), "{} -> {} of the tiles' area useful");
   if (p.candidate.problem.k != t.candidate.problem.k)
     terms.push_back(fmt::format("K {} -> {}", t.candidate.problem.k, p.candidate.problem.k));
+  // A performance model's times say what the GEMM takes; the tile model's only relative costs.
+  const bool timed = t.predicted_us && p.predicted_us;
   if (pa.alignment.ok() != ta.alignment.ok())
-    terms.push_back(pa.alignment.ok() ? "16-byte rows (the model counts unaligned ones 4x)"
-                                      : "rows off the 16-byte rule (the model counts them 4x)");
+    terms.push_back(pa.alignment.ok() ? (timed ? "16-byte rows" : "16-byte rows (the model counts unaligned ones 4x)")
+                                      : (timed ? "rows off the 16-byte rule" : "rows off the 16-byte rule (the model counts them 4x)"));
+  if (timed) terms.insert(terms.begin(), fmt::format("{} -> {}", us(*t.predicted_us), us(*p.predicted_us)));
   const std::string why = fmt::format("{}", fmt::join(terms, ", "));
   if (f.kind == FixKind::kShrink)
     return fmt::format("choose {} ({}) if the model allows it: predicted {} the FLOPs per unit of time ({}); {:.1f} % "

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/units.hpp"
 #include "report/json_schema.hpp"
+#include "report/predicted_plan.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
@@ -376,15 +377,17 @@ void write_points(std::ostream& out, Format format, const std::vector<StoredPoin
 }
 
 void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
-                   const std::string& where, const StopRule& rule) {
+                   const std::string& where, const StopRule& rule, const GpuPerfModel* predicted) {
   std::vector<std::vector<std::string>> rows = {{"M", "N", "K", "batch", "lda", "ldb", "ldc", "offset", "est. [us]"}};
   for (const auto& p : problems) {
+    if (predicted) break;
     std::vector<std::string> row;
     for (int64_t value : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.off_a}) row.push_back(std::to_string(value));
     row.push_back(fmt::format("{:.1f}", estimate_us(p)));
     rows.push_back(std::move(row));
   }
-  write_table(std::cout, rows, std::vector<bool>(rows.front().size(), true));
+  if (predicted) write_predicted_plan(std::cout, problems, *predicted);
+  else write_table(std::cout, rows, std::vector<bool>(rows.front().size(), true));
   const MemoryPlan& mem = cost.memory;
   fmt::print(stderr, "{} problems x {} backend(s) = {} points; {}\n", problems.size(), backends, cost.points,
              where);

@@ -43,8 +43,11 @@ std::string settle_text(const SettleFacts& settle);
 // --dry-run: the plan as a table on stdout, then on stderr its points, memory and rough GPU time
 // (`where` names the GPU or says what was assumed), and the warnings of warn_if_absurd().
 // `rule`: the samples per point (a fixed count, or the stopping rule whose minimum the estimate assumes).
+// `predicted` (sweep --dry-run --predict): the table gives each point's predicted time instead
+// (report/predicted_plan.hpp).
+struct GpuPerfModel;
 void write_dry_run(const std::vector<Problem>& problems, size_t backends, const PlanCost& cost,
-                   const std::string& where, const StopRule& rule);
+                   const std::string& where, const StopRule& rule, const GpuPerfModel* predicted = nullptr);
 // A plan far beyond what anyone means to run gets a warning on stderr with its numbers (a memory
 // that does not fit is refused later, with exit 4, before anything is allocated).
 void warn_if_absurd(const PlanCost& cost, const StopRule& rule);

@@ -12,13 +12,15 @@
 #include "measure/measure.hpp"
 #include "report/json_schema.hpp"
 #include "report/output.hpp"
+#include "report/pad_report_parts.hpp"
 #include "report/pad_saving_text.hpp"
+#include "report/prediction_text.hpp"
 #include "report/table.hpp"
 
 namespace shapescope {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using namespace pad_text;
 
 constexpr std::string_view kLeftOut =
     "the attention core (QK^T, softmax, PV), which runs as a fused FlashAttention kernel, not as cuBLAS GEMMs; "
@@ -28,47 +30,10 @@ constexpr std::string_view kCopyNote =
     "buffer at run time; an upper bound: padding the batch when loading data copies nothing, but every other op "
     "then runs on the padded tokens too";
 
-// Why a choice has no candidate. `probe` is the measured annotation of its probe GEMM, nullopt
-// before measuring.
-std::string no_candidate_note(const ChoiceInfo& c, const std::optional<Annotation>& probe) {
-  if (c.gemm_size() % 256 != 0) return "no larger size the model allows";
-  std::string why;
-  if (!probe) {
-    why = fmt::format("the {} of {} that fills its last wave is looked for after measuring it", dim_name(c.probe_dim),
-                      c.probe_name);
-  } else if (probe->grid.tiles <= 0 || probe->waves.slots <= 0) {
-    why = fmt::format("the tile or the slots of {}'s kernel are unknown, so no size that fills its last wave is known",
-                      c.probe_name);
-  } else if (probe->waves.efficiency >= kFilledWave) {
-    why = fmt::format("{}'s last wave is already {:.0f} % full", c.probe_name, probe->waves.efficiency * 100);
-  } else {
-    why = fmt::format("no {} of {} within +25 % that keeps its alignment fills its last wave", dim_name(c.probe_dim),
-                      c.probe_name);
-  }
-  return fmt::format("{} is a multiple of 256, so no multiple above is proposed; {}", c.gemm_size(), why);
-}
-
 // Why choice i has no candidate ("" when it has some).
-std::string note_of(const PadAnalysis& a, size_t i) {
-  return a.candidates[i].empty() ? no_candidate_note(a.choices[i], a.probes[i]) : "";
+std::string note_of(const PadAnalysis& a, size_t i, Times times) {
+  return a.candidates[i].empty() ? no_candidate_note(a.choices[i], a.probes[i], times) : "";
 }
-
-// The pad tables: text columns left, numbers right (report/table.hpp).
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // `fit`: how it narrows to the terminal, by the header's names (report/table.hpp).
-  void print(std::ostream& out, const std::set<size_t>& left,
-             const std::vector<std::pair<std::string, ColumnFit>>& fit = {}) const {
-    std::vector<bool> right(rows_.front().size(), true);
-    for (size_t i : left) right[i] = false;
-    write_table(out, rows_, right, "", fit.empty() ? std::vector<ColumnFit>() : fit_by_name(rows_.front(), fit));
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
 
 std::string model_line(const ModelConfig& c) {
   if (c.family == Family::kGpt2)
@@ -115,12 +80,13 @@ void print_model(std::ostream& out, const ModelConfig& c, const PadRequest& o) {
   out << "left out: " << kLeftOut << "\n";
 }
 
-void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time_of,
-                 bool measured) {
+void print_gemms(std::ostream& out, const PadAnalysis& a, const PadResult& result) {
+  const Times measured = times_of(result);
+  const GemmTimeOf& time_of = result.time_of;
   std::vector<std::string> header = {"linear", "pass", "layout", "M", "N", "K", "count", "GFLOP/step"};
   if (measured) {
-    header.push_back("median [us]");
-    header.push_back("noise [%]");
+    header.push_back(time_header(measured));
+    header.push_back(noise_header(measured));
     header.push_back("share [%]");
   }
   Table table(header);
@@ -145,10 +111,10 @@ void print_gemms(std::ostream& out, const PadAnalysis& a, const GemmTimeOf& time
   }
   out << fmt::format("\nstep of {} tokens: {} GEMMs, {} calls, {:.2f} TFLOP per rank{}\n", a.step.tokens,
                      a.gemms.size(), calls, step_flops(a.gemms) / 1e12,
-                     a.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(a.before->us),
-                                            a.before->noise * 100)
+                     a.before ? fmt::format(", GEMM time {} ({} {:.1f} %)", us_or_ms(a.before->us),
+                                            measured.predicted ? "predicted, error" : "noise", a.before->noise * 100)
                               : "");
-  table.print(out, {0, 1, 2}, {{"noise [%]", {1}}, {"GFLOP/step", {2}}, {"count", {3}}});
+  table.print(out, {0, 1, 2}, {{noise_header(measured), {1}}, {"GFLOP/step", {2}}, {"count", {3}}});
 }
 
 std::string copy_cell(const Evaluation& e) {
@@ -157,20 +123,20 @@ std::string copy_cell(const Evaluation& e) {
   return in_mib(e.copy_bytes, 1);
 }
 
-void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, bool measured) {
+void print_candidates(std::ostream& out, const ModelConfig& config, const PadAnalysis& a, Times measured) {
   const double params = weight_parameters(config);
   const double flops = step_flops(a.gemms);
   std::vector<std::string> header = {"dimension", "now", "new", "GEMM size", "touched", "extra params", "extra FLOPs",
                                      "copy [MiB]"};
   const bool paired = measured && any_paired(a.evaluations);
   if (measured)
-    for (const std::string& h : saving_headers(paired)) header.push_back(h);
+    for (const std::string& h : saving_headers(paired, measured.predicted)) header.push_back(h);
   header.push_back("why");
   Table table(header);
   std::vector<std::string> notes;
   for (size_t i = 0; i < a.choices.size(); ++i) {
     const ChoiceInfo& c = a.choices[i];
-    if (!note_of(a, i).empty()) notes.push_back(fmt::format("{} {}: {}", c.name, c.value, note_of(a, i)));
+    if (!note_of(a, i, measured).empty()) notes.push_back(fmt::format("{} {}: {}", c.name, c.value, note_of(a, i, measured)));
     for (size_t j = 0; j < a.candidates[i].size(); ++j) {
       const PadCandidate& p = a.candidates[i][j];
       const Evaluation e = measured ? a.evaluations[i][j]
@@ -190,6 +156,8 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
   }
   out << fmt::format("\ncandidates for {} tokens: each changes one dimension and keeps the others; {}\n", a.step.tokens,
                      !measured ? "the GEMMs each one touches are measured before and after"
+                     : measured.predicted ? "saving = predicted GEMM time per step before - after (the tokens copy not "
+                                            "priced); error: the model's, on each side"
                      : paired  ? "saving = GEMM time per step before - after (- the tokens copy), the step and the "
                                  "candidate measured in the same passes"
                                : "saving = GEMM time per step before - after (- the tokens copy)");
@@ -204,33 +172,11 @@ void print_candidates(std::ostream& out, const ModelConfig& config, const PadAna
   if (tokens) out << "  " << kCopyNote << "\n";
 }
 
-// The recommendation when it is not to pad: no candidate, none measured, or none saving enough;
-// nullopt when `best` is a candidate to pad to.
-std::optional<std::string> not_padded_text(const std::string& head, const std::vector<Evaluation>& ev,
-                                           const std::optional<size_t>& best, const std::string& note) {
-  if (ev.empty()) return fmt::format("{}: leave it ({})", head, note);
-  const Evaluation* most = nullptr;  // the largest saving, significant or not
-  for (const Evaluation& e : ev)
-    if (e.saving_us && (!most || *e.saving_us > *most->saving_us)) most = &e;
-  if (!most)
-    return fmt::format("{}: unknown: its candidates' GEMMs have no time (not in the store read, or skipped when "
-                       "measuring, each with its reason on stderr)", head);
-  if (best) return std::nullopt;
-  if (most->paired) return paired_leave_text(head, ev, *most);
-  double floor = kMinGain;
-  for (const Evaluation& e : ev) floor = std::max(floor, e.threshold);
-  return fmt::format("{}: leave it: no candidate saves more than {:.1f} % of the step's GEMM time (the measured "
-                     "noise, at least {:.0f} %); the most, {} ({}), {}",
-                     head, floor * 100, kMinGain * 100, most->candidate.value, most->candidate.why,
-                     *most->saving_us >= 0 ? "saves " + signed_percent(*most->saving_us / most->before_us).substr(1)
-                                           : "costs " + signed_percent(-*most->saving_us / most->before_us).substr(1));
-}
-
-std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a, size_t i) {
+std::string recommendation_text(const ModelConfig& config, const PadAnalysis& a, size_t i, Times times) {
   const ChoiceInfo& c = a.choices[i];
   const std::vector<Evaluation>& ev = a.evaluations[i];
   const std::string head = fmt::format("{} {}", c.name, c.value);
-  if (const std::optional<std::string> leave = not_padded_text(head, ev, a.best[i], note_of(a, i))) return *leave;
+  if (const std::optional<std::string> leave = not_padded_text(head, ev, a.best[i], note_of(a, i, times), times)) return *leave;
   const Evaluation& e = ev[*a.best[i]];
   std::string text =
       fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} parameters ({}) and {} FLOPs", head,
@@ -269,26 +215,8 @@ Json model_json(const ModelConfig& c) {
   return j;
 }
 
-Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-
-// The same as JSON fields.
-void add_saving_json(Json& x, const std::optional<StepTime>& before, const Evaluation& e) {
-  x["before_us"] = before ? Json(before->us) : Json(nullptr);
-  x["after_us"] = e.after ? Json(e.after->us) : Json(nullptr);
-  x["saving_us"] = optional_number(e.saving_us);
-  x["saving_pct"] = e.saving_us ? Json(*e.saving_us / e.before_us * 100) : Json(nullptr);
-  x["threshold_pct"] = e.threshold * 100;
-  x["significant"] = e.significant;
-  if (!e.paired) return;
-  x["before_us"] = e.before_us;  // the step in the paired passes
-  x["saving_low_pct"] = e.saving_low_us / e.before_us * 100;
-  x["saving_high_pct"] = e.saving_high_us / e.before_us * 100;
-  x["pairs"] = e.paired->pairs;
-  x["cannot_tell"] = e.cannot_tell;
-}
-
-Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTimeOf& time_of,
-                   bool measured) {
+Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const PadResult& result) {
+  const Times measured = times_of(result);
   Json j;
   j["tokens"] = a.step.tokens;
   j["tflop_per_step"] = step_flops(a.gemms) / 1e12;
@@ -305,8 +233,10 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
     x["k"] = g.problem.k;
     x["count"] = g.count;
     x["gflop"] = double(g.count) * g.problem.flops() / 1e9;
-    if (measured) {
-      const std::optional<GemmTime> t = time_of(g.problem);
+    if (result.predicted) {
+      x["predicted"] = gemm_prediction_json(*result.predicted, g.problem);
+    } else if (measured) {
+      const std::optional<GemmTime> t = result.time_of(g.problem);
       x["median_us"] = t ? Json(t->median_us) : Json(nullptr);
       x["noise"] = t ? Json(t->noise) : Json(nullptr);
     }
@@ -323,7 +253,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
     d["value"] = c.value;
     d["gemm_size"] = c.gemm_size();
     d["where"] = c.where();
-    d["note"] = note_of(a, i);
+    d["note"] = note_of(a, i, measured);
     Json cands = Json::array();
     for (size_t k = 0; k < a.candidates[i].size(); ++k) {
       const PadCandidate& p = a.candidates[i][k];
@@ -348,7 +278,7 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
       Json r;
       r["action"] = action_of(a.evaluations[i], a.best[i]);
       r["value"] = a.best[i] ? Json(a.candidates[i][*a.best[i]].value) : Json(c.value);
-      r["text"] = recommendation_text(config, a, i);
+      r["text"] = recommendation_text(config, a, i, measured);
       d["recommendation"] = std::move(r);
     }
     dims.push_back(std::move(d));
@@ -357,164 +287,11 @@ Json analysis_json(const ModelConfig& config, const PadAnalysis& a, const GemmTi
   return j;
 }
 
-Json source_json(const PadRequest& o, const PadMeasurement& m) {
-  const double gbs = copy_gbs(m);
-  Json s;
-  s["gpu"] = m.device.gpu_name;
-  s["gpu_uuid"] = m.device.gpu_uuid;
-  s["driver"] = m.device.driver;
-  s["cublas"] = m.device.cublas;
-  s["measured"] = m.measured;
-  s["reused"] = m.reused;
-  s["db"] = o.db;
-  s["samples"] = o.samples;
-  s["clock_state"] = to_string(o.clocks);
-  s["clocks"] = clock_summary(m);
-  s["copy_bandwidth_gbs"] = gbs > 0 ? Json(gbs) : Json(nullptr);
-  Json runs = Json::array();
-  for (const PairedStepsRun& r : m.paired)
-    runs.push_back({{"dtype", to_string(r.dtype)}, {"calls", r.calls}, {"comparisons", r.comparisons},
-                    {"passes", r.passes}, {"seconds", r.seconds}, {"clock_low_mhz", r.clock_low_mhz},
-                    {"clock_median_mhz", r.clock_median_mhz}, {"clock_high_mhz", r.clock_high_mhz},
-                    {"power_w", optional_number(r.power_w)}, {"settled", r.settle.settled},
-                    {"warmup_s", r.settle.seconds}});
-  s["paired"] = std::move(runs);
-  s["not_paired"] = m.not_paired;
-  return s;
-}
-
-// --- pad of a trace or GEMM list: the sizes are the knobs ---
-
-std::string size_note(const SizePadResult& r, size_t i) {
-  return r.candidates[i].empty() ? no_candidate_note(r.choices[i], r.probes[i]) : "";
-}
-
-// Where a size appears: each use when there are few ("N of 12288x50257x768 nt, M of ..."), else how
-// many GEMMs have it as M, N and K.
-std::string uses_text(const SizePadResult& r, const DimensionKnob& k) {
-  std::string out;
-  if (k.uses.size() <= 3) {
-    for (const DimensionUse& u : k.uses)
-      out += fmt::format("{}{} of {}", out.empty() ? "" : ", ", dim_name(u.dim), r.workload.gemms[u.gemm].shape_text());
-    return out;
-  }
-  int64_t per_dim[3] = {0, 0, 0};
-  for (const DimensionUse& u : k.uses) per_dim[u.dim == Dim::kM ? 0 : u.dim == Dim::kN ? 1 : 2] += 1;
-  for (int d = 0; d < 3; ++d)
-    if (per_dim[d] > 0) out += fmt::format("{}{} of {}", out.empty() ? "" : ", ", "MNK"[d], per_dim[d]);
-  return out + " GEMMs";
-}
-
-std::string size_header(const SizePadResult& r) {
-  const Workload& w = r.workload;
-  return fmt::format("pad for {}{}: no config names its dimensions, so the sizes of its GEMMs are the knobs: {} sizes in "
-                     "{} GEMMs, {} calls per step; a candidate changes every M, N and K equal to its size",
-                     w.source, w.device.empty() ? "" : " (recorded on " + w.device + ")", r.knobs.size(), w.gemms.size(),
-                     w.calls() / std::max<int64_t>(w.steps, 1));
-}
-
-void print_size_gemms(std::ostream& out, const SizePadResult& r, bool measured) {
-  std::vector<std::string> header = {"GEMM", "origin", "calls/step", "GFLOP/step"};
-  if (measured) header.insert(header.end(), {"median [us]", "noise [%]", "share [%]"});
-  Table table(header);
-  const double steps = double(std::max<int64_t>(r.workload.steps, 1));
-  for (const WorkloadGemm& g : r.workload.gemms) {
-    if (g.usually_fused) continue;
-    std::vector<std::string> row = {g.shape_text(), g.origin, fixed(double(g.count) / steps, 0),
-                                    fmt::format("{:.1f}", double(g.count) / steps * g.flops() / 1e9)};
-    if (measured) {
-      const std::optional<GemmTime> t = r.time_of(grouped_problem(g.problems));
-      row.push_back(t ? fmt::format("{:.2f}", t->median_us) : "-");
-      row.push_back(t ? fmt::format("{:.1f}", t->noise * 100) : "-");
-      row.push_back(t && r.before ? fmt::format("{:.1f}", double(g.count) / steps * t->median_us / r.before->us * 100) : "-");
-    }
-    table.add(std::move(row));
-  }
-  out << fmt::format("\nGEMMs of one step: {:.2f} TFLOP{}\n", step_flops(r.workload) / 1e12,
-                     r.before ? fmt::format(", GEMM time {} (noise {:.1f} %)", us_or_ms(r.before->us), r.before->noise * 100)
-                              : "");
-  table.print(out, {0, 1}, {{"origin", {0, 20}}, {"noise [%]", {1}}, {"GFLOP/step", {2}}});
-}
-
-void print_size_candidates(std::ostream& out, const SizePadResult& r, bool measured) {
-  std::vector<std::string> header = {"size", "uses", "new", "extra FLOPs"};
-  const bool paired = measured && any_paired(r.evaluations);
-  if (measured) {
-    const std::vector<std::string> more = saving_headers(paired);
-    header.insert(header.end(), more.begin(), more.end());
-  }
-  header.push_back("why");
-  Table table(header);
-  std::vector<std::string> notes;
-  const double flops = step_flops(r.workload);
-  for (size_t i = 0; i < r.knobs.size(); ++i) {
-    const int64_t value = r.knobs[i].value;
-    notes.push_back(fmt::format("{} is {}{}", value, uses_text(r, r.knobs[i]),
-                                size_note(r, i).empty() ? "" : "; " + size_note(r, i)));
-    for (size_t j = 0; j < r.candidates[i].size(); ++j) {
-      const PadCandidate& c = r.candidates[i][j];
-      const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, r.knobs[i], c, std::nullopt, std::nullopt);
-      std::vector<std::string> row = {std::to_string(value), std::to_string(e.touched), std::to_string(c.value),
-                                      signed_percent(e.extra_flops / flops)};
-      if (measured) add_saving_cells(row, r.before, e, paired);
-      row.push_back(c.why);
-      table.add(std::move(row));
-    }
-  }
-  out << fmt::format("\ncandidates: {}\n", measured ? "saving = GEMM time per step before - after"
-                                                     : "the GEMMs each one touches are measured before and after");
-  table.print(out, {header.size() - 1},
-              {{"why", {0, 0, 20}}, {"before [us]", {1}}, {"after [us]", {2}}, {"uses", {3}}, {"saving [us]", {4}}});
-  for (const std::string& n : notes) out << "  " << n << "\n";
-}
-
-std::string size_recommendation_text(const SizePadResult& r, size_t i) {
-  const std::string head = std::to_string(r.knobs[i].value);
-  if (const std::optional<std::string> leave = not_padded_text(head, r.evaluations[i], r.best[i], size_note(r, i)))
-    return *leave;
-  const Evaluation& e = r.evaluations[i][*r.best[i]];
-  return fmt::format("{}: pad to {} ({}): GEMM time per step {} -> {} ({}), for {} FLOPs; it is {}", head,
-                     e.candidate.value, e.candidate.why, us_or_ms(e.before_us), us_or_ms(e.after->us),
-                     e.paired ? paired_saving_text(e) : signed_percent(-*e.saving_us / e.before_us),
-                     signed_percent(e.extra_flops / step_flops(r.workload)),
-                     uses_text(r, r.knobs[i]));
-}
-
-Json size_json(const SizePadResult& r, size_t i, bool measured) {
-  const DimensionKnob& k = r.knobs[i];
-  Json d;
-  d["value"] = k.value;
-  d["uses"] = uses_text(r, k);
-  d["calls"] = k.calls;
-  d["gflop"] = k.flops / 1e9;
-  d["where"] = r.choices[i].where();
-  d["note"] = size_note(r, i);
-  Json cands = Json::array();
-  for (size_t j = 0; j < r.candidates[i].size(); ++j) {
-    const PadCandidate& c = r.candidates[i][j];
-    const Evaluation e = measured ? r.evaluations[i][j] : evaluate_size(r.workload, k, c, std::nullopt, std::nullopt);
-    Json x;
-    x["value"] = c.value;
-    x["why"] = c.why;
-    x["touched"] = e.touched;
-    x["extra_gflop"] = e.extra_flops / 1e9;
-    if (measured) add_saving_json(x, r.before, e);
-    cands.push_back(std::move(x));
-  }
-  d["candidates"] = std::move(cands);
-  if (measured)
-    d["recommendation"] = {{"action", action_of(r.evaluations[i], r.best[i])},
-                           {"value", r.best[i] ? r.candidates[i][*r.best[i]].value : k.value},
-                           {"text", size_recommendation_text(r, i)}};
-  return d;
-}
-
 }  // namespace
 
 void write_pad_json(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
-  const bool measured = result.measured.has_value();
   Json j;
-  j["mode"] = measured ? "measured" : "dry-run";
+  j["mode"] = mode_name(times_of(result));
   j["model"] = model_json(config);
   j["train"] = o.train;
   j["tp"] = o.tp;
@@ -522,25 +299,27 @@ void write_pad_json(std::ostream& out, const ModelConfig& config, const PadReque
   j["backend"] = to_string(o.backend);
   j["left_out"] = kLeftOut;
   j["copy_note"] = kCopyNote;
-  if (measured) j["source"] = source_json(o, *result.measured);
+  if (result.measured) j["source"] = source_json(o, *result.measured);
+  if (result.predicted) j["prediction"] = perf_model_json(*result.predicted->model, "--predict");
   Json steps = Json::array();
-  for (const PadAnalysis& a : result.analyses) steps.push_back(analysis_json(config, a, result.time_of, measured));
+  for (const PadAnalysis& a : result.analyses) steps.push_back(analysis_json(config, a, result));
   j["steps"] = std::move(steps);
   write_json_document(out, std::move(j), "PadResult", [&](std::ostream& text) { write_pad_text(text, config, o, result); });
 }
 
 void write_pad_text(std::ostream& out, const ModelConfig& config, const PadRequest& o, const PadResult& result) {
-  const bool measured = result.measured.has_value();
+  const Times measured = times_of(result);
   print_model(out, config, o);
-  if (measured) out << source_text(o, *result.measured) << "\n";
-  if (measured) print_paired(out, *result.measured);
+  if (result.measured) out << source_text(o, *result.measured) << "\n";
+  if (result.measured) print_paired(out, *result.measured);
+  if (result.predicted) print_prediction(out, *result.predicted, distinct_problems(result.analyses, true));
   for (const PadAnalysis& a : result.analyses) {
-    print_gemms(out, a, result.time_of, measured);
+    print_gemms(out, a, result);
     print_candidates(out, config, a, measured);
     if (!measured) continue;
     out << fmt::format("\nrecommendation for {} tokens ({})\n", a.step.tokens,
-                       recommendation_head(any_paired(a.evaluations)));
-    for (size_t i = 0; i < a.choices.size(); ++i) out << "  " << recommendation_text(config, a, i) << "\n";
+                       recommendation_head(any_paired(a.evaluations), measured.predicted));
+    for (size_t i = 0; i < a.choices.size(); ++i) out << "  " << recommendation_text(config, a, i, measured) << "\n";
   }
 }
 
@@ -556,41 +335,6 @@ void write_pad_dry_run_cost(std::ostream& err, const PadRequest& o, const PadRes
       "are added after measuring), about {:.1f} s of GPU time at {} samples each (a rough model; points in "
       "the store are reused)\n",
       all.size(), base.size(), all.size() - base.size(), us / 1e6, o.samples);
-}
-
-}  // namespace shapescope
-
-namespace shapescope {
-
-void write_pad_sizes_text(std::ostream& out, const PadRequest& o, const SizePadResult& r) {
-  const bool measured = r.measured.has_value();
-  out << size_header(r) << "\n";
-  if (measured) out << source_text(o, *r.measured) << "\n";
-  if (measured) print_paired(out, *r.measured);
-  print_size_gemms(out, r, measured);
-  print_size_candidates(out, r, measured);
-  for (const std::string& n : r.workload.notes) out << "note: " << n << "\n";
-  if (!measured) return;
-  out << fmt::format("\nrecommendation ({})\n", recommendation_head(any_paired(r.evaluations)));
-  for (size_t i = 0; i < r.knobs.size(); ++i) out << "  " << size_recommendation_text(r, i) << "\n";
-}
-
-void write_pad_sizes_json(std::ostream& out, const PadRequest& o, const SizePadResult& r) {
-  const bool measured = r.measured.has_value();
-  Json j;
-  j["mode"] = measured ? "measured" : "dry-run";
-  j["source"] = r.workload.source;
-  j["recorded_on"] = r.workload.device;
-  j["backend"] = to_string(o.backend);
-  if (measured) j["numbers"] = source_json(o, *r.measured);
-  j["tflop_per_step"] = step_flops(r.workload) / 1e12;
-  j["gemm_time_us"] = r.before ? Json(r.before->us) : Json(nullptr);
-  j["noise"] = r.before ? Json(r.before->noise) : Json(nullptr);
-  Json sizes = Json::array();
-  for (size_t i = 0; i < r.knobs.size(); ++i) sizes.push_back(size_json(r, i, measured));
-  j["sizes"] = std::move(sizes);
-  j["notes"] = r.workload.notes;
-  write_json_document(out, std::move(j), "PadSizesResult", [&](std::ostream& text) { write_pad_sizes_text(text, o, r); });
 }
 
 }  // namespace shapescope

@@ -17,8 +17,9 @@ bool any_paired(const std::vector<std::vector<Evaluation>>& evaluations) {
 }
 
 // The measured columns' headers: a paired table gives each saving's interval where the noise was.
-std::vector<std::string> saving_headers(bool paired) {
-  return {"before [us]", "after [us]", "saving [us]", "saving [%]", paired ? "95 % interval [%] (pairs)" : "noise [%]"};
+std::vector<std::string> saving_headers(bool paired, bool predicted) {
+  return {"before [us]", "after [us]", "saving [us]", "saving [%]",
+          paired ? "95 % interval [%] (pairs)" : predicted ? "error [%]" : "noise [%]"};
 }
 
 // "+2.81..+3.40 (24)": a paired saving's 95 % interval, in % of the step's GEMM time, and its pairs.
@@ -81,11 +82,11 @@ void print_paired(std::ostream& out, const PadMeasurement& m) {
   for (const std::string& why : m.not_paired) out << "not paired: " << why << "\n";
 }
 
-std::string recommendation_head(bool paired) {
+std::string recommendation_head(bool paired, bool predicted) {
   return paired ? fmt::format("a saving counts when its whole 95 % interval is above {:.0f} % of the step's GEMM time",
                               kMinGain * 100)
-                : fmt::format("a saving counts above {:.0f} % of the step's GEMM time and above the measured noise",
-                              kMinGain * 100);
+                : fmt::format("a saving counts above {:.0f} % of the step's GEMM time and above the {}", kMinGain * 100,
+                              predicted ? "model's held-out error (predicted: nothing measured)" : "measured noise");
 }
 
 // "measured on NVIDIA H200 (GPU-...), driver ..., cuBLAS ...: 27 GEMMs measured now, ...".

@@ -15,7 +15,8 @@ namespace shapescope {
 // Whether any candidate's saving is paired (the table then gives intervals where the noise was).
 bool any_paired(const std::vector<std::vector<Evaluation>>& evaluations);
 // The measured columns' headers.
-std::vector<std::string> saving_headers(bool paired);
+// Predicted (pad --predict): the model's error where the noise was.
+std::vector<std::string> saving_headers(bool paired, bool predicted = false);
 // "+2.81..+3.40 (24)": a paired saving's 95 % interval, in % of the step's GEMM time, and its pairs.
 std::string interval_text(const Evaluation& e);
 // A candidate's measured columns: before, after, saving (us and %), noise or, paired, the interval.
@@ -38,6 +39,6 @@ double copy_gbs(const PadMeasurement& m);
 // "measured on NVIDIA H200 (GPU-...), driver ..., cuBLAS ...: 27 GEMMs measured now, ...".
 std::string source_text(const PadRequest& o, const PadMeasurement& m);
 // What the recommendation's head says counts as a saving.
-std::string recommendation_head(bool paired);
+std::string recommendation_head(bool paired, bool predicted = false);
 
 }  // namespace shapescope

@@ -184,6 +184,7 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const GpuProfile* pro
                           profile ? " on " + profile->key : "",
                           o.clocks_given ? fmt::format(" at {} clocks", to_string(o.measure.clocks)) : "");
   }
+  if (profile && o.perf_model && !o.tile) return explain_predicted(o, o.perf_model, target, "no GPU here and " + why_not);
   if (profile) return explain_model(o, *profile, target, why_not);
   throw Error(ExitCode::kNoGpu,
               fmt::format("explain: no GPU here and {}; measure it on a GPU (shapescope explain {}), or pass "

@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "measure/progress.hpp"
 #include "model/device_profile.hpp"
 #include "model/explain.hpp"
+#include "model/perf_predict.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
 #include "timing/measure_options.hpp"
@@ -40,6 +42,9 @@ struct ExplainRequest {
   bool clocks_given = false;  // --clocks given: the store's points of that state only (else the newest's)
   std::string db = kDefaultStore;
   std::optional<std::pair<int, int>> tile;  // BM x BN for a model prediction
+  // No GPU here, a GPU named and no measurement of the target: predicted by this performance model
+  // (explain_predicted) instead of the tile model; none: the tile model (--tile) or a refusal.
+  std::shared_ptr<const GpuPerfModel> perf_model;
   // The controls (DESIGN.md): our fixed kernel over the neighbours, the layout controls, the copy,
   // the launch floor and cuBLASLt's top `alternatives` algorithms at the target and its neighbour.
   bool controls = true;
@@ -62,6 +67,14 @@ struct NotMeasured {
   std::string why;   // "the store has no point of it", the planner's or the measurement's reason
 };
 
+// A performance model's predictions (mode "predicted"): the model, and per point of the report its
+// prediction (each point has one: a point the model cannot predict is listed as not measured).
+struct ExplainPrediction {
+  std::shared_ptr<const GpuPerfModel> model;  // keeps the classes the predictions point into
+  std::string why;                            // why predicted: "--predict", "no GPU here and ..."
+  std::vector<PerfPrediction> points;         // per report point
+};
+
 struct ExplainReport {
   std::string shape;                 // as the user gave it (ExplainRequest::shape_text)
   std::string mode;                  // "measured", "store", "model"
@@ -74,6 +87,7 @@ struct ExplainReport {
   std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from
   Explanation explanation;
   size_t over_max_error = 0;         // precision fixes left out for their error (--max-error)
+  std::optional<ExplainPrediction> prediction;  // mode "predicted"
 };
 
 // No GPU here (or one named with --gpu): the store's newest measurement of the target and its
@@ -91,6 +105,11 @@ ExplainReport explain_without_gpu(const ExplainRequest& o, const GpuProfile* pro
 // The model's prediction for a GPU profile with the request's tile (Error(kUsage) without one).
 ExplainReport explain_model(const ExplainRequest& o, const GpuProfile& profile, const Problem& target,
                             const std::string& why_not_store);
+// Nothing measured: the target and its neighbours predicted by a GPU's performance model, their tile
+// grids and waves under the kernels it assumed, and the size fixes by the predicted times. `why`: why
+// predicted. Error(kNoGpu) when the model has no class for the target (no time is made up).
+ExplainReport explain_predicted(const ExplainRequest& o, const std::shared_ptr<const GpuPerfModel>& model,
+                                const Problem& target, const std::string& why);
 struct ExplainJob {
   ExplainRequest request;
   Problem target;  // the request's shape in its form

@@ -133,6 +133,17 @@ PadResult pad_plan(const ModelConfig& config, const PadRequest& request) {
   return result;
 }
 
+PadResult pad_from_times(const ModelConfig& config, const PadRequest& request, const AnnotationOf& annotation_of,
+                         const GemmTimeOf& time_of) {
+  PadResult result;
+  result.analyses = analyses_of(config, request);
+  for (PadAnalysis& a : result.analyses) add_candidates(a, config, annotation_of);
+  result.time_of = time_of;
+  // No calibrated copy bandwidth: the tokens' run-time copy stays unpriced.
+  for (PadAnalysis& a : result.analyses) evaluate_all(a, config, time_of, 0);
+  return result;
+}
+
 namespace {
 
 // The step and its candidates through `m` (measuring, or reading a store), then each candidate

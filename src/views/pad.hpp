@@ -13,6 +13,7 @@
 #include "core/device_context.hpp"
 #include "measure/progress.hpp"
 #include "model/pad.hpp"
+#include "model/perf_predict.hpp"
 #include "store/store.hpp"
 #include "views/measured_set.hpp"
 #include "views/paired_steps.hpp"
@@ -60,14 +61,27 @@ struct PadMeasurement : MeasurementSummary {
   std::vector<std::string> not_paired;  // "vocab_size 50264: why", candidates left unpaired
 };
 
+// pad --predict: the times are a GPU's performance model's, each problem's prediction (nullptr where
+// the model has none: a class it lacks, a grouped call) with its class's held-out error.
+struct PadPrediction {
+  std::shared_ptr<const GpuPerfModel> model;
+  std::function<const PerfPrediction*(const Problem&)> of;
+};
+
 struct PadResult {
   std::vector<PadAnalysis> analyses;
   GemmTimeOf time_of;                      // nullopt for every problem in a dry run
   std::optional<PadMeasurement> measured;  // nullopt in a dry run
+  std::optional<PadPrediction> predicted;  // pad --predict (then measured is nullopt)
 };
 
 // The GEMMs and the candidates that need no measurement (a dry run).
 PadResult pad_plan(const ModelConfig& config, const PadRequest& request);
+// Nothing measured: the candidates from each probe's `annotation_of`, each evaluated with `time_of`
+// (a performance model's: views/pad_predicted.hpp).
+using AnnotationOf = std::function<std::optional<Annotation>(const Problem&)>;
+PadResult pad_from_times(const ModelConfig& config, const PadRequest& request, const AnnotationOf& annotation_of,
+                         const GemmTimeOf& time_of);
 // The step measured first (its kernels' tiles and slots say which sizes fill a last wave), then
 // every candidate's GEMMs; then each candidate evaluated.
 PadResult pad_measure(const ModelConfig& config, const PadRequest& request, const DeviceContext& device, Store& store,

@@ -124,6 +124,14 @@ SizePadResult pad_sizes_plan(const Workload& workload, const PadRequest& request
   return r;
 }
 
+SizePadResult pad_sizes_from_times(const Workload& workload, const AnnotationOf& annotation_of, const GemmTimeOf& time_of) {
+  SizePadResult r = sizes_of(workload);
+  add_candidates(r, annotation_of);
+  r.time_of = time_of;
+  evaluate_all(r);
+  return r;
+}
+
 namespace {
 
 // The workload and its candidates through `m` (measuring, or reading a store), then each candidate

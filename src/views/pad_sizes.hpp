@@ -24,10 +24,13 @@ struct SizePadResult {
   std::vector<std::optional<size_t>> best;            // per knob
   GemmTimeOf time_of;                                 // nullopt for every problem in a dry run
   std::optional<PadMeasurement> measured;             // nullopt in a dry run
+  std::optional<PadPrediction> predicted;             // pad --predict (then measured is nullopt)
 };
 
 // The sizes and the candidates that need no measurement (a dry run).
 SizePadResult pad_sizes_plan(const Workload& workload, const PadRequest& request);
+// Nothing measured: the candidates from each probe's `annotation_of`, each evaluated with `time_of`.
+SizePadResult pad_sizes_from_times(const Workload& workload, const AnnotationOf& annotation_of, const GemmTimeOf& time_of);
 // The workload measured first (its kernels' tiles and slots say which sizes fill a last wave), then
 // every candidate's GEMMs; then each candidate evaluated.
 SizePadResult pad_sizes_measure(const Workload& workload, const PadRequest& request, const DeviceContext& device,

@@ -147,6 +147,11 @@ TEST_F(DataSafety, ReadOnlyCommandsChangeNoByte) {
   EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --train --dry-run"), 0);
   EXPECT_EQ(expect_untouched("export --db store.db"), 0);
   EXPECT_EQ(expect_untouched("export --db store.db --format json --n 1..64"), 0);
+  // Predicted (a performance model, nothing measured), from the store's GPU's model or another's.
+  EXPECT_EQ(expect_untouched("explain 1793 --db store.db --gpu h200 --predict"), 0);
+  EXPECT_EQ(expect_untouched("explain 1793 --db store.db --gpu h100-sxm"), 0);
+  EXPECT_EQ(expect_untouched("sweep --n 1..64 --db store.db --dry-run --gpu h200 --predict"), 0);
+  EXPECT_EQ(expect_untouched("pad --model gpt2 --tokens 12288 --train --db store.db --gpu h200 --predict"), 0);
   // A store in WAL mode: no -wal or -shm appears beside it.
   EXPECT_EQ(expect_untouched("explain 1793 --db swept.db"), 0);
   EXPECT_EQ(expect_untouched("export --db swept.db --n 1..64"), 0);

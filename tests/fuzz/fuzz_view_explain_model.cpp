@@ -1,5 +1,5 @@
-// Fuzz target: explain's model prediction (`explain SHAPE --gpu KEY --tile BMxBN`, nothing measured)
-// for random valid shapes (square or MxNxK, mostly up to 65,536, with a dtype, layout, batch, padded
+// Fuzz target: explain's model prediction (`explain SHAPE --gpu KEY --tile BMxBN`, nothing measured),
+// or a performance model's (`--predict`, a model fitted on synthetic bf16 nn points), for random valid shapes (square or MxNxK, mostly up to 65,536, with a dtype, layout, batch, padded
 // rows or an offset), tiles (1..1024 each) and GPU profiles, written as text and JSON. The planner
 // may refuse a shape in one line (exit 2); the explanation must name only its own points.
 #include "fuzz_views.hpp"
@@ -21,7 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         o.shape = ShapeArg{m, n, k, square};
         o.shape_text = square ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
         const Problem target = fuzz::explain_target(options, o);
+        // Or a performance model's prediction (--predict): a class it lacks is refused (exit 3).
+        if (in.ConsumeBool()) return fuzz::write_explanation(explain_predicted(o, fuzz::perf_model(), target, "fuzz"));
         fuzz::write_explanation(explain_model(o, profile, target, "fuzz"));
       },
-      {ExitCode::kUsage});
+      {ExitCode::kUsage, ExitCode::kNoGpu});
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,42 @@
 #include "core/device_context.hpp"
 #include "core/records.hpp"
 #include "model/device_profile.hpp"
+#include "model/perf_predict.hpp"
 #include "shape/plan.hpp"
 #include "report/explain_report.hpp"
 #include "store/store.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope::fuzz {
+
+// A performance model of bf16 nn GEMMs (rows 16- and 2-byte aligned; two kernels; the launch floor)
+// fitted once on synthetic points: what explain --predict reads, without a file.
+inline const std::shared_ptr<const GpuPerfModel>& perf_model() {
+  static const std::shared_ptr<const GpuPerfModel> model = [] {
+    PerfSampleSet set;
+    set.gpu = "NVIDIA H100 80GB HBM3";
+    set.sm_count = 132;
+    const auto packed = [](int64_t m, int64_t n, int64_t k) {
+      Problem p;
+      p.m = m, p.n = n, p.k = k, p.lda = k, p.ldb = n, p.ldc = n;
+      return p;
+    };
+    for (int64_t k = 16; k <= 160; k += 16) set.samples.push_back({packed(16, 16, k), 6.0, 64, 64, 1, 132});
+    for (int64_t m = 256; m <= 8192; m *= 2)
+      for (int64_t n : {1024, 1023, 4096, 4095})
+        for (int64_t k : {512, 4096}) {
+          const bool aligned = n % 8 == 0;
+          const int64_t rounds = ((m + 127) / 128 * ((n + 255) / 256) + 131) / 132;
+          set.samples.push_back({packed(m, n, k), 6 + double(rounds) * 2.0 * 128 * 256 * double(k) / ((aligned ? 700e6 : 175e6) / 132),
+                                 aligned ? 128 : 256, aligned ? 256 : 128, 1, 132});
+        }
+    auto out = std::make_shared<GpuPerfModel>();
+    out->model = fit_perf_model(set, "fuzz");
+    out->file = "fuzz";
+    return out;
+  }();
+  return model;
+}
 
 // Runs `view`; an Error with one of `codes` on one line is a refusal, anything else thrown a finding.
 template <class View>

@@ -104,6 +104,12 @@ class Fixtures(support.WithStoreCopies):
         yield shapescope.pad(model="gpt2", tokens=[4096, 12288], train=True, dry_run=True)
         yield shapescope.pad(trace=support.GPT2_TRACE, db=s[support.PAD])
         yield shapescope.pad(trace=support.GPT2_TRACE, dry_run=True)
+        # Predicted by the shipped performance models: nothing stored, no GPU needed.
+        none = self.stores.path / "none.db"
+        yield shapescope.explain(1793, gpu="h100-sxm", predict=True, db=none)
+        yield shapescope.explain("4096x4096x20000", gpu="h200", db=none)
+        yield shapescope.pad(model="gpt2", tokens=4096, train=True, gpu="h100-sxm", predict=True)
+        yield shapescope.pad(trace=support.GPT2_TRACE, gpu="h100-sxm", predict=True)
 
     @support.reads_without_gpu
     def test_every_key_is_a_field_and_every_field_a_key(self):
