@@ -152,8 +152,8 @@ def patch_linears(model, recipe, compiled=False):
     if compiled:
         # One compiled graph per operand shape and grain (a step has a few dozen): above dynamo's
         # default of 8 recompilations the rest ran eager (seen on torch 2.11: 41 ms of casts per step).
-        import torch._dynamo
-        torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 128)
+        import torch._dynamo as dynamo  # not `import torch._dynamo`: that makes torch a local name here
+        dynamo.config.recompile_limit = max(dynamo.config.recompile_limit, 128)
         quantize = (torch.compile(quantize_a, dynamic=False), torch.compile(quantize_b, dynamic=False))
     count = 0
     for module in model.modules():
