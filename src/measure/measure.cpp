@@ -134,9 +134,10 @@ void mark_warm(Session& s) {
 
 // A point not measured: its line ("cublas 4096x4096x4096 fp8: why") and its problem.
 void skip(MeasureOutcome& out, BackendKind backend, const std::string& algo, const Problem& p, const std::string& why) {
-  out.skipped.push_back(fmt::format("{} {}{}{} {}: {}", to_string(backend), algo, algo.empty() ? "" : " ",
-                                    p.shape_string(), to_string(p.dtype), why));
-  out.skipped_problems.push_back(p);
+  const std::string what = fmt::format("{} {}{}{} {}", to_string(backend), algo, algo.empty() ? "" : " ",
+                                       p.shape_string(), to_string(p.dtype));
+  out.skipped.push_back(what + ": " + why);
+  out.skips.push_back({p, what, why});
 }
 
 // Check: which backend can run each dtype on this GPU is known before anything is allocated.

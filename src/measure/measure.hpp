@@ -94,7 +94,13 @@ struct MeasureOutcome {
   std::vector<StoredPoint> points;      // those points as stored (same order)
   size_t measured = 0, reused = 0, annotated = 0;
   std::vector<std::string> skipped;  // "cublas 4096x4096x4096 fp8: why", one per skipped point
-  std::vector<Problem> skipped_problems;  // skipped[i]'s problem, one of the request's
+  // skipped[i] in parts: its problem (one of the request's), what was not measured ("cublas
+  // 4096x4096x4096 fp8") and why, so that no caller parses the line back.
+  struct Skip {
+    Problem problem;
+    std::string what, why;
+  };
+  std::vector<Skip> skips;
   bool interrupted = false;
   double wall_s = 0;          // from the first allocation to the last write
   double gpu_floor_s = 0;     // sum over measured points of samples x (median + flush)

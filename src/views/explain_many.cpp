@@ -72,8 +72,8 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
   for (size_t i = 0; i < got.skipped.size(); ++i)
     for (size_t j = 0; j < jobs.size(); ++j) {
       const std::vector<Problem>* problems = requests[j] ? &requests[j]->problems : nullptr;
-      if (problems && std::find(problems->begin(), problems->end(), got.skipped_problems[i]) != problems->end())
-        add_skipped(got.skipped[i], jobs[j].report);
+      if (problems && std::find(problems->begin(), problems->end(), got.skips[i].problem) != problems->end())
+        add_skipped(got.skips[i], jobs[j].report);
     }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   add_outcome(got, total);

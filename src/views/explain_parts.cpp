@@ -93,10 +93,8 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
 
 
 // Runs one request, annotates and saves what it measured, and adds it to the pool.
-void add_skipped(const std::string& line, ExplainReport& report) {
-  const size_t colon = line.find(": ");
-  report.missing.push_back(colon == std::string::npos ? NotMeasured{line, "skipped"}
-                                                      : NotMeasured{line.substr(0, colon), line.substr(colon + 2)});
+void add_skipped(const MeasureOutcome::Skip& skip, ExplainReport& report) {
+  report.missing.push_back(NotMeasured{skip.what, skip.why});
 }
 
 std::string measured_source(const ExplainRequest& o, const DeviceContext& device, const MeasureOutcome& total) {
@@ -140,7 +138,7 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
   const MeasureOutcome got = measure(r, device, store, progress, interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (const std::string& line : got.skipped) add_skipped(line, report);
+  for (const MeasureOutcome::Skip& skip : got.skips) add_skipped(skip, report);
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   add_outcome(got, total);
 }

@@ -228,8 +228,8 @@ const StoredPoint* find_anchor(const std::vector<StoredPoint>& pool, const Expla
 // choose the wave neighbours); candidates the planner refuses go to report.missing.
 Plan make_plan(const ExplainRequest& o, const Problem& target, const StoredPoint& anchor,
                const DeviceContext& device, const Store& store, ExplainReport& report);
-// measure()'s skip line ("BACKEND ALGO SHAPE DTYPE: why") as a point explain wanted and has not.
-void add_skipped(const std::string& line, ExplainReport& report);
+// A point measure() skipped, as a point explain wanted and has not (what, why).
+void add_skipped(const MeasureOutcome::Skip& skip, ExplainReport& report);
 // The source line of a measured explanation: the GPU, what was measured now and reused, how.
 std::string measured_source(const ExplainRequest& o, const DeviceContext& device, const MeasureOutcome& total);
 

@@ -54,8 +54,8 @@ TEST(ExplainMany, ASkippedPointGoesToTheJobWhoseProblemItIs) {
   request.measure = packed.request.measure;
   const MeasureOutcome outcome = measure(request, device, store, {}, nullptr);
   ASSERT_EQ(outcome.skipped.size(), 1u);
-  ASSERT_EQ(outcome.skipped_problems.size(), 1u);
-  EXPECT_TRUE(outcome.skipped_problems[0] == packed.target);
+  ASSERT_EQ(outcome.skips.size(), 1u);
+  EXPECT_TRUE(outcome.skips[0].problem == packed.target);
   EXPECT_NE(outcome.skipped[0].find(kRowsRefused), std::string::npos) << outcome.skipped[0];
 
   const std::vector<ExplainJobResult> got = explain_many({packed, padded}, device, store, nullptr);
