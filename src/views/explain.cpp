@@ -114,25 +114,14 @@ ExplainReport explain_model(const ExplainRequest& o, const GpuProfile& profile, 
   report.source = fmt::format(
       "model prediction for {} ({} SMs) with a {}x{} tile, one CTA per SM, data-parallel; nothing measured ({})",
       profile.name, profile.sm_count, tile->first, tile->second, why_not_store);
-  const auto predicted = [&](Role role, std::string label, Candidate c) {
+  explain_target_and_neighbours(o, target, report, [&](Role role, std::string label, Candidate c) {
     ExplainPoint p;
     p.role = role;
     p.label = std::move(label);
     p.annotation = predict(c.problem, gpu, tile->first, tile->second);
     p.candidate = std::move(c);
-    return p;
-  };
-  Candidate self;
-  self.value = o.shape.square ? target.n : 0;
-  self.problem = target;
-  report.points.push_back(predicted(Role::kTarget, size_label(o.shape, target), self));
-  report.stored.emplace_back();
-  for (Candidate& c : plan_candidates(o, target, report.points.front().annotation, report.missing)) {
-    std::string label = size_label(o.shape, c.problem);
-    report.points.push_back(predicted(Role::kNeighbour, std::move(label), std::move(c)));
-    report.stored.emplace_back();
-  }
-  report.explanation = explain(report.points);
+    return std::optional<ExplainPoint>(std::move(p));
+  });
   return report;
 }
 
@@ -200,13 +189,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const Problem& target, c
   report.shape = o.shape_text;
   report.mode = "measured";
   MeasureOutcome total;
-  MeasureOutcome at_phase_start;
-  auto since = started;
-  const auto phase = [&](const char* name) {
-    if (phase_done) phase_done(name + phase_breakdown(total, at_phase_start), seconds_since(since));
-    since = std::chrono::steady_clock::now();
-    at_phase_start = total;
-  };
+  PhaseClock clock(phase_done, total);
+  const auto phase = [&](const char* name) { clock.end(name); };
   std::vector<StoredPoint> pool;
   // The target first: its tile and slots choose the wave neighbours.
   MeasureRequest first = base_request(o);

@@ -69,11 +69,11 @@ void measure_phase(const std::vector<std::optional<MeasureRequest>>& requests, s
   const MeasureOutcome got = measure(merged(parts), device, store, ProgressCallback(), interrupted);
   annotate_and_save(store, got.points);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
-  for (size_t i = 0; i < got.skipped.size(); ++i)
+  for (const MeasureOutcome::Skip& skip : got.skips)
     for (size_t j = 0; j < jobs.size(); ++j) {
       const std::vector<Problem>* problems = requests[j] ? &requests[j]->problems : nullptr;
-      if (problems && std::find(problems->begin(), problems->end(), got.skips[i].problem) != problems->end())
-        add_skipped(got.skips[i], jobs[j].report);
+      if (problems && std::find(problems->begin(), problems->end(), skip.problem) != problems->end())
+        add_skipped(skip, jobs[j].report);
     }
   pool.insert(pool.end(), got.points.begin(), got.points.end());
   add_outcome(got, total);
@@ -126,14 +126,9 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
                                            Store& store, const std::atomic<bool>* interrupted,
                                            const PhaseDone& phase_done) {
   const auto started = std::chrono::steady_clock::now();
-  auto since = started;
   MeasureOutcome total;
-  MeasureOutcome at_phase_start;
-  const auto phase = [&](const char* name) {
-    if (phase_done) phase_done(name + phase_breakdown(total, at_phase_start), seconds_since(since));
-    since = std::chrono::steady_clock::now();
-    at_phase_start = total;
-  };
+  PhaseClock clock(phase_done, total);
+  const auto phase = [&](const char* name) { clock.end(name); };
   std::vector<JobState> states(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     states[j].job = &jobs[j];

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "measure/precision_error.hpp"
 
@@ -158,15 +159,38 @@ void add_outcome(const MeasureOutcome& got, MeasureOutcome& total) {
   t.engine.cooldown += got.phases.engine.cooldown;
 }
 
-std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before) {
-  const PhaseTimes& a = now.phases;
-  const PhaseTimes& b = before.phases;
-  return fmt::format(
-      " ({} points measured, {} reused; allocate {:.1f} s, prepare {:.1f}, verify {:.1f}, graphs {:.1f}, CUPTI {:.1f}, "
-      "timing {:.1f} [warm-up {:.1f}, GPU busy {:.1f}, cool-down {:.1f}])",
-      now.measured - before.measured, now.reused - before.reused, a.allocate - b.allocate, a.prepare - b.prepare,
-      a.verify - b.verify, a.trace - b.trace, a.trace_cupti - b.trace_cupti, a.timing - b.timing,
-      a.engine.warmup - b.engine.warmup, a.engine.gpu_busy - b.engine.gpu_busy, a.engine.cooldown - b.engine.cooldown);
+void PhaseClock::end(const char* phase) {
+  if (done_) {
+    const PhaseTimes& a = total_.phases;
+    const PhaseTimes& b = before_.phases;
+    done_(fmt::format("{} ({} points measured, {} reused; allocate {:.1f} s, prepare {:.1f}, verify {:.1f}, graphs "
+                      "{:.1f}, CUPTI {:.1f}, timing {:.1f} [warm-up {:.1f}, GPU busy {:.1f}, cool-down {:.1f}])",
+                      phase, total_.measured - before_.measured, total_.reused - before_.reused,
+                      a.allocate - b.allocate, a.prepare - b.prepare, a.verify - b.verify, a.trace - b.trace,
+                      a.trace_cupti - b.trace_cupti, a.timing - b.timing, a.engine.warmup - b.engine.warmup,
+                      a.engine.gpu_busy - b.engine.gpu_busy, a.engine.cooldown - b.engine.cooldown),
+          seconds_since(since_));
+  }
+  since_ = std::chrono::steady_clock::now();
+  before_ = total_;
+}
+
+void explain_target_and_neighbours(const ExplainRequest& o, const Problem& target, ExplainReport& report,
+                                   const PointOf& point) {
+  const auto add = [&](Role role, Candidate c) {
+    std::string label = size_label(o.shape, c.problem);
+    std::optional<ExplainPoint> p = point(role, std::move(label), std::move(c));
+    if (!p) return;
+    report.points.push_back(std::move(*p));
+    report.stored.emplace_back();
+  };
+  Candidate self;
+  self.value = o.shape.square ? target.n : 0;
+  self.problem = target;
+  add(Role::kTarget, self);
+  for (Candidate& c : plan_candidates(o, target, report.points.front().annotation, report.missing))
+    add(Role::kNeighbour, std::move(c));
+  report.explanation = explain(report.points);
 }
 
 

@@ -4,6 +4,8 @@
 // built from that pool. Internal to the views: the commands call views/explain.hpp.
 #pragma once
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -239,9 +241,28 @@ void measure_into(const MeasureRequest& r, const DeviceContext& device, Store& s
                   MeasureOutcome& total);
 // A measure() call's counts and phase times added to the running total of an explanation's calls.
 void add_outcome(const MeasureOutcome& got, MeasureOutcome& total);
-// Where an explanation's phase went (the totals' difference since `before`): points measured and
-// reused, and the measure() steps' seconds, for its line on stderr: a slow phase names its cost.
-std::string phase_breakdown(const MeasureOutcome& now, const MeasureOutcome& before);
+
+// Tells `done` (if set) each phase of an explanation as it ends: its wall time, and from `total` (the
+// running sum of its measure() calls, add_outcome) the points it measured and reused and where the
+// measurements' seconds went, so that a slow phase names its cost.
+class PhaseClock {
+ public:
+  PhaseClock(const PhaseDone& done, const MeasureOutcome& total) : done_(done), total_(total) {}
+  void end(const char* phase);
+
+ private:
+  const PhaseDone& done_;
+  const MeasureOutcome& total_;
+  MeasureOutcome before_;  // total_ when the phase began
+  std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
+};
+
+// An explanation without a measurement: the target and its size neighbours, each made a point by
+// `point` (nullopt: none; `point` says why where it matters), the target first (its annotation
+// chooses the wave neighbours), then explained.
+using PointOf = std::function<std::optional<ExplainPoint>(Role role, std::string label, Candidate c)>;
+void explain_target_and_neighbours(const ExplainRequest& o, const Problem& target, ExplainReport& report,
+                                   const PointOf& point);
 
 
 }  // namespace shapescope

@@ -25,7 +25,7 @@ ExplainReport explain_predicted(const ExplainRequest& o,
       m.gpu, m.sm_count, model->file, m.points, m.source, m.cublas, m.clock_mhz, why);
   report.prediction = ExplainPrediction{model, why, {}};
   // A point the model predicts; nullopt with its reason among the points not measured.
-  const auto add = [&](Role role, std::string label, Candidate c) {
+  explain_target_and_neighbours(o, target, report, [&](Role role, std::string label, Candidate c) {
     std::string why_not;
     const std::optional<PerfPrediction> got = predict(m, c.problem, why_not);
     if (!got) {
@@ -33,7 +33,7 @@ ExplainReport explain_predicted(const ExplainRequest& o,
         throw Error(ExitCode::kNoGpu, fmt::format("explain: {}; no time predicted for {} ({})", why_not,
                                                   c.problem.shape_string(), why));
       report.missing.push_back({label, why_not});
-      return;
+      return std::optional<ExplainPoint>();
     }
     ExplainPoint p;
     p.role = role;
@@ -41,19 +41,9 @@ ExplainReport explain_predicted(const ExplainRequest& o,
     p.annotation = predicted_annotation(c.problem, *got, gpu);
     p.predicted_us = got->us;
     p.candidate = std::move(c);
-    report.points.push_back(std::move(p));
-    report.stored.emplace_back();
     report.prediction->points.push_back(*got);
-  };
-  Candidate self;
-  self.value = o.shape.square ? target.n : 0;
-  self.problem = target;
-  add(Role::kTarget, size_label(o.shape, target), self);
-  for (Candidate& c : plan_candidates(o, target, report.points.front().annotation, report.missing)) {
-    std::string label = size_label(o.shape, c.problem);
-    add(Role::kNeighbour, std::move(label), std::move(c));
-  }
-  report.explanation = explain(report.points);
+    return std::optional<ExplainPoint>(std::move(p));
+  });
   return report;
 }
 
