@@ -43,6 +43,19 @@ void add_timing_options(CLI::App* cmd, TimingOptions& t) {
   cmd->add_option("--max-noise", t.max_noise_pct, "flag points whose relative IQR is above this percentage");
   t.clocks_option = add_clocks_option(cmd, t.clocks);
   cmd->add_option("--warmup-ms", t.warmup_ms, "GEMM load before the first sample (sustained clocks)");
+  add_burst_idle_option(cmd, t.burst_idle);
+}
+
+CLI::Option* add_burst_idle_option(CLI::App* cmd, double& idle) {
+  const auto read = [&idle](const double& value) {
+    if (!(value >= 0 && value <= 100))
+      throw usage_error(fmt::format("--burst-idle: {} must be between 0 and 100 (times each graph's GPU time)", value));
+    idle = value;
+  };
+  return cmd->add_option_function<double>("--burst-idle", read,
+                                          fmt::format("burst clocks: idle this many times each graph's GPU time after "
+                                                      "it, so that the GPU stays below its power limit (default {:g})",
+                                                      MeasureOptions{}.burst_idle));
 }
 
 MeasureOptions measure_options(const TimingOptions& t) {
@@ -72,6 +85,7 @@ MeasureOptions measure_options(const TimingOptions& t) {
   m.max_noise = t.max_noise_pct / 100.0;
   m.clocks = t.clocks;
   m.warmup_ms = t.warmup_ms;
+  m.burst_idle = t.burst_idle;
   return m;
 }
 

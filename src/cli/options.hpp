@@ -78,7 +78,8 @@ CLI::Option* add_backends_option(CLI::App* cmd, std::vector<BackendSpec>& backen
 CLI::Option* add_backend_option(CLI::App* cmd, BackendSpec& backend, const std::string& command,
                                 const std::vector<BackendKind>& kinds, const std::string& help);
 // How a measuring sweep times its points: --samples N (exactly N each) or the stopping rule
-// (--min-samples, --max-samples, --target-noise), --max-noise (the noisy flag), --clocks, --warmup-ms.
+// (--min-samples, --max-samples, --target-noise), --max-noise (the noisy flag), --clocks, --warmup-ms,
+// --burst-idle.
 struct TimingOptions {
   int samples = 0;  // 0: not given
   int min_samples = StopRule{}.min_samples;
@@ -87,11 +88,14 @@ struct TimingOptions {
   double max_noise_pct = 5;
   ClockState clocks = ClockState::kSustained;
   double warmup_ms = 300;
+  double burst_idle = MeasureOptions{}.burst_idle;
   CLI::Option* samples_option = nullptr;  // which were given (set by add_timing_options)
   CLI::Option* clocks_option = nullptr;
   std::vector<CLI::Option*> rule_options;
 };
 void add_timing_options(CLI::App* cmd, TimingOptions& timing);
+// --burst-idle X (0..100; refused when read): the idle time after each burst graph, in its GPU times.
+CLI::Option* add_burst_idle_option(CLI::App* cmd, double& idle);
 // The checks that take several options together (one line naming the option and its value, exit 2)
 // and the options they make.
 MeasureOptions measure_options(const TimingOptions& timing);

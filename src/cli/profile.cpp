@@ -213,6 +213,7 @@ void register_profile(CLI::App& app) {
                      "cublas | cublaslt (grouped calls always run on cublas_grouped)");
   add_samples_option(cmd, o->request.samples, "samples per GEMM");
   add_step_clocks_option(cmd, o->request.clocks, o->request.clocks_given);
+  add_burst_idle_option(cmd, o->request.burst_idle);
   add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);
   add_result_format_options(cmd, o->json, o->wide);

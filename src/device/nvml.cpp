@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/clock.hpp"
 #include "device/gpu_processes.hpp"
 
 namespace shapescope {
@@ -294,8 +295,6 @@ std::optional<size_t> ClockSampler::other_processes() const {
   return size_t(others);
 }
 
-double ClockSampler::now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double ClockSampler::now() { return steady_seconds(); }
 
 }  // namespace shapescope

@@ -27,11 +27,11 @@ constexpr size_t kWarmUpSentinels = 16;
 // graph of a handful of 10 us samples would cost more host time than GPU time).
 constexpr double kTailGraphUs = 6000;
 constexpr int kMaxTailPasses = 8;
-// Burst: at most this much GPU work per graph, then idle for kCooldownFactor times as long (at least
-// kMinCooldownMs), so that the GPU never reaches its power limit (mamf-finder's MAMF, the boost clock).
+// Burst: at most this much GPU work per graph, then idle for MeasureOptions::burst_idle times as long
+// (at least kMinCooldownMs), so that the GPU never reaches its power limit (mamf-finder's MAMF, the
+// boost clock).
 constexpr double kBurstGraphUs = 10000;
-constexpr double kCooldownFactor = 4;
-constexpr double kMinCooldownMs = 20;
+constexpr double kMinCooldownMs = 2;
 constexpr uint64_t kProbeNs = 100000;  // 100 us: the clock to ~0.1 % even with 1 us timer ticks
 constexpr size_t kProbeSlots = 64;     // pairs of probes; at most two graphs are ever in flight
 
@@ -166,7 +166,7 @@ void Engine::warm_up(const std::vector<TimedJob>& jobs) {
   const double started = now();
   const double since = options_.warm_since > 0 ? options_.warm_since : started;
   const double until = since + options_.warmup_ms / 1000.0;
-  const bool watch = clocks_ && clocks_->available() &&
+  const bool watch = options_.settle && clocks_ && clocks_->available() &&
                      std::any_of(jobs.begin(), jobs.end(), [](const TimedJob& j) { return j.estimate_us >= SettleRule{}.from_us; });
   if ((started >= until && !watch) || chunks_.empty()) return;
   std::vector<GemmCall*> calls;
@@ -488,7 +488,7 @@ bool Engine::run(const std::vector<TimedJob>& jobs, const TimedJob* sentinel, co
       }
       if (burst) {
         const double busy_ms = (last_done_ - std::max(graph->launched, 0.0)) * 1000.0;
-        const double idle_ms = std::max(kMinCooldownMs, kCooldownFactor * busy_ms);
+        const double idle_ms = std::max(kMinCooldownMs, options_.burst_idle * busy_ms);
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ms));
         times_.cooldown += idle_ms / 1000.0;
       }

@@ -20,6 +20,13 @@ struct MeasureOptions {
   void* flush_buffer = nullptr;
   int64_t flush_bytes = 0;
   double warmup_ms = 300;     // GEMM load before the first sample (sustained state), to settle clocks
+  // Sustained state: the warm-up waits for the clock to settle (timing/settle.hpp) where the work is
+  // large enough to reach the power limit. Off for a survey whose points are measured again, paired.
+  bool settle = true;
+  // Burst state: after each graph (at most 10 ms of GPU work) the GPU idles this many times the graph's
+  // GPU time (at least 2 ms), so that it never reaches its power limit (--burst-idle): at 1, 12 big GEMMs
+  // read the same medians (within 0.2 %) at the same boost clock as at 4 on an H100.
+  double burst_idle = 1;
   // Steady-clock seconds (ClockSampler::now()) at which the GPU work that counts as warm-up began
   // (verification and CUPTI traces of stored points run GEMMs too); 0: the warm-up starts with the engine.
   double warm_since = 0;

@@ -45,12 +45,17 @@ void retime(ExplainPoint& p, double us) {
 // Every point of the explanation measured again, together, in paired passes against the target
 // (a stored point is a fact of its moment, not a reference for a later one), and explained anew from
 // the paired times and intervals.
+// `total`: the explanation's measurements so far, whose GEMM load counts towards the warm-up.
 void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
                  const std::atomic<bool>* interrupted, ExplainReport& report, MeasureOutcome& total) {
   MeasureRequest r = base_request(o);
   r.backends.clear();
   r.lt_algos = std::max(o.lt_algos, o.alternatives);
   r.measure.warmup_ms = kWarmAgainMs;
+  // The GPU has run the explanation's GEMMs up to now: their load is the pairing's warm-up so far (at
+  // the power limit the clock never settles, and the warm-up would wait its whole limit again).
+  const double loaded_s = total.phases.engine.warmup + total.phases.engine.gpu_busy;
+  if (loaded_s > 0) r.measure.warm_since = steady_seconds() - loaded_s;
   r.paired = PairedRule{};
   r.paired->max_seconds = o.pair_seconds;
   // The verdict's threshold is the minimum effect plus the interval's half-width: narrow every one.
@@ -210,6 +215,8 @@ ExplainReport explain_measured(const ExplainRequest& o, const Problem& target, c
   // neighbour the verdict compares with (known only once the neighbours are measured).
   const MeasureRequest rest = controls_request(o, plan);
   measure_into(rest, device, store, progress_for(rest.pairs.size()), interrupted, pool, report, total);
+  if (const std::optional<MeasureRequest> own = own_time_request(o, plan))
+    measure_into(*own, device, store, ProgressCallback(), interrupted, pool, report, total);
   phase("neighbours and controls");
   for (const MeasureRequest& r : precision_requests(o, target, plan.controls.precision))
     measure_into(r, device, store, ProgressCallback(), interrupted, pool, report, total);

@@ -29,6 +29,9 @@ constexpr double kLongPairedBudget = 6;
 // Explain's default paired budget: with the warm-up and the points' own measurement, explain of a
 // GEMM under 1 ms stays within 3 s.
 constexpr double kExplainPairSeconds = 1.0;
+// Points measured again later in paired passes are first measured with this many samples: enough to
+// choose what to pair and to compare at a stable clock, not the interval the verdict reads.
+constexpr int kSurveySamples = 3;
 
 // What to explain, typed: the command line's text is read once, by the CLI (cli/explain.cpp), and
 // profile and report make theirs from a Problem.
@@ -56,6 +59,10 @@ struct ExplainRequest {
   // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
   // points' own medians (the stored facts of their moments).
   double pair_seconds = kExplainPairSeconds;  // x kLongPairedBudget for a target of kLongPairedUs or more
+  // The neighbours, the fixed kernel's points and cuBLASLt's alternatives are measured again later,
+  // paired, by the caller (profile's what-ifs): each is first measured with kSurveySamples samples, as
+  // explain's own pairing (pair_seconds > 0) does, unless measure.samples is given.
+  bool paired_later = false;
   // --max-error: precision fixes whose relative error (the worse of Gaussian and outlier-channel
   // inputs) is above this, or not measured, are left out.
   std::optional<double> max_error;

@@ -149,6 +149,8 @@ std::vector<ExplainJobResult> explain_many(const std::vector<ExplainJob>& jobs, 
   // The neighbours and controls of every job; then each other precision.
   measure_phase(requests_of(states, [](JobState& s) { return std::optional(controls_request(s.job->request, *s.plan)); }),
                 states, device, store, interrupted, pool, total);
+  measure_phase(requests_of(states, [](JobState& s) { return own_time_request(s.job->request, *s.plan); }), states,
+                device, store, interrupted, pool, total);
   phase("verdicts: neighbours and controls");
   measure_precisions(states, device, store, interrupted, pool, total);
   phase("verdicts: other precisions");

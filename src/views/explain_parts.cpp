@@ -62,10 +62,23 @@ MeasureRequest base_request(const ExplainRequest& o) {
   return r;
 }
 
-// The neighbours and every control in one request: (problem, backend) pairs.
-MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
+bool surveyed(const ExplainRequest& o) { return o.measure.samples == 0 && (o.pair_seconds > 0 || o.paired_later); }
+
+namespace {
+// A request of points that the pairing measures again: a few samples each where surveyed.
+MeasureRequest survey_request(const ExplainRequest& o) {
   MeasureRequest r = base_request(o);
   r.measure.warmup_ms = kWarmAgainMs;
+  if (surveyed(o)) {
+    r.measure.samples = kSurveySamples;
+    r.measure.settle = false;  // the pairing compares them at one clock, whatever it is
+  }
+  return r;
+}
+}  // namespace
+
+MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
+  MeasureRequest r = survey_request(o);
   const auto add_problem = [&](const Problem& p) {
     r.problems.push_back(p);
     return r.problems.size() - 1;
@@ -75,23 +88,32 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
   if (plan.controls.aligned16) library.push_back(add_problem(*plan.controls.aligned16));
   if (plan.controls.aligned32) library.push_back(add_problem(*plan.controls.aligned32));
   for (size_t p : library) r.pairs.emplace_back(p, 0);
-  const size_t target = add_problem(plan.target);
   if (plan.fixed) {
+    const size_t target = add_problem(plan.target);
     r.backends.push_back(*plan.fixed);
     for (size_t p : library) r.pairs.emplace_back(p, r.backends.size() - 1);
     r.pairs.emplace_back(target, r.backends.size() - 1);
   }
-  if (plan.controls.copy) {
-    r.backends.emplace_back(BackendKind::kCopy);
-    r.pairs.emplace_back(target, r.backends.size() - 1);
-  }
-  if (o.controls) {
-    r.backends.emplace_back(BackendKind::kLaunchFloor);
-    r.pairs.emplace_back(add_problem(plan.controls.floor), r.backends.size() - 1);
-  }
   return r;
 }
 
+std::optional<MeasureRequest> own_time_request(const ExplainRequest& o, const Plan& plan) {
+  MeasureRequest r = base_request(o);
+  r.measure.warmup_ms = kWarmAgainMs;
+  r.backends.clear();
+  if (plan.controls.copy) {
+    r.problems.push_back(plan.target);
+    r.backends.emplace_back(BackendKind::kCopy);
+    r.pairs.emplace_back(r.problems.size() - 1, r.backends.size() - 1);
+  }
+  if (o.controls) {
+    r.problems.push_back(plan.controls.floor);
+    r.backends.emplace_back(BackendKind::kLaunchFloor);
+    r.pairs.emplace_back(r.problems.size() - 1, r.backends.size() - 1);
+  }
+  if (r.pairs.empty()) return std::nullopt;
+  return r;
+}
 
 // Runs one request, annotates and saves what it measured, and adds it to the pool.
 void add_skipped(const MeasureOutcome::Skip& skip, ExplainReport& report) {
@@ -100,15 +122,18 @@ void add_skipped(const MeasureOutcome::Skip& skip, ExplainReport& report) {
 
 std::string measured_source(const ExplainRequest& o, const DeviceContext& device, const MeasureOutcome& total) {
   return fmt::format("measured on {} ({}), driver {}, cuBLAS {}: {} measured now, {} from the store '{}'; "
-                     "{}, cold L2, {} clocks",
+                     "{}{}, cold L2, {} clocks",
                      device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured, total.reused,
-                     o.db, sampling_text(o.measure), to_string(o.measure.clocks));
+                     o.db, sampling_text(o.measure),
+                     surveyed(o) ? fmt::format(" (neighbours, fixed kernel and alternatives: {} samples each before "
+                                               "they are paired)", kSurveySamples)
+                                 : "",
+                     to_string(o.measure.clocks));
 }
 
 MeasureRequest alternatives_request(const ExplainRequest& o, const Problem& target,
                                     const std::optional<Problem>& neighbour) {
-  MeasureRequest r = base_request(o);
-  r.measure.warmup_ms = kWarmAgainMs;
+  MeasureRequest r = survey_request(o);
   r.backends = {BackendSpec(BackendKind::kCublasLt)};
   r.lt_algos = o.alternatives;
   r.problems = {target};

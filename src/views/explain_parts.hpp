@@ -217,8 +217,16 @@ class ReportBuilder {
 
 MeasureRequest base_request(const ExplainRequest& o);
 
-// The neighbours and every control in one request: (problem, backend) pairs.
+// Whether the points that are paired later (the neighbours, the fixed kernel's, the alternatives) are
+// first measured with kSurveySamples samples: paired later, and no --samples given.
+bool surveyed(const ExplainRequest& o);
+
+// The neighbours, the layout controls and the fixed kernel in one request ((problem, backend) pairs):
+// the points the pairing measures again, surveyed where they will be.
 MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan);
+// The controls whose own times place the target (the run-time copy, the launch floor), timed by the
+// request's rule: nullopt where there are none.
+std::optional<MeasureRequest> own_time_request(const ExplainRequest& o, const Plan& plan);
 
 
 // cuBLASLt's alternatives at the target and at the neighbour the verdict compares with.

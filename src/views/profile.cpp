@@ -48,7 +48,9 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   // 1.1x faster than them on an H100), with explain's stopping rule rather than the step's fixed
   // count (a burst point's noise is small: most stop at the rule's minimum).
   o.measure.clocks = r.clocks;
+  o.measure.burst_idle = r.burst_idle;
   o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
+  o.paired_later = true;
   o.max_error = r.max_error;
   o.db = r.db;
   try {

@@ -36,6 +36,7 @@ struct ProfileRequest {
   // one (their kernels, the verdicts, the clock inference) are then measured at burst clocks.
   ClockState clocks = ClockState::kSustained;
   bool clocks_given = false;
+  double burst_idle = MeasureOptions{}.burst_idle;  // at burst clocks (the verdicts' state): --burst-idle
   std::string db = kDefaultStore;
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)
   bool verdicts = true;            // explain each GEMM (measures its neighbours with a GPU)
