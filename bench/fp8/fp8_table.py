@@ -7,7 +7,8 @@
       against M (fp8_m.png, by gnuplot or matplotlib where one is installed; fp8_m.dat either way);
   (b) shapescope's time over torch._scaled_mm's per recipe (torch.json, the median over the shapes);
   (c) the FP8 training step: its trace's _scaled_mm kernel time and its casts' kernels against
-      profile's GEMM time and its measured casts.
+      profile's GEMM time and its measured casts; profile's reading of the trace's casts against this
+      script's count of the same kernels, GEMMs + the trace's casts, and the fused-casts what-if.
 
   python3 bench/fp8/fp8_table.py OUT/fp8
 """
@@ -152,6 +153,29 @@ def step_lines(folder):
             both_ours, both_trace = gemm_ours + casts_ours, gemm_trace + casts_trace
             lines.append(f"  GEMMs and casts: profile {both_ours / 1000:.3f} ms, trace {both_trace / 1000:.3f} ms: "
                          f"{both_ours / both_trace:.3f}x (target within 10 %)")
+    lines += trace_casts_lines(profile, casts_trace / max(profile.get("steps") or 1, 1))
+    return lines
+
+
+def trace_casts_lines(profile, bench_casts_us):
+    """profile's own reading of the trace's casts (`trace_casts`) against this script's count of the same
+    kernels (fp8_linear.cast_kernel_us), and the step as it ran: GEMMs measured + the trace's casts."""
+    tc = profile.get("trace_casts")
+    if not tc:
+        return ["  casts as the step ran them: not in profile's JSON (a profile from before trace_casts)"]
+    if tc.get("us_per_step") is None:
+        return [f"  casts as the step ran them: profile found none ('{tc['range']}'), this script's count "
+                f"{bench_casts_us / 1000:.3f} ms"]
+    us = tc["us_per_step"]
+    lines = [f"  casts as the step ran them: profile {us / 1000:.3f} ms ({tc['kernels_per_step']:.0f} kernels by "
+             f"{tc['found_by']}), this script's count {bench_casts_us / 1000:.3f} ms: "
+             + (f"{us / bench_casts_us:.4f}x" if bench_casts_us else "none counted")]
+    if tc.get("ratio") is not None:
+        lines.append(f"  GEMMs + the trace's casts: profile {tc['gemms_and_casts_us'] / 1000:.3f} ms, trace "
+                     f"{tc['trace_gemms_and_casts_us'] / 1000:.3f} ms: {tc['ratio']:.3f}x (target within 10 %)")
+    if tc.get("fused_saving_us") is not None:
+        lines.append(f"  what-if, shapescope's cast kernels in place of the step's: "
+                     f"{tc['fused_saving_us'] / 1000:.3f} ms less per step")
     return lines
 
 

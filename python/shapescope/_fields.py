@@ -314,6 +314,7 @@ RECORDS = {
         ("clocks_note", "str"),
         ("what_ifs", "WhatIfs"),
         ("fp8_casts", "Fp8Casts"),
+        ("trace_casts", "TraceCasts"),
         ("text", "str"),
     ),
     "ProfileGemm": (
@@ -426,6 +427,20 @@ RECORDS = {
         ("casts", "int"),
         ("measured", "int"),
         ("text", "str"),
+    ),
+    "TraceCasts": (
+        ("range", "str"),
+        ("found_by", "str"),
+        ("ranges_per_step", "float"),
+        ("kernels_per_step", "float"),
+        ("us_per_step", "float"),
+        ("kernel_names", "List[str]"),
+        ("gemms_and_casts_us", "float"),
+        ("trace_gemms_and_casts_us", "float"),
+        ("ratio", "float"),
+        ("ours_us", "float"),
+        ("fused_saving_us", "float"),
+        ("lines", "List[str]"),
     ),
     "PadResult": (
         ("mode", "str"),

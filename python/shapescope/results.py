@@ -361,11 +361,18 @@ class Fp8Casts(Record):
     """The casts of a step's fp8 GEMMs (amax, scale, cast of both operands of every call)."""
 
 
+@_from_table
+class TraceCasts(Record):
+    """A traced step's fp8 casts as it ran them (`found_by`: range, kernel names or none), GEMMs + casts
+    against the trace's, and `fused_saving_us`: the what-if of shapescope's cast kernels in their place."""
+
+
 @_result
 class ProfileResult(_Result, Record):
     """`profile --json`: every distinct GEMM of one step, ranked by its time per step, with the
     totals against the trace's own kernel time; `measured_on` is the GPU of the times (measured now,
-    or the store's), `what_ifs` measured on a GPU only, `fp8_casts` a step's fp8 casts per step."""
+    or the store's), `what_ifs` measured on a GPU only, `fp8_casts` a step's fp8 casts per step as
+    shapescope measures them, `trace_casts` a trace's casts as the step ran them."""
 
     def to_pandas(self):
         """One row per GEMM, ranked; a grouped call's problems as `groups` and the first problem's

@@ -136,8 +136,13 @@ void add_selection_options(CLI::App* cmd, PlotFilter& filter);
 // GEMM list (--gemms), or a model (--model NAME: a preset; --config FILE: a Hugging Face config.json).
 struct WorkloadSource {
   std::string trace, gemms, model, config;
+  // profile's --cast-range: the range that marks a trace's fp8 casts (model/trace_casts.hpp).
+  std::string cast_range = kDefaultCastRange;
+  bool cast_range_given = false;
 };
 void add_workload_source_options(CLI::App* cmd, WorkloadSource& source);
+// --cast-range NAME, an empty name refused as it is read; source_kind() refuses it without --trace.
+void add_cast_range_option(CLI::App* cmd, WorkloadSource& source);
 enum class SourceKind { kTrace, kGemms, kModel };
 // Which source was given; Error(kUsage) naming the options when none or two are.
 SourceKind source_kind(const WorkloadSource& source);

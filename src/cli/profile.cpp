@@ -191,7 +191,8 @@ void register_profile(CLI::App& app) {
       "trace's own GEMM kernel time. An MoE layer's experts run as one grouped call (cublas_grouped:\n"
       "cublasGemmGroupedBatchedEx), M per expert from tokens x top-k / experts or --expert-tokens. Ops the\n"
       "trace could not map are counted and listed. Without a GPU the store is read (--db) and what it lacks\n"
-      "is listed.\n"
+      "is listed. An fp8 step's casts as the trace ran them (the kernels inside its shapescope_fp8_cast ranges,\n"
+      "--cast-range; else Transformer Engine's cast kernels by name) stand beside shapescope's own.\n"
       "Presets: {}\n"
       "Examples:\n"
       "  shapescope profile --trace step.json\n"
@@ -203,6 +204,7 @@ void register_profile(CLI::App& app) {
       "  shapescope profile --trace step.json --html step.html   # the table, and the same as a page",
       preset_list()));
   add_workload_source_options(cmd, o->source);
+  add_cast_range_option(cmd, o->source);
   add_step_options(cmd, o->step, "tokens per step (batch x sequence), one value (with --model or --config)");
   cmd->add_option("--expert-tokens", o->expert_tokens, "tokens routed to each expert, comma list (uneven routing)");
   cmd->add_flag("--fused-gate-up", o->fused_gate_up, "the experts' gate and up projections as one GEMM (transformers 5)");

@@ -47,6 +47,21 @@ void add_workload_source_options(CLI::App* cmd, WorkloadSource& source) {
   cmd->add_option("--config", source.config, "a Hugging Face style config.json");
 }
 
+void add_cast_range_option(CLI::App* cmd, WorkloadSource& source) {
+  const auto read = [&source](const std::string& name) {
+    if (name.empty())
+      throw usage_error(fmt::format("--cast-range: '' is no range name; give the name the program's "
+                                    "torch.profiler.record_function gave its fp8 casts (default {})",
+                                    kDefaultCastRange));
+    source.cast_range = name;
+    source.cast_range_given = true;
+  };
+  cmd->add_option_function<std::string>("--cast-range", read,
+                                         "with --trace: the record_function range around the fp8 casts (its kernels "
+                                         "are the step's casts)")
+      ->default_str(kDefaultCastRange);
+}
+
 SourceKind source_kind(const WorkloadSource& s) {
   std::vector<std::pair<const char*, std::string>> given;
   for (const auto& [option, value] : {std::pair{"--trace", s.trace}, std::pair{"--gemms", s.gemms},
@@ -56,6 +71,9 @@ SourceKind source_kind(const WorkloadSource& s) {
     throw usage_error(fmt::format("{}: '{}' and {} '{}' both given; give one workload", given[0].first, given[0].second,
                                   given[1].first, given[1].second));
   if (!s.trace.empty()) return SourceKind::kTrace;
+  if (s.cast_range_given)
+    throw usage_error(fmt::format("--cast-range: '{}' names a range in a trace's events: it goes with --trace FILE{}",
+                                  s.cast_range, given.empty() ? "" : fmt::format(", not with {}", given[0].first)));
   if (!s.gemms.empty()) return SourceKind::kGemms;
   return SourceKind::kModel;
 }
@@ -84,7 +102,7 @@ ModelConfig resolve_model(const WorkloadSource& s) {
 }
 
 Workload load_file_workload(const WorkloadSource& s) {
-  if (!s.trace.empty()) return load_torch_trace(s.trace, fmt::format("--trace: '{}'", s.trace));
+  if (!s.trace.empty()) return load_torch_trace(s.trace, fmt::format("--trace: '{}'", s.trace), {s.cast_range});
   return load_gemm_list(s.gemms, fmt::format("--gemms: '{}'", s.gemms));
 }
 

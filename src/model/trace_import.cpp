@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_casts.hpp"
 #include "model/trace_clocks.hpp"
 #include "model/trace_fp8.hpp"
 
@@ -558,9 +559,10 @@ void set_trace_device(const Json& json, Workload& w) {
 
 }  // namespace
 
-Workload parse_torch_trace(std::string_view text, const std::string& origin) {
+Workload parse_torch_trace(std::string_view text, const std::string& origin, const TraceImportOptions& options) {
   const Json json = parse_json_text(text, origin);
-  TraceScan scan = scan_events(trace_events(json, origin));
+  const Json& events = trace_events(json, origin);
+  TraceScan scan = scan_events(events);
   LinkedKernels kernels = link_kernels(scan);
   Workload w;
   w.source = origin;
@@ -575,16 +577,17 @@ Workload parse_torch_trace(std::string_view text, const std::string& origin) {
   finish_notes(w, scan, tally, origin);
   for (TimelineKernel& k : kernels.in_order)
     if (const auto it = k.call ? gemm_of_op.find(*k.call) : gemm_of_op.end(); it != gemm_of_op.end()) k.gemm = it->second;
+  w.casts = find_trace_casts(events, kernels.in_order, options.cast_range);
   w.timeline = build_timeline(std::move(kernels.in_order));
   return w;
 }
 
-Workload load_torch_trace(const std::string& path, const std::string& origin) {
+Workload load_torch_trace(const std::string& path, const std::string& origin, const TraceImportOptions& options) {
   const std::string text = read_text_file(path, origin);
   // export_chrome_trace("x.json.gz") and tensorboard_trace_handler(use_gzip=True) write gzip.
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
     throw usage_error(fmt::format("{} is gzip-compressed; decompress it first (gunzip -k FILE)", origin));
-  return parse_torch_trace(text, origin);
+  return parse_torch_trace(text, origin, options);
 }
 
 }  // namespace shapescope

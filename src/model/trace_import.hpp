@@ -44,12 +44,17 @@ struct OperandLayout {
 // nullopt when neither stride is 1 with the other at least the stored row length.
 std::optional<OperandLayout> operand_layout(const OperandView& view);
 
-// The GEMM ops of the trace, merged. Throws usage_error with one line starting with `origin` when
+// What the import looks for besides the GEMMs: the range that marks the fp8 casts (model/trace_casts.hpp).
+struct TraceImportOptions {
+  std::string cast_range = kDefaultCastRange;
+};
+
+// The GEMM ops of the trace, merged, and its fp8 casts (Workload::casts). Throws usage_error with one line starting with `origin` when
 // the text is not JSON (or is truncated), is not a Chrome trace (no traceEvents), or was recorded
 // without shapes (saying how to record one). A trace with no GEMM op at all gives an empty
 // workload with a note.
-Workload parse_torch_trace(std::string_view text, const std::string& origin);
+Workload parse_torch_trace(std::string_view text, const std::string& origin, const TraceImportOptions& options = {});
 // The same from a file; also throws usage_error when it cannot be read.
-Workload load_torch_trace(const std::string& path, const std::string& origin);
+Workload load_torch_trace(const std::string& path, const std::string& origin, const TraceImportOptions& options = {});
 
 }  // namespace shapescope

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +73,23 @@ struct RecordedClocks {
   std::optional<double> power_limit_w;                // its enforced power limit, as recorded
 };
 
+// The fp8 casts a trace's step ran (model/trace_casts.hpp): the GPU kernels that quantized the operands
+// of its fp8 GEMMs (amax, scale, cast), found by a range the program put around them or by their names;
+// the trace's every step together (divide by Workload::steps).
+enum class CastsFoundBy { kNone, kRange, kKernelNames };
+// The range scripts/fp8_linear.py records around each operand's quantization; profile --cast-range
+// names another.
+constexpr const char* kDefaultCastRange = "shapescope_fp8_cast";
+std::string_view to_string(CastsFoundBy by);  // "none", "range", "kernel names"
+struct TraceCasts {
+  std::string range;                 // the range searched for ("shapescope_fp8_cast", --cast-range)
+  CastsFoundBy found_by = CastsFoundBy::kNone;
+  int64_t ranges = 0;                // occurrences of the range (on the CPU's threads)
+  int64_t kernels = 0;               // the cast kernels
+  double kernel_us = 0;              // their summed durations
+  std::vector<std::string> kernel_names;  // kKernelNames: the cited kernels matched, distinct, in trace order
+};
+
 struct Workload {
   std::string source;     // "--trace 'step.json'", as the caller names it
   std::string device;     // the GPU the trace was recorded on ("NVIDIA H100 80GB HBM3"); "" when unknown
@@ -90,6 +108,8 @@ struct Workload {
   // A trace's kernels in time order as GEMM calls, other kernels and idle gaps (model/step_timeline.hpp):
   // what a replay of the step runs. nullopt for the other sources, and once calls are changed or merged.
   std::optional<StepTimeline> timeline;
+  // A trace's fp8 casts, as searched for (found or not); nullopt for the other sources.
+  std::optional<TraceCasts> casts;
 
   // Adds a call, merging it into an identical one (counts, times and kernels add; origins join), found
   // through a hash of its problems: a list of 200,000 calls is added in linear time. Returns its

@@ -106,7 +106,8 @@ const std::vector<JsonRecord> kProfileRecords = {
       {"numbers", kText}, {"backend", kText}, {"samples", kInt}, {"db", kText}, {"gemms", kRecords, "ProfileGemm"},
       {"totals", kRecord, "ProfileTotals"}, {"total_text", kText}, {"unmapped", kRecords, "UnmappedOp"},
       {"notes", kTexts}, {"skipped", kTexts}, {"fused_note", kText}, {"clocks_note", kText},
-      {"what_ifs", kRecord, "WhatIfs"}, {"fp8_casts", kRecord, "Fp8Casts"}, {"text", kText}}},
+      {"what_ifs", kRecord, "WhatIfs"}, {"fp8_casts", kRecord, "Fp8Casts"}, {"trace_casts", kRecord, "TraceCasts"},
+      {"text", kText}}},
     {"ProfileGemm",
      {{"shape", kText}, {"dtype", kText}, {"origin", kText}, {"problems", kRecords, "GemmProblem"},
       {"grouped", kBool}, {"group_rows_estimated", kBool}, {"usually_fused", kBool}, {"in_total", kBool},
@@ -137,6 +138,11 @@ const std::vector<JsonRecord> kProfileRecords = {
      {{"name", kText}, {"what_ifs", kInt}, {"replayed", kBool}, {"before_us", kReal}, {"after_us", kReal},
       {"text", kText}, {"why_not", kText}, {"ratio", kRecord, "PairedRatioRecord"}}},
     {"Fp8Casts", {{"us_per_step", kReal}, {"casts", kInt}, {"measured", kInt}, {"text", kText}}},
+    {"TraceCasts",
+     {{"range", kText}, {"found_by", kText}, {"ranges_per_step", kReal}, {"kernels_per_step", kReal},
+      {"us_per_step", kReal}, {"kernel_names", kTexts}, {"gemms_and_casts_us", kReal},
+      {"trace_gemms_and_casts_us", kReal}, {"ratio", kReal}, {"ours_us", kReal}, {"fused_saving_us", kReal},
+      {"lines", kTexts}}},
 };
 
 // pad --json: a model's dimensions (PadResult) or a trace's or GEMM list's sizes (PadSizesResult).

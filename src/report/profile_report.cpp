@@ -9,6 +9,7 @@
 #include "common/units.hpp"
 #include "report/annotation_text.hpp"
 #include "report/json_schema.hpp"
+#include "report/profile_casts.hpp"
 #include "report/table.hpp"
 #include "report/what_if_text.hpp"
 #include "views/what_ifs.hpp"
@@ -351,7 +352,8 @@ Json what_ifs_json(const ProfileResult& r) {
 std::optional<std::string> fp8_casts_line(const ProfileResult& r) {
   if (!r.fp8_casts) return std::nullopt;
   const ProfileResult::Fp8Casts& c = *r.fp8_casts;
-  return fmt::format("fp8 casts (amax, scale and cast of both operands of every fp8 GEMM call): {} per step{}, "
+  return fmt::format("fp8 casts measured with shapescope's cast kernels (amax, scale and cast of both operands of "
+                     "every fp8 GEMM call): {} per step{}, "
                      "besides the GEMM time above; GEMMs and casts: {}",
                      us_or_ms(c.us_per_step),
                      c.measured < c.casts ? fmt::format(" ({} of {} casts measured)", c.measured, c.casts) : "",
@@ -376,6 +378,7 @@ void write_profile_text(std::ostream& out, const ProfileResult& r) {
   print_table(out, r);
   out << "\n" << text.total << "\n";
   if (const std::optional<std::string> casts = fp8_casts_line(r)) out << *casts << "\n";
+  for (const std::string& line : trace_casts_lines(r)) out << line << "\n";
   print_what_ifs(out, r);
   for (const std::string& line : text.lists) out << line << "\n";
 }
@@ -413,6 +416,7 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   if (r.fp8_casts)
     j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
                       {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};
+  if (r.workload.casts) j["trace_casts"] = trace_casts_json(r);
   write_json_document(out, std::move(j), "ProfileResult", [&](std::ostream& text) { write_profile_text(text, r); });
 }
 

@@ -228,6 +228,28 @@ std::vector<std::optional<StoredPoint>> stored_points(const std::vector<ProfileR
   return out;
 }
 
+// The casts of the rows' fp8 GEMMs that the step pays (model/fp8_steps.hpp), each measured on backend cast.
+std::vector<StepCast> step_casts(const std::vector<ProfileRow>& rows) {
+  std::vector<std::pair<Problem, double>> gemms;
+  for (const ProfileRow& r : rows)
+    if (r.in_total) gemms.emplace_back(r.problem, r.calls_per_step);
+  return step_fp8_casts(gemms);
+}
+
+// Their time per step from each cast's point (`point_of`: nullptr where it has none); nullopt without a cast.
+std::optional<ProfileFp8Casts> casts_per_step(const std::vector<StepCast>& casts,
+                                              const std::function<const StoredPoint*(const Problem&)>& point_of) {
+  if (casts.empty()) return std::nullopt;
+  ProfileFp8Casts total;
+  total.casts = casts.size();
+  for (const StepCast& c : casts)
+    if (const StoredPoint* p = point_of(c.problem)) {
+      total.us_per_step += c.per_step * p->result.timing.median_us;
+      ++total.measured;
+    }
+  return total;
+}
+
 }  // namespace
 
 ProfileResult profile_measure(const Workload& workload, const ProfileRequest& request, const DeviceContext& device,
@@ -250,10 +272,7 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       wanted.emplace_back(r.problem.group(g), BackendSpec(request.backend));
     if (const auto ours = our_grouped_kernel(r.problem, cc)) wanted.emplace_back(r.problem, *ours);
   }
-  std::vector<std::pair<Problem, double>> gemms;
-  for (const ProfileRow& r : rows)
-    if (r.in_total) gemms.emplace_back(r.problem, r.calls_per_step);
-  const std::vector<StepCast> casts = step_fp8_casts(gemms);
+  const std::vector<StepCast> casts = step_casts(rows);
   for (const StepCast& c : casts) wanted.emplace_back(c.problem, BackendSpec(BackendKind::kCast));
   const size_t points = set.unknown(wanted);
   const ProgressCallback progress = progress_for(points);
@@ -274,15 +293,8 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
       result, std::move(rows), store, [&](const ProfileRow& r) { return set.find(r.problem, r.backend); }, loop_of,
       ours_of);
   result.measured = set.summary();
-  if (!casts.empty()) {
-    ProfileResult::Fp8Casts& total = result.fp8_casts.emplace();
-    total.casts = casts.size();
-    for (const StepCast& c : casts)
-      if (const StoredPoint* p = set.find(c.problem, BackendSpec(BackendKind::kCast))) {
-        total.us_per_step += c.per_step * p->result.timing.median_us;
-        ++total.measured;
-      }
-  }
+  result.fp8_casts =
+      casts_per_step(casts, [&](const Problem& cast) { return set.find(cast, BackendSpec(BackendKind::kCast)); });
   add_verdicts(result, &device, &store, interrupted);
   since = std::chrono::steady_clock::now();
   measure_what_ifs(result, device, store, interrupted);
@@ -294,6 +306,7 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
   result.workload = workload;
   result.request = request;
   std::vector<ProfileRow> rows = profile_rows(workload, request.backend, request.fused_in_total);
+  const std::vector<StepCast> casts = step_casts(rows);
   const std::string again = "measure them on a GPU with the same command";
   if (!std::filesystem::exists(std::filesystem::symlink_status(request.db)))  // a dangling link: the store says so
     throw Error(ExitCode::kNoGpu, fmt::format("profile: no GPU here and no store '{}' to read the {} GEMMs of {} from; {}",
@@ -334,6 +347,9 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
       },
       loop_of, ours_of);
   result.stored = source;
+  result.fp8_casts = casts_per_step(casts, [&](const Problem& cast) {
+    return newest_of(BackendKind::kCast, std::string(default_algo(BackendKind::kCast)), cast);
+  });
   const PointIndex every_point(pool);
   const StoreRead read{store, pool, every_point};
   add_verdicts(result, nullptr, nullptr, nullptr, &read);

@@ -108,8 +108,9 @@ struct ProfileResult {
     phases.emplace_back(name, seconds);
     if (request.phase_done) request.phase_done(name, seconds);
   }
-  // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast: their time
-  // per step beside the GEMM time, which does not include it; nullopt when the step has no fp8 GEMM.
+  // The fp8 GEMMs' casts (model/fp8_steps.hpp's step_fp8_casts), measured on backend cast (or read from
+  // the store): their time per step beside the GEMM time, which does not include it; nullopt when the
+  // step has no fp8 GEMM. A trace's own casts are the workload's (Workload::casts).
   using Fp8Casts = ProfileFp8Casts;
   std::optional<Fp8Casts> fp8_casts;
 };
