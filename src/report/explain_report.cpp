@@ -551,8 +551,8 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   }
   for (const std::string& line : explain_fp8_lines(report)) out << line << "\n";
   if (has_precision(report)) {
-    out << "\nprecision (the same GEMM in another dtype, fp8 per recipe with its casts: an activation's every call, a "
-           "weight's once per step; error: its output against an fp64 reference of the same random inputs, and of "
+    out << "\nprecision (the same GEMM in another dtype, fp8 per recipe with its casts: an activation's or a gradient's "
+           "every call, a weight's once per step; error: its output against an fp64 reference of the same random inputs, and of "
            "the same with outlier channels)\n";
     write_columns(out, explain_precision_rows(report), "  ");
   }
