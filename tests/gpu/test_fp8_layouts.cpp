@@ -17,6 +17,7 @@
 #include "measure/precision_error.hpp"
 #include "model/explain_fp8.hpp"
 #include "model/fp8_steps.hpp"
+#include "model/workload.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
 #include "views/explain.hpp"
