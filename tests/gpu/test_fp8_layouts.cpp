@@ -89,8 +89,11 @@ TEST(Fp8Layouts, ExplainOfTheGradientsMeasuresTheirNtFormWithTransposingCasts) {
       }
     }
     EXPECT_EQ(precisions, 3u) << to_string(layout) << ": tensor, row and block";
-    for (size_t i = 0; i < r.points.size(); ++i)
-      if (r.points[i].role == Role::kPrecision) EXPECT_EQ(casts_of[i], 2u) << r.points[i].label;
+    for (size_t i = 0; i < r.points.size(); ++i) {
+      if (r.points[i].role == Role::kPrecision) {
+        EXPECT_EQ(casts_of[i], 2u) << r.points[i].label;
+      }
+    }
     // The target's own error (bf16) is the floor the fp8 ones are read against.
     ASSERT_TRUE(r.points.front().error);
     EXPECT_LT(r.points.front().error->relative, 1e-2);
