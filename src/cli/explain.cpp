@@ -108,7 +108,7 @@ void register_explain(CLI::App& app) {
       "tile over the same sizes (what the shape costs), the same GEMM with 16- and 32-byte rows and\n"
       "contiguous operands (what the layout costs), the copy that padding at run time would add,\n"
       "cuBLASLt's top algorithms (what the library's choice costs), an empty kernel (the launch\n"
-      "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt: fp8), each\n"
+      "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt, nn, tn: fp8), each\n"
       "with its output's error against an fp64 reference of the same inputs. Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
       "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
       "Without a GPU they are read from the store (--db); with --gpu KEY and nothing stored (or --predict)\n"

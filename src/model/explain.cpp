@@ -457,7 +457,7 @@ std::vector<DType> precision_dtypes(const Problem& target, int compute_capabilit
     case DType::kTf32: wanted = {DType::kBf16, DType::kFp16}; break;
     case DType::kBf16:
     case DType::kFp16:
-      if (target.layout == Layout::kNT) wanted = {DType::kFp8};
+      if (target.layout != Layout::kTT) wanted = {DType::kFp8};
       break;
     case DType::kFp8: break;
   }

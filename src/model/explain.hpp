@@ -220,7 +220,10 @@ Explanation explain(const std::vector<ExplainPoint>& points);
 
 // The dtypes explain measures the target in besides its own, on a GPU of this compute capability
 // (major*10+minor): fp32 -> tf32, bf16, fp16; tf32 -> bf16, fp16; bf16 and fp16 -> fp8 where the GPU
-// has fp8 (8.9+) and the layout is nt (cuBLASLt's fp8 takes no other); fp8 and grouped calls: none.
+// has fp8 (8.9+) and the layout is one of a Linear layer's (nt forward, nn input gradient, tn weight
+// gradient: the operands' roles that decide the recipe and which casts a step pays per call); fp8 and
+// grouped calls: none. cuBLASLt's fp8 takes nt only: the fp8 point of an nn or tn GEMM is its nt form,
+// with casts that transpose (model/explain_fp8.hpp).
 std::vector<DType> precision_dtypes(const Problem& target, int compute_capability);
 // Whether a faster precision is a cause in the verdict for a GEMM of this dtype (fp32, tf32), not
 // only a fix.

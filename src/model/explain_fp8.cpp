@@ -32,11 +32,8 @@ std::vector<Problem> precision_problems(const Problem& target, int cc) {
       out.push_back(p);
       continue;
     }
-    for (const Fp8Candidate& c : precision_candidates(target, linear_roles(target.layout), cc)) {
-      if (c.refused) continue;
-      p.recipe = c.gemm.recipe;
-      out.push_back(p);
-    }
+    for (const Fp8Candidate& c : precision_candidates(target, linear_roles(target.layout), cc))
+      if (!c.refused) out.push_back(c.gemm);
   }
   return out;
 }

@@ -11,7 +11,9 @@ namespace shapescope {
 
 // The problems of the precision controls of precision_dtypes(): the target in each dtype, fp8 once
 // per recipe a training step would run it in (model/fp8_steps.hpp: tensor, row, block) that a GPU of
-// compute capability `cc` runs.
+// compute capability `cc` runs. An fp8 control is the GEMM in the nt form cuBLASLt's fp8 takes, with
+// packed operands (fp8_problem: what the casts write), whatever the target's layout and strides: the
+// same C = A @ B, its casts transposing an operand the target stores K x rows (cast_problem).
 std::vector<Problem> precision_problems(const Problem& target, int cc);
 
 // Drops the precision fixes whose error (the worse of the two kinds of inputs measured) is above

@@ -1,11 +1,13 @@
 #include "report/explain_fp8.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "common/units.hpp"
 #include "core/fp8.hpp"
+#include "model/fp8_steps.hpp"
 
 namespace shapescope {
 namespace {
@@ -46,6 +48,36 @@ std::string error_cell(const std::optional<NumericalError>& e) {
 
 std::string dim_text(Dim d) { return std::string(dim_name(d)); }
 
+// "activation's", "gradient's and activation's"
+std::string owners(const std::vector<std::string>& roles) {
+  std::string out;
+  for (size_t i = 0; i < roles.size(); ++i) out += (i == 0 ? "" : " and ") + roles[i] + "'s";
+  return out;
+}
+
+// What an fp8 fix pays besides its GEMM, named by the operands' roles in a Linear layer's GEMM of the
+// target's layout (model/fp8_steps.hpp): " + its activation's cast 3.10 us per call; the weight's cast
+// 2.00 us once per step", and for an nn or tn target which cast transposes its operand into the nt
+// form fp8 runs.
+std::string casts_text(const ExplainReport& r, const Fix& f) {
+  const OperandRoles roles = linear_roles(r.points.front().candidate.problem.layout);
+  std::vector<std::string> per_call, per_step, transposing;
+  for (const ExplainPoint& c : r.points) {
+    if (c.role != Role::kCast || c.of != f.point) continue;
+    const bool a = c.candidate.problem.cast == CastOperand::kA;
+    const std::string role(to_string(a ? roles.a : roles.b));
+    (c.per_call ? per_call : per_step).push_back(role);
+    if (cast_transposes(c.candidate.problem)) transposing.push_back(fmt::format("the {}'s cast transposing {}", role, a ? "A" : "B"));
+  }
+  std::string line;
+  if (!per_call.empty())
+    line += fmt::format(" + its {} cast{} {} per call", owners(per_call), per_call.size() > 1 ? "s" : "", us(f.casts_us));
+  if (!per_step.empty())
+    line += fmt::format("; the {} cast{} {} once per step", owners(per_step), per_step.size() > 1 ? "s" : "", us(f.per_step_us));
+  if (!transposing.empty()) line += "; fp8 runs it as nt, " + fmt::format("{}", fmt::join(transposing, ", "));
+  return line;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> explain_precision_rows(const ExplainReport& r) {
@@ -76,9 +108,7 @@ std::string explain_precision_fix_text(const ExplainReport& r, const Fix& f) {
   const ExplainPoint& t = r.points.front();
   const ExplainPoint& p = r.points[*f.point];
   std::string line = fmt::format("run it in {}: {} -> {}", p.label, us(*t.time_us), us(f.time_us.value_or(0)));
-  if (p.candidate.problem.dtype == DType::kFp8)
-    line += fmt::format(" (the GEMM {} + its activation's cast {} per call; the weight's cast {} once per step)",
-                        us(*p.time_us), us(f.casts_us), us(f.per_step_us));
+  if (p.candidate.problem.dtype == DType::kFp8) line += fmt::format(" (the GEMM {}{})", us(*p.time_us), casts_text(r, f));
   line += fmt::format(", {} faster, {:+.0f} % operand memory", times(f.speedup), f.extra_bytes * 100);
   if (!p.error) return line + ", its error not measured (no GPU here)";
   line += ", relative error " + scientific(p.error->relative);

@@ -551,8 +551,8 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   }
   for (const std::string& line : explain_fp8_lines(report)) out << line << "\n";
   if (has_precision(report)) {
-    out << "\nprecision (the same GEMM in another dtype, fp8 per recipe with its casts: an activation's every call, a "
-           "weight's once per step; error: its output against an fp64 reference of the same random inputs, and of "
+    out << "\nprecision (the same GEMM in another dtype, fp8 per recipe with its casts: an activation's or a gradient's "
+           "every call, a weight's once per step; error: its output against an fp64 reference of the same random inputs, and of "
            "the same with outlier channels)\n";
     write_columns(out, explain_precision_rows(report), "  ");
   }
@@ -561,7 +561,11 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   write_columns(out, neighbour_rows(report), "  ",
                 {{"kernel", {0, kKernelAtLeast}}, {"tiles", {1}}, {"per FLOP", {2}}, {"TFLOP/s", {3}},
                  {"time / target (95 %)", {4}}, {"tile", {5}}, {"16B", {6}}});
-  for (const auto& [why, what] : not_measured_by_reason(report)) out << "  not measured (" << why << "): " << what << "\n";
+  // Under the table and as wide as it may be: a list of controls' labels ("cast B (fp8 row, per step,
+  // transposed)") wraps, each line under the first.
+  std::vector<std::vector<std::string>> missing;
+  for (const auto& [why, what] : not_measured_by_reason(report)) missing.push_back({"not measured (" + why + "): " + what});
+  write_table(out, missing, {false}, "  ", {{0, 0, 40}});
   for (const std::string& line : cannot_tell_lines(report)) out << line << "\n";
   out << "\nfix: " << explain_fix_line(report) << "\n";
   for (size_t i = 1; i < e.fixes.size(); ++i) out << "or:  " << fix_line(report, e.fixes[i]) << "\n";

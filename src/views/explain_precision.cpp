@@ -15,11 +15,16 @@ namespace {
 // The GPU is warm after the target's measurement: the later batches need no long warm-up.
 constexpr double kWarmAgainMs = 30;
 
+// The casts of `source` (the target, as the program holds its operands) into the fp8 GEMM `fp8`: an
+// operand the source stores K x rows (B of an nn GEMM, A and B of a tn one) is transposed by its cast
+// into the K-contiguous form the fp8 GEMM reads, and its label says so.
 void add_casts(PrecisionControls& c, std::optional<size_t> precision, const Problem& source, const Problem& fp8) {
   for (const CastTerm& term : fp8_casts(source, fp8.recipe, linear_roles(source.layout))) {
     const char* operand = term.problem.cast == CastOperand::kA ? "A" : "B";
     c.casts.push_back({precision, term.problem, term.per_call,
-                       fmt::format("cast {} ({}, {})", operand, precision_label(fp8), term.per_call ? "per call" : "per step")});
+                       fmt::format("cast {} ({}, {}{})", operand, precision_label(fp8),
+                                   term.per_call ? "per call" : "per step",
+                                   cast_transposes(term.problem) ? ", transposed" : "")});
   }
 }
 

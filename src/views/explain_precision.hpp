@@ -20,7 +20,7 @@ struct CastControl {
   std::optional<size_t> precision;  // index into PrecisionControls::problems; nullopt: the target's
   Problem problem;                  // cast_problem()
   bool per_call = true;             // an activation's; false: a weight's, once per step
-  std::string label;                // "cast A (fp8 block, per call)"
+  std::string label;                // "cast A (fp8 block, per call)", "cast B (fp8 block, per step, transposed)"
 };
 
 struct PrecisionControls {

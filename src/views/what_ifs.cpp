@@ -73,7 +73,8 @@ std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry
   if (fix.copy && r.stored[*fix.copy])
     if (const std::optional<StepTerm> copy = term_of(*r.stored[*fix.copy], e.row.calls_per_step))
       c.per_call.push_back(*copy);
-  // fp8 adds its casts (backend cast): an activation's at every call, a weight's once per step.
+  // fp8 adds its casts (backend cast): an activation's or a gradient's at every call, a weight's once per
+  // step.
   for (size_t i = 0; i < r.points.size(); ++i) {
     const ExplainPoint& cast = r.points[i];
     if (cast.role != Role::kCast || cast.of != fix.point || !r.stored[i]) continue;

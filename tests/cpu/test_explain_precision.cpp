@@ -15,6 +15,7 @@
 #include "device/device.hpp"
 #include "measure/precision_error.hpp"
 #include "model/explain.hpp"
+#include "model/fp8_steps.hpp"
 #include "report/explain_report.hpp"
 #include "store/store.hpp"
 #include "stored_points.hpp"
@@ -74,11 +75,14 @@ TEST(ExplainPrecision, TheDtypesEachGemmIsMeasuredIn) {
   EXPECT_EQ(precision_dtypes(square(4096, DType::kTf32), 80), (V{DType::kBf16, DType::kFp16}));
   // A Turing GPU has fp16 tensor cores only.
   EXPECT_EQ(precision_dtypes(square(4096, DType::kFp32), 75), (V{DType::kFp16}));
-  // fp8 where the GPU has it (8.9+) and for the one layout cuBLASLt's fp8 takes.
+  // fp8 where the GPU has it (8.9+), for a Linear layer's three GEMMs (nn and tn run as nt in fp8, their
+  // casts transposing); tt is none of them.
   EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNT), 90), (V{DType::kFp8}));
   EXPECT_EQ(precision_dtypes(square(4096, DType::kFp16, Layout::kNT), 89), (V{DType::kFp8}));
   EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNT), 80), V{});
-  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNN), 90), V{});
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kNN), 90), (V{DType::kFp8}));
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kFp16, Layout::kTN), 90), (V{DType::kFp8}));
+  EXPECT_EQ(precision_dtypes(square(4096, DType::kBf16, Layout::kTT), 90), V{});
   EXPECT_EQ(precision_dtypes(square(4096, DType::kFp8, Layout::kNT), 90), V{});
   const Problem grouped = grouped_problem({square(512, DType::kFp32), square(512, DType::kFp32)});
   EXPECT_EQ(precision_dtypes(grouped, 90), V{});
@@ -288,6 +292,72 @@ TEST(ExplainPrecisionCommand, FromAStoreTheBf16TwinIsTheCauseAndItsErrorUnknown)
   std::filesystem::remove(db);
 }
 
+// A Linear layer's input gradient (nn) and weight gradient (tn) from a store that holds them in bf16
+// and in fp8 (the nt form, each recipe, with their casts): explain offers every recipe as a fix priced
+// with its casts, named by the operands' roles, and says which casts transpose.
+TEST(ExplainPrecisionCommand, FromAStoreTheGradientsGetFp8WithTransposingCasts) {
+  if (device_count() > 0) GTEST_SKIP() << "a GPU is present: explain would measure instead of reading the store";
+  // A store per layout: the tn GEMM's activation cast is the nn GEMM's weight cast (B stored K x N).
+  const auto db_of = [](Layout layout) {
+    return ::testing::TempDir() + "shapescope_precision_" + std::string(to_string(layout)) + "_" +
+           std::to_string(getpid()) + ".db";
+  };
+  for (Layout layout : {Layout::kNN, Layout::kTN}) {
+    std::filesystem::remove(db_of(layout));
+    Store store(db_of(layout));
+    const Problem target = square(4096, DType::kBf16, layout);
+    save(store, target, BackendKind::kCublas, 400.0);
+    for (const Fp8Candidate& c : precision_candidates(target, linear_roles(layout), 90)) {
+      save(store, c.gemm, BackendKind::kCublasLt, 250.0);
+      for (const CastTerm& t : c.casts) save(store, t.problem, BackendKind::kCast, t.per_call ? 20.0 : 30.0);
+    }
+  }
+  const CliRun nn = run("explain 4096 --layout nn --db " + db_of(Layout::kNN));
+  EXPECT_EQ(nn.code, 0) << nn.err;
+  for (const char* want : {"fix: run it in fp8 tensor:e5m2xe4m3: 400.0 us -> 270.0 us (the GEMM 250.0 us + its "
+                           "gradient's cast 20.00 us per call; the weight's cast 30.00 us once per step; fp8 runs it "
+                           "as nt, the weight's cast transposing B)",
+                           "run it in fp8 row: ", "run it in fp8 block: "})
+    EXPECT_NE(nn.out.find(want), std::string::npos) << want << "\n" << nn.out;
+  const CliRun tn = run("explain 4096 --layout tn --db " + db_of(Layout::kTN));
+  EXPECT_EQ(tn.code, 0) << tn.err;
+  for (const char* want : {"run it in fp8 block-1x128: 400.0 us -> 290.0 us (the GEMM 250.0 us + its gradient's "
+                           "and activation's casts 40.00 us per call; fp8 runs it as nt, the gradient's cast "
+                           "transposing A, the activation's cast transposing B)",
+                           "run it in fp8 tensor:e5m2xe4m3: ", "run it in fp8 row: "})
+    EXPECT_NE(tn.out.find(want), std::string::npos) << want << "\n" << tn.out;
+  // The JSON names each cast point with the operand it transposes.
+  const CliRun json = run("explain 4096 --layout nn --json --db " + db_of(Layout::kNN));
+  EXPECT_NE(json.out.find("cast B (fp8 block, per step, transposed)"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("cast A (fp8 block, per call)\""), std::string::npos) << json.out;
+  for (Layout layout : {Layout::kNN, Layout::kTN}) std::filesystem::remove(db_of(layout));
+}
+
+// The precision controls of an nn GEMM: each recipe's nt GEMM, and per recipe the gradient's cast
+// (per call, as stored) and the weight's (per step, transposed), all in the one fp8 request.
+TEST(ExplainPrecision, AnInputGradientsFp8ControlsAreItsNtFormAndTransposingCasts) {
+  ExplainRequest o;
+  o.backend = BackendSpec(BackendKind::kCublas);
+  const Problem target = square(4096, DType::kBf16, Layout::kNN);
+  const PrecisionControls controls = precision_controls(o, target, 90);
+  ASSERT_EQ(controls.problems.size(), 3u);
+  ASSERT_EQ(controls.casts.size(), 6u);
+  for (size_t i = 0; i < controls.casts.size(); ++i) {
+    const CastControl& c = controls.casts[i];
+    ASSERT_TRUE(c.precision);
+    EXPECT_EQ(*c.precision, i / 2);
+    EXPECT_EQ(controls.problems[*c.precision].layout, Layout::kNT);
+    EXPECT_EQ(c.problem.recipe, controls.problems[*c.precision].recipe);
+    const bool b = c.problem.cast == CastOperand::kB;
+    EXPECT_EQ(b, i % 2 == 1);
+    EXPECT_EQ(c.per_call, !b);
+    EXPECT_EQ(cast_transposes(c.problem), b);
+    EXPECT_EQ(c.label.find("transposed") != std::string::npos, b) << c.label;
+  }
+  const std::vector<MeasureRequest> requests = precision_requests(o, target, controls);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests.front().problems.size(), 9u);
+}
 
 // A bf16 nt GEMM's fp8 controls: one request holds every recipe's GEMM on cuBLASLt and every cast on
 // the cast backend, each pair naming one of its own backends (the request once kept MeasureRequest's

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "core/fp8.hpp"
 #include "core/numerics.hpp"
@@ -395,6 +396,67 @@ TEST(Fp8Explain, PrecisionControlsAreOneFp8PerRecipeThisGpuRuns) {
   EXPECT_EQ(precision_problems(gemm(4096, 4096, 4096), 89).size(), 1u);
   EXPECT_EQ(precision_problems(gemm(4096, 4096, 1000), 90).size(), 2u);  // block refused: K
   EXPECT_EQ(precision_problems(gemm(4096, 4096, 4096, Layout::kNT, DType::kFp32), 90).size(), 3u);  // tf32, bf16, fp16
+}
+
+// A Linear layer's input gradient (nn) and weight gradient (tn) get fp8 controls too: the nt form
+// cuBLASLt runs, packed, under the recipe their operands' roles give, whatever the target's strides.
+TEST(Fp8Explain, TheInputAndWeightGradientsGetTheirNtFormInFp8) {
+  const Problem dgrad = gemm(1024, 7168, 4096, Layout::kNN), wgrad = gemm(4096, 7168, 1024, Layout::kTN);
+  for (const Problem& target : {dgrad, wgrad}) {
+    const std::vector<Problem> got = precision_problems(target, 90);
+    ASSERT_EQ(got.size(), 3u) << target.shape_string();
+    const std::vector<Fp8Candidate> want = precision_candidates(target, linear_roles(target.layout), 90);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], want[i].gemm);
+      EXPECT_EQ(got[i].layout, Layout::kNT);
+      EXPECT_EQ(got[i].dtype, DType::kFp8);
+      EXPECT_EQ(std::tie(got[i].m, got[i].n, got[i].k), std::tie(target.m, target.n, target.k));
+      EXPECT_EQ(std::tie(got[i].lda, got[i].ldb, got[i].ldc), std::tie(target.k, target.k, target.n));
+      EXPECT_FALSE(recipe_unsupported(got[i], 90)) << recipe_text(got[i].recipe);
+    }
+  }
+  EXPECT_EQ(recipe_text(precision_problems(dgrad, 90)[0].recipe), "tensor:e5m2xe4m3");  // the gradient in e5m2
+  EXPECT_EQ(recipe_text(precision_problems(dgrad, 90)[2].recipe), "block");              // 128x128 weight
+  EXPECT_EQ(recipe_text(precision_problems(wgrad, 90)[2].recipe), "block-1x128");        // no weight
+  // An nt target with a wider lda: its fp8 control reads what the casts write, packed.
+  Problem strided = gemm(1024, 4096, 7168);
+  strided.lda = 7200;
+  EXPECT_EQ(precision_problems(strided, 90)[0].lda, 7168);
+  EXPECT_EQ(precision_problems(strided, 90)[0].layout, Layout::kNT);
+  // tt is no Linear layer's GEMM: its operands' roles are unknown, it gets no fp8 control.
+  EXPECT_TRUE(precision_problems(gemm(1024, 4096, 7168, Layout::kTT), 90).empty());
+}
+
+// Which operand's cast transposes, and which a step pays per call: nn casts the gradient A as it is
+// every call and transposes the weight B (stored K x N) once per step; tn transposes both, the
+// gradient A (stored K x M) and the activation B (stored K x N), every call.
+TEST(Fp8Casts, TheGradientsCastsTransposeTheOperandStoredKMajor) {
+  const Problem dgrad = gemm(1024, 7168, 4096, Layout::kNN), wgrad = gemm(4096, 7168, 1024, Layout::kTN);
+  for (const Fp8Candidate& c : precision_candidates(dgrad, linear_roles(Layout::kNN), 90)) {
+    ASSERT_EQ(c.casts.size(), 2u);
+    const Problem &a = c.casts[0].problem, &b = c.casts[1].problem;
+    EXPECT_EQ(a.cast, CastOperand::kA);
+    EXPECT_TRUE(c.casts[0].per_call);
+    EXPECT_FALSE(cast_transposes(a));
+    EXPECT_EQ(std::tie(a.m, a.k, a.lda), std::tie(dgrad.m, dgrad.k, dgrad.lda));
+    EXPECT_EQ(b.cast, CastOperand::kB);
+    EXPECT_FALSE(c.casts[1].per_call);
+    EXPECT_TRUE(cast_transposes(b));
+    EXPECT_EQ(cast_source_ld(b), dgrad.n);  // B stored K x N
+    EXPECT_EQ(std::tie(b.n, b.k), std::tie(dgrad.n, dgrad.k));
+    EXPECT_EQ(b.recipe, c.gemm.recipe);
+  }
+  for (const Fp8Candidate& c : precision_candidates(wgrad, linear_roles(Layout::kTN), 90)) {
+    ASSERT_EQ(c.casts.size(), 2u);
+    const Problem &a = c.casts[0].problem, &b = c.casts[1].problem;
+    EXPECT_TRUE(c.casts[0].per_call && c.casts[1].per_call);
+    EXPECT_TRUE(cast_transposes(a));
+    EXPECT_EQ(cast_source_ld(a), wgrad.m);  // A stored K x M
+    EXPECT_EQ(std::tie(a.m, a.k), std::tie(wgrad.m, wgrad.k));
+    EXPECT_TRUE(cast_transposes(b));
+    EXPECT_EQ(cast_source_ld(b), wgrad.n);  // B stored K x N
+    EXPECT_EQ(cast_rows(b), wgrad.n);
+  }
 }
 
 TEST(Fp8Pad, ABlockRecipeProposesSizesThatFillItsBlocks) {

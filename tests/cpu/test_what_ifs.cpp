@@ -8,6 +8,8 @@
 
 #include "report/profile_html.hpp"
 #include "report/profile_report.hpp"
+#include "core/fp8.hpp"
+#include "views/explain_precision.hpp"
 #include "views/profile.hpp"
 #include "views/what_ifs.hpp"
 
@@ -121,6 +123,77 @@ TEST(WhatIfs, TheCandidatesAreEachKindsFastestFixAsTheCallsItRuns) {
   EXPECT_EQ(after[0].problem, aligned_layout(target, 16));
   EXPECT_EQ(after[1].backend, BackendKind::kCopy);
   EXPECT_EQ(after[2].problem, square(1024));
+}
+
+// A Linear layer's input gradient (nn) and weight gradient (tn) in a step: explain's fp8 controls of
+// them (views/explain_precision.hpp: the nt form and its casts), timed, give a precision what-if that
+// runs the nt fp8 GEMM at every call with its per-call casts (the gradient's; tn: the activation's
+// too), and the weight's cast once per step; each operand stored K x rows transposed by its cast.
+TEST(WhatIfs, TheGradientsGetAPrecisionWhatIfOfTheirNtFormWithItsCasts) {
+  for (Layout layout : {Layout::kNN, Layout::kTN}) {
+    const Problem target = packed_problem(4096, 4096, 4096, layout, DType::kBf16);
+    ExplainRequest o;
+    o.backend = BackendSpec(BackendKind::kCublas);
+    const PrecisionControls controls = precision_controls(o, target, 90);
+    ASSERT_EQ(controls.problems.size(), 3u);
+    ProfileEntry e = entry(6, 400, target, 400, {});
+    ExplainReport& x = *e.explanation;
+    x.points.front().candidate.problem = target;
+    for (size_t i = 0; i < controls.problems.size(); ++i) {
+      x.points.push_back(point(Role::kPrecision, 250 - 10.0 * double(i)));  // block the fastest
+      x.points.back().candidate.problem = controls.problems[i];
+      x.stored.push_back(stored(controls.problems[i], BackendKind::kCublasLt, "h0"));
+    }
+    for (const CastControl& c : controls.casts) {
+      x.points.push_back(point(Role::kCast, c.per_call ? 20 : 30));
+      x.points.back().candidate.problem = c.problem;
+      x.points.back().of = 1 + *c.precision;
+      x.points.back().per_call = c.per_call;
+      x.stored.push_back(stored(c.problem, BackendKind::kCast, "default"));
+    }
+    for (ExplainPoint& p : x.points) {
+      p.annotation.roofline.flops = p.candidate.problem.flops();
+      p.annotation.roofline.tflops = p.annotation.roofline.flops / *p.time_us / 1e6;
+    }
+    x.explanation = explain(x.points);
+    ProfileResult r;
+    r.entries.push_back(e);
+    const std::vector<WhatIfCandidate> got = what_if_candidates(r);
+    ASSERT_EQ(got.size(), 1u) << to_string(layout);
+    const WhatIfCandidate& c = got.front();
+    EXPECT_EQ(c.kind, WhatIfKind::kPrecision);
+    ASSERT_FALSE(c.per_call.empty());
+    const StepTerm& gemm = c.per_call.front();
+    EXPECT_EQ(gemm.problem, controls.problems[2]) << "the fastest recipe, block";
+    EXPECT_EQ(gemm.problem.layout, Layout::kNT);
+    EXPECT_EQ(gemm.backend, BackendKind::kCublasLt);
+    EXPECT_DOUBLE_EQ(gemm.count, 6);
+    size_t transposed = 0;
+    for (const StepTerm& t : c.per_call) transposed += t.backend == BackendKind::kCast && cast_transposes(t.problem);
+    for (const StepTerm& t : c.per_step) transposed += cast_transposes(t.problem);
+    // nn: the weight B stored K x N; tn: the gradient A stored K x M and the activation B stored K x N.
+    EXPECT_EQ(transposed, layout == Layout::kNN ? 1u : 2u);
+    if (layout == Layout::kNN) {
+      // The gradient A cast at every call; the weight B transposed once per step.
+      ASSERT_EQ(c.per_call.size(), 2u);
+      EXPECT_EQ(c.per_call[1].problem.cast, CastOperand::kA);
+      EXPECT_DOUBLE_EQ(c.per_call[1].count, 6);
+      ASSERT_EQ(c.per_step.size(), 1u);
+      EXPECT_EQ(c.per_step[0].problem.cast, CastOperand::kB);
+      EXPECT_TRUE(cast_transposes(c.per_step[0].problem));
+      EXPECT_DOUBLE_EQ(c.per_step[0].count, 1);
+    } else {
+      // Both operands are cast, and transposed, every call.
+      ASSERT_EQ(c.per_call.size(), 3u);
+      EXPECT_TRUE(c.per_step.empty());
+      EXPECT_EQ(c.per_call[1].problem.cast, CastOperand::kA);
+      EXPECT_EQ(c.per_call[2].problem.cast, CastOperand::kB);
+      EXPECT_DOUBLE_EQ(c.per_call[2].count, 6);
+    }
+    // The changed step runs them in place of the GEMM.
+    r.candidates = got;
+    EXPECT_EQ(changed_terms_of(r, {0}).size(), c.per_call.size() + c.per_step.size());
+  }
 }
 
 TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
