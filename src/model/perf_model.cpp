@@ -173,6 +173,13 @@ void PerfClass::Kernel::set_logs() {
   log_batch = std::log(double(batch));
 }
 
+std::string PerfScaling::terms() const {
+  return fmt::format("memory time x {:.3f} (DRAM {:.0f} -> {:.0f} GB/s), compute time x {:.3f} (SM clock {:.0f} -> "
+                     "{:.0f} MHz), launch floor kept; measured on {}",
+                     from_bandwidth_gbs / to_bandwidth_gbs, from_bandwidth_gbs, to_bandwidth_gbs,
+                     from_clock_mhz / to_clock_mhz, from_clock_mhz, to_clock_mhz, from_gpu);
+}
+
 const PerfClass* PerfModel::aligned_class(const PerfClass& c) const {
   for (const PerfClass& a : classes)
     if (a.dtype == c.dtype && a.layout == c.layout && a.align_bytes == kRuleBytes && !a.kernels.empty()) return &a;
@@ -274,7 +281,14 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
   const PerfKernelConfig& k = c->configs[c->kernels[nearest].config];
   out.config = &k;
   slot_work(p, k.tile_m, k.tile_n, k.splits, k.slots, &out.rounds);
-  const double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
+  double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
+  if (const auto& s = model.scaled) {
+    out.scaled = &*s;
+    const double above = out.us - model.floor_us, memory = std::min(memory_us, above);
+    const double bandwidth = s->from_bandwidth_gbs / s->to_bandwidth_gbs;
+    out.us = model.floor_us + memory * bandwidth + (above - memory) * s->from_clock_mhz / s->to_clock_mhz;
+    memory_us *= bandwidth;
+  }
   out.memory_bound = memory_us >= kMemoryShare * (out.us - model.floor_us);
   out.tflops = flops_of(p) / (out.us * 1e6);
   const auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {

@@ -72,8 +72,22 @@ struct PerfClass {
   PerfAccuracy accuracy;  // on the held-out points
 };
 
+// A model measured on one GPU and used for another (scale_perf_model, model/perf_predict.hpp): a
+// prediction's time above the launch floor splits into its memory share (the problem's least bytes at
+// its class's fitted bandwidth, at most the whole) and the rest (compute); the memory share is scaled
+// by the two GPUs' DRAM bandwidths, the rest by their SM clocks; the launch floor is kept.
+struct PerfScaling {
+  std::string from_gpu;          // the GPU the model was measured on
+  std::string from_key;          // its profile's key ("h100-sxm")
+  double from_clock_mhz = 0, to_clock_mhz = 0;
+  double from_bandwidth_gbs = 0, to_bandwidth_gbs = 0;  // vendor datasheets
+  // "memory time x 0.698 (DRAM 3350 -> 4800 GB/s), compute time x 1.000 (SM clock 1980 -> 1980 MHz),
+  // launch floor kept; measured on NVIDIA H100 80GB HBM3"
+  std::string terms() const;
+};
+
 struct PerfModel {
-  std::string gpu;       // the device name the points were measured on
+  std::string gpu;       // the device name the points were measured on (scaled: the GPU predicted for)
   int sm_count = 0;
   std::string source;    // what it was fitted on (a store's path, a samples file)
   std::string driver, cublas;
@@ -84,6 +98,7 @@ struct PerfModel {
   // The class of the same dtype and layout with 16-byte aligned rows: where an unaligned class reads
   // its aligned class's prediction; null where the model has none.
   const PerfClass* aligned_class(const PerfClass& c) const;
+  std::optional<PerfScaling> scaled;  // set when scaled to another GPU; never written to JSON
 };
 
 // The samples of one GPU, with what identifies the measurements.
@@ -119,6 +134,7 @@ struct PerfPrediction {
   const PerfKernelConfig* config = nullptr;  // the nearest measured shape's kernel (of its own class)
   int64_t rounds = 0;                        // under that kernel
   bool memory_bound = false;
+  const PerfScaling* scaled = nullptr;  // the model's scaling to another GPU, where it has one
   // Where the problem lies outside the measured range of its class ("M 20000 above the measured
   // 1..4096"); empty inside.
   std::vector<std::string> outside;

@@ -12,6 +12,7 @@
 #include "cli_util.hpp"
 #include "model/perf_model.hpp"
 #include "model/perf_neighbours.hpp"
+#include "model/perf_predict.hpp"
 
 
 namespace shapescope {
@@ -164,6 +165,30 @@ TEST(PerfModel, AnUnalignedClassFollowsItsAlignedClassTimesItsOwnRatio) {
   ASSERT_TRUE(got) << why;
   EXPECT_NEAR(got->us, law_us(p, 2.5), 0.01 * law_us(p, 2.5));
   EXPECT_EQ(got->config->slots, 264) << "the kernel of its own class's nearest shape";
+}
+
+TEST(PerfModel, ScaledToAnotherGpuTheMemoryShareFollowsTheBandwidth) {
+  const PerfModel h100 = fit_perf_model(power_law(0), "law");
+  const PerfModel h200 = scale_perf_model(h100, *find_profile("h200"), "--scale-to");
+  ASSERT_TRUE(h200.scaled);
+  EXPECT_EQ(h200.scaled->from_gpu, kH100);
+  EXPECT_NE(h200.scaled->terms().find("memory time x 0.698 (DRAM 3350 -> 4800 GB/s)"), std::string::npos)
+      << h200.scaled->terms();
+  EXPECT_TRUE(perf_model_fits(h200, find_profile("h200"), ""));
+  EXPECT_FALSE(perf_model_fits(h200, find_profile("h100-sxm"), ""));
+  for (const Problem& p : {square(8192, 8192, 4096), square(8192, 8192, 512), square(256, 8192, 512)}) {
+    std::string why;
+    const auto before = predict(h100, p, why), after = predict(h200, p, why);
+    ASSERT_TRUE(before && after) << why;
+    EXPECT_EQ(after->scaled, &*h200.scaled);
+    const double above = before->us - 6;
+    const double bytes = 2.0 * double(p.m * p.k + p.k * p.n + p.m * p.n);
+    const double memory = std::min(above, bytes / (before->cls->bandwidth_gbs * 1e3));
+    // Both GPUs' SM clock is 1980 MHz: the compute share stays.
+    EXPECT_NEAR(after->us, 6 + memory * 3350 / 4800 + (above - memory), 1e-9 * after->us) << p.shape_string();
+  }
+  EXPECT_THROW(scale_perf_model(h100, *find_profile("h100-sxm"), "--scale-to"), Error);
+  EXPECT_THROW(scale_perf_model(h200, *find_profile("a100"), "--scale-to"), Error);
 }
 
 TEST(PerfModel, TooFewPointsAreRefused) {

@@ -221,6 +221,46 @@ TEST(PredictCli, AModelOfAnotherGpuIsRefused) {
   }
 }
 
+TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
+  const std::string h100 = kGpus + "/h100-sxm.json";
+  const PerfModel scaled = scale_perf_model(shipped("h100-sxm"), *find_profile("h200"), "--scale-to");
+  const PerfPrediction p = predicted(scaled, packed(1793, 1793, 1793));
+  ASSERT_TRUE(p.scaled);
+  for (const std::string gpu : {" --gpu h200", ""}) {
+    const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --perf-model '" + h100 +
+                                                                     "' --scale-to h200 --format json --db " + no_store() + gpu),
+                             "ExplainResult");
+    EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H200 SXM 141GB");
+    EXPECT_EQ(doc["prediction"]["scaled"], scaled.scaled->terms());
+    const Json& t = doc["points"][0]["predicted"];
+    EXPECT_EQ(t["scaled"], "scaled from NVIDIA H100 80GB HBM3");
+    EXPECT_NEAR(t["time_us"].get<double>(), p.us, 1e-9 * p.us);
+  }
+  const CliRun plan = run_binary(kNoGpu + SHAPESCOPE_BIN, "sweep --n 1790..1800:2 --dry-run --perf-model '" + h100 +
+                                                              "' --scale-to h200 --db " + no_store());
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_EQ(occurrences(plan.out, "scaled from h100-sxm"), 6u) << plan.out;
+  EXPECT_NE(plan.out.find("scaled to NVIDIA H200 SXM 141GB (memory time x 0.698"), std::string::npos) << plan.out;
+  // An unscaled prediction says nothing of scaling.
+  const Json plain = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --format json --db " + no_store()),
+                             "ExplainResult");
+  EXPECT_EQ(plain["prediction"]["scaled"], "");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"explain 1793 --scale-to h200", "--scale-to: 'h200' scales the model --perf-model FILE names"},
+      {"explain 1793 --scale-to h999 --perf-model '" + h100 + "'", "--scale-to: 'h999' is not a known GPU profile"},
+      {"explain 1793 --scale-to h200 --gpu h100-sxm --perf-model '" + h100 + "'",
+       "--scale-to: 'h200' is the GPU predicted for, --gpu names another (h100-sxm)"},
+      {"explain 1793 --scale-to h100-sxm --perf-model '" + h100 + "'", "--scale-to: 'h100-sxm': the model is a model of that GPU"},
+  };
+  for (const auto& [args, words] : refused) {
+    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --db " + no_store());
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(words), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
 TEST(PredictCli, BadInputIsOneLine) {
   struct Case {
     std::string args, words;
