@@ -92,7 +92,7 @@ std::string predicted_evidence(const ExplainReport& r) {
   std::string text = fmt::format("{} ({}; {} on {} shapes the fit did not see); kernel assumed: {}", us_or_ms(p.us),
                                  perf_class_text(*p.cls), perf_error_text(*p.cls), p.cls->accuracy.points,
                                  perf_config_text(p));
-  if (p.scaled) text += "; scaled from " + p.scaled->from_gpu + ": " + p.scaled->terms();
+  if (p.scaled) text += "; scaled: " + p.scaled->terms();
   if (!p.outside.empty()) text += "; outside the measured range: " + perf_outside_text(p);
   return text;
 }

@@ -232,6 +232,7 @@ TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
                              "ExplainResult");
     EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H200 SXM 141GB");
     EXPECT_EQ(doc["prediction"]["scaled"], scaled.scaled->terms());
+    EXPECT_NE(doc["source"].get<std::string>().find("; scaled: " + scaled.scaled->terms()), std::string::npos);
     const Json& t = doc["points"][0]["predicted"];
     EXPECT_EQ(t["scaled"], "scaled from NVIDIA H100 80GB HBM3");
     EXPECT_NEAR(t["time_us"].get<double>(), p.us, 1e-9 * p.us);
