@@ -40,7 +40,7 @@ case "${1:-}" in
       COLUMNS=300 "$BIN" sweep --m $TEST_MN --n $TEST_MN --k $TEST_K --layout $L --dry-run --predict \
         --perf-model "$W/h100-sxm.json" --gpu h100-sxm --db "$W/none.db" > "$W/predicted-test-$L.txt" 2>&1
     done
-    python3 "$(dirname "$0")/test_error.py" "$W" | tee "$W/test-error.txt"
+    python3 "$(dirname "$0")/model_error.py" error "$W/test.samples.csv" "$W"/predicted-test-{nn,nt,tn}.txt | tee "$W/test-error.txt"
     for m in $MODELS; do
       "$BIN" pad --model "$m" --tokens 4096 --predict --perf-model "$W/h100-sxm.json" --gpu h100-sxm > "$W/pad-$m-predicted.txt"
     done

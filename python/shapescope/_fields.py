@@ -241,6 +241,7 @@ RECORDS = {
         ("cublas", "str"),
         ("clock_mhz", "float"),
         ("floor_us", "float"),
+        ("scaled", "str"),
         ("why", "str"),
     ),
     "PredictedTime": (
@@ -256,6 +257,7 @@ RECORDS = {
         ("slots", "int"),
         ("rounds", "int"),
         ("memory_bound", "bool"),
+        ("scaled", "str"),
         ("outside", "List[str]"),
     ),
     "PairedRun": (

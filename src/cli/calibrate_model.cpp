@@ -61,8 +61,9 @@ void register_calibrate_model(CLI::App& app) {
       "calibrate-model", "Fit a performance model of one GPU on a store's points, with its held-out error (no GPU needed)");
   cmd->footer(
       "The fit reads the store's cold-L2 points of cuBLAS's default algorithm, of one GPU: per dtype, layout\n"
-      "and row alignment, the kernels cuBLAS ran, their rates and the bandwidth; every 4th shape is held out\n"
-      "and predicted to state the error. A sweep over the space the model should cover feeds it best, e.g.\n"
+      "and row alignment, each shape's time and kernel, and the bandwidth; every 4th shape is predicted from\n"
+      "the others less those sharing its M, N or K to state the error. A sweep over the space the model\n"
+      "should cover (a grid of M, N and K, aligned and not) feeds it best, e.g.\n"
       "  shapescope sweep --m 1..4096:7 --n 1..4096:7 --k 1024 --db h100.db   (on the GPU)\n"
       "Examples:\n"
       "  shapescope calibrate-model --db h100.db\n"

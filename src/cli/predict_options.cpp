@@ -59,6 +59,15 @@ void add_predict_options(CLI::App* cmd, PredictOptions& o, const std::string& wh
         o.perf_model = text;
       },
       "predict with this performance model (calibrate-model --out) instead of the one shipped; implies --predict");
+  cmd->add_option_function<std::string>(
+      "--scale-to",
+      [&o](const std::string& text) {
+        o.scale_to = find_profile(text);
+        if (!o.scale_to)
+          throw usage_error(fmt::format("--scale-to: '{}' is not a known GPU profile ({})", text, profile_keys()));
+      },
+      "predict for this GPU (a --gpu KEY) with --perf-model's model of another: its memory time scaled by the two "
+      "GPUs' bandwidths, its compute time by their SM clocks, every prediction marked so");
 }
 
 std::vector<std::string> shipped_perf_model_files() {
@@ -80,7 +89,25 @@ std::shared_ptr<const GpuPerfModel> shipped_perf_model(const GpuProfile& gpu) {
   return model;
 }
 
+namespace {
+
+std::shared_ptr<const GpuPerfModel> scaled_model(const PredictOptions& o, const GpuProfile* gpu) {
+  if (o.perf_model.empty())
+    throw usage_error(fmt::format("--scale-to: '{}' scales the model --perf-model FILE names: give one (the H100's is "
+                                  "gpus/h100-sxm.json, `info --model` lists them)",
+                                  o.scale_to->key));
+  if (gpu && gpu != o.scale_to)
+    throw usage_error(fmt::format("--scale-to: '{}' is the GPU predicted for, --gpu names another ({})", o.scale_to->key,
+                                  gpu->key));
+  auto out = std::make_shared<GpuPerfModel>(*read_model(o.perf_model, "--perf-model"));
+  out->model = scale_perf_model(out->model, *o.scale_to, "--scale-to");
+  return out;
+}
+
+}  // namespace
+
 std::shared_ptr<const GpuPerfModel> predict_model(const PredictOptions& o, const GpuProfile* gpu, int device) {
+  if (o.scale_to) return scaled_model(o, gpu);
   // The GPU here is the one predicted for unless --gpu names another.
   const std::string here = !gpu && device_count() > 0 ? query_device(device).gpu_name : "";
   if (!o.perf_model.empty()) {

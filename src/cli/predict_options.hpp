@@ -19,15 +19,17 @@ namespace shapescope {
 struct PredictOptions {
   bool predict = false;    // --predict
   std::string perf_model;  // --perf-model FILE: implies --predict
-  bool wanted() const { return predict || !perf_model.empty(); }
+  const GpuProfile* scale_to = nullptr;  // --scale-to KEY: --perf-model's model scaled to this GPU
+  bool wanted() const { return predict || !perf_model.empty() || scale_to; }
 };
 
 // `what`: what the predictions replace, for the help ("measuring").
 void add_predict_options(CLI::App* cmd, PredictOptions& o, const std::string& what);
 
 // The model to predict with: --perf-model's file, else the one shipped for `gpu` (--gpu), else the
-// one shipped for the GPU here (device `device`). Error(kUsage), one line naming the option and its
-// value, when there is none or when it is a model of another GPU than --gpu's or the one here.
+// one shipped for the GPU here (device `device`); with --scale-to, --perf-model's scaled to that GPU
+// (--gpu, if given, must name it). Error(kUsage), one line naming the option and its value, when
+// there is none or when it is a model of another GPU than --gpu's or the one here.
 std::shared_ptr<const GpuPerfModel> predict_model(const PredictOptions& o, const GpuProfile* gpu, int device);
 
 // explain SHAPE --predict: the target and its neighbours predicted (views/explain.hpp). Refuses --tile

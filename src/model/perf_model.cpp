@@ -13,6 +13,7 @@
 #include "common/order_stats.hpp"
 #include "model/alignment.hpp"
 #include "model/device_profile.hpp"
+#include "model/perf_neighbours.hpp"
 
 namespace shapescope {
 
@@ -23,8 +24,9 @@ constexpr int64_t kMinClassPoints = 8;  // training points with known tiles a cl
 constexpr double kFloorShare = 0.02;    // the smallest 2 % of the GEMMs set the floor
 constexpr int64_t kMinFloorPoints = 5;
 constexpr double kAboveFloor = 1.5;     // a point informs the bandwidth only when it takes this x the floor
-constexpr double kLeastAboveFloor = 0.05;
-constexpr size_t kNeighbours = 4;       // measured shapes a prediction takes the median over
+// A prediction is memory-bound when its bytes at the class's bandwidth take this share of its time
+// above the floor (the bandwidth is a median: a memory-bound shape's own may be a little higher).
+constexpr double kMemoryShare = 0.8;
 // A memory-bound point tells the bandwidth only when it moves this much (64 MiB: tens of microseconds
 // at an H100's 3.35 TB/s); a smaller one is bound by latency, not by DRAM.
 constexpr double kStreamingBytes = 64.0 * 1024 * 1024;
@@ -54,12 +56,7 @@ bool same_config(const PerfKernelConfig& c, const PerfSample& s) {
   return c.tile_m == s.tile_m && c.tile_n == s.tile_n && c.splits == s.splits && c.slots == s.slots;
 }
 
-double log_distance(const PerfClass::Kernel& k, const Problem& p) {
-  const auto d = [](int64_t a, int64_t b) { return std::log(double(a)) - std::log(double(b)); };
-  return std::hypot(d(k.m, p.m), d(k.n, p.n), d(k.k, p.k));
-}
-
-// A class's kernel configurations, and each training shape's rate under its own.
+// A class's kernel configurations (each with its shapes' median rate, for the record) and its shapes.
 void fit_configs(PerfClass& c, const std::vector<const PerfSample*>& train, double floor_us) {
   std::map<size_t, std::vector<double>> rates;
   for (const PerfSample* s : train) {
@@ -68,11 +65,14 @@ void fit_configs(PerfClass& c, const std::vector<const PerfSample*>& train, doub
     if (it == c.configs.end()) it = c.configs.insert(c.configs.end(), {s->tile_m, s->tile_n, s->splits, s->slots, 0, 0});
     const size_t index = size_t(it - c.configs.begin());
     ++it->points;
-    // A shape at the floor has no time above it to speak of: a twentieth of the floor at least.
-    const double above = std::max(s->median_us - floor_us, kLeastAboveFloor * floor_us);
+    const double above = perf_above_floor(s->median_us, floor_us);
     const double rate = slot_work(s->problem, s->tile_m, s->tile_n, s->splits, s->slots, nullptr) / above *
                         double(s->slots) / 1e6;
-    c.kernels.push_back({s->problem.m, s->problem.n, s->problem.k, index, rate});
+    PerfClass::Kernel k;
+    k.m = s->problem.m, k.n = s->problem.n, k.k = s->problem.k, k.batch = s->problem.batch;
+    k.config = index, k.us = s->median_us;
+    k.set_logs();
+    c.kernels.push_back(k);
     rates[index].push_back(rate);
   }
   for (const auto& [i, r] : rates) c.configs[i].rate_tflops = median_of(r);
@@ -117,7 +117,74 @@ double floor_of(std::vector<const PerfSample*> train) {
   return median_of(times);
 }
 
+Problem problem_of(const PerfClass& c, const PerfClass::Kernel& k) {
+  Problem p;
+  p.m = k.m, p.n = k.n, p.k = k.k, p.batch = k.batch, p.dtype = c.dtype, p.layout = c.layout;
+  return p;
+}
+
+// The time of `p` in class `c` (which holds kernels), and the index of the nearest shape of `c`
+// (whose kernel the prediction assumes).
+double predicted_us(const PerfModel& model, const PerfClass& c, const Problem& p, PerfLeaveOut out, size_t& nearest) {
+  const PerfClass* aligned = c.from_aligned ? model.aligned_class(c) : nullptr;
+  if (!aligned) {
+    const PerfNeighbourFit fit = perf_local_fit(c, p, model.floor_us, out);
+    nearest = fit.nearest;
+    return fit.us;
+  }
+  const PerfRatio ratio = perf_log_ratio_near(c, p, out);
+  nearest = ratio.nearest;
+  if (ratio.distance == 0) return c.kernels[nearest].us;  // measured
+  const PerfNeighbourFit base = perf_local_fit(*aligned, p, model.floor_us, out);
+  return model.floor_us + perf_above_floor(base.us, model.floor_us) * std::exp(ratio.log_ratio);
+}
+
+// An unaligned class's shapes' ratios to their aligned class's prediction, where the model has one.
+void fit_ratios(const PerfModel& model, PerfClass& c) {
+  const PerfClass* aligned = model.aligned_class(c);
+  if (!aligned || aligned == &c) return;
+  c.from_aligned = true;
+  for (PerfClass::Kernel& k : c.kernels) {
+    const PerfNeighbourFit base = perf_local_fit(*aligned, problem_of(c, k), model.floor_us);
+    k.log_ratio = std::log(perf_above_floor(k.us, model.floor_us) / perf_above_floor(base.us, model.floor_us));
+  }
+}
+
+// Every fourth shape of the class (kernels are in M, N, K order) predicted from the others less those
+// that share its M, N or K; a size at the edge of the class's measured range keeps its line (without
+// it the prediction would be an extrapolation, which the stated error does not claim to cover).
+PerfAccuracy held_out_error(const PerfModel& model, const PerfClass& c) {
+  std::vector<double> errors;
+  for (size_t i = kHoldOutEvery - 1; i < c.kernels.size(); i += kHoldOutEvery) {
+    const PerfClass::Kernel& k = c.kernels[i];
+    const auto inside = [](int64_t v, int64_t lo, int64_t hi) { return v > lo && v < hi; };
+    const PerfLeaveOut out{true, inside(k.m, c.min_m, c.max_m), inside(k.n, c.min_n, c.max_n), inside(k.k, c.min_k, c.max_k)};
+    size_t nearest = 0;
+    const double us = predicted_us(model, c, problem_of(c, k), out, nearest);
+    errors.push_back(std::abs(us / k.us - 1));
+  }
+  return {int64_t(errors.size()), median_of(errors), quantile_of(errors, 0.95)};
+}
+
 }  // namespace
+
+void PerfClass::Kernel::set_logs() {
+  log_m = std::log(double(m)), log_n = std::log(double(n)), log_k = std::log(double(k));
+  log_batch = std::log(double(batch));
+}
+
+std::string PerfScaling::terms() const {
+  return fmt::format("memory time x {:.3f} (DRAM {:.0f} -> {:.0f} GB/s), compute time x {:.3f} (SM clock {:.0f} -> "
+                     "{:.0f} MHz), launch floor kept; measured on {}",
+                     from_bandwidth_gbs / to_bandwidth_gbs, from_bandwidth_gbs, to_bandwidth_gbs,
+                     from_clock_mhz / to_clock_mhz, from_clock_mhz, to_clock_mhz, from_gpu);
+}
+
+const PerfClass* PerfModel::aligned_class(const PerfClass& c) const {
+  for (const PerfClass& a : classes)
+    if (a.dtype == c.dtype && a.layout == c.layout && a.align_bytes == kRuleBytes && !a.kernels.empty()) return &a;
+  return nullptr;
+}
 
 double PerfFitGpu::ridge(DType dtype) const {
   const auto it = peak_tflops.find(dtype);
@@ -154,18 +221,16 @@ PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
   model.driver = set.driver;
   model.cublas = set.cublas;
   model.clock_mhz = set.clock_mhz;
-  std::map<ClassKey, std::vector<const PerfSample*>> train, held;
-  std::vector<const PerfSample*> all_train;
+  std::vector<const PerfSample*> all;
   for (auto& [key, list] : by_class) {
-    std::sort(list.begin(), list.end(), [](const PerfSample* a, const PerfSample* b) {
+    std::stable_sort(list.begin(), list.end(), [](const PerfSample* a, const PerfSample* b) {
       return std::tie(a->problem.m, a->problem.n, a->problem.k) < std::tie(b->problem.m, b->problem.n, b->problem.k);
     });
-    for (size_t i = 0; i < list.size(); ++i) (int64_t(i) % kHoldOutEvery == kHoldOutEvery - 1 ? held : train)[key].push_back(list[i]);
-    all_train.insert(all_train.end(), train[key].begin(), train[key].end());
+    all.insert(all.end(), list.begin(), list.end());
   }
-  model.floor_us = floor_of(all_train);
-  const std::vector<double> any_bw = bandwidths(all_train, model.floor_us, gpu);
-  for (const auto& [key, list] : train) {
+  model.floor_us = floor_of(all);
+  const std::vector<double> any_bw = bandwidths(all, model.floor_us, gpu);
+  for (const auto& [key, list] : by_class) {
     PerfClass c;
     std::tie(c.dtype, c.layout, c.align_bytes) = key;
     fit_configs(c, list, model.floor_us);
@@ -186,15 +251,12 @@ PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
     throw usage_error(fmt::format("calibrate-model: no class of problems has {} measured points with known kernel "
                                   "tiles (the fit needs them): {} points given",
                                   kMinClassPoints, samples.size()));
+  for (PerfClass& c : model.classes) fit_ratios(model, c);
   for (PerfClass& c : model.classes) {
-    std::vector<double> errors;
-    std::string why;
-    for (const PerfSample* s : held[ClassKey{c.dtype, c.layout, c.align_bytes}])
-      if (const auto p = predict(model, s->problem, why)) errors.push_back(std::abs(p->us / s->median_us - 1));
-    c.accuracy = {int64_t(errors.size()), median_of(errors), quantile_of(errors, 0.95)};
+    c.accuracy = held_out_error(model, c);
     model.held_out += c.accuracy.points;
+    model.points += int64_t(c.kernels.size());
   }
-  model.points = int64_t(all_train.size());
   return model;
 }
 
@@ -212,29 +274,22 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
                       to_string(p.dtype), to_string(p.layout), align);
     return std::nullopt;
   }
-  std::vector<const PerfClass::Kernel*> near;
-  for (const PerfClass::Kernel& k : c->kernels) near.push_back(&k);
-  const size_t count = std::min(kNeighbours, near.size());
-  std::partial_sort(near.begin(), near.begin() + long(count), near.end(),
-                    [&](const PerfClass::Kernel* a, const PerfClass::Kernel* b) {
-                      const double da = log_distance(*a, p), db = log_distance(*b, p);
-                      return da != db ? da < db : std::tie(a->m, a->n, a->k) < std::tie(b->m, b->n, b->k);
-                    });
   PerfPrediction out;
   out.cls = &*c;
-  out.config = &c->configs[near.front()->config];
-  std::vector<double> times;
-  for (size_t i = 0; i < count; ++i) {
-    const PerfKernelConfig& k = c->configs[near[i]->config];
-    int64_t rounds = 0;
-    const double work = slot_work(p, k.tile_m, k.tile_n, k.splits, k.slots, &rounds);
-    times.push_back(work / (near[i]->rate_tflops * 1e6 / double(k.slots)));
-    if (i == 0) out.rounds = rounds;
+  size_t nearest = 0;
+  out.us = predicted_us(model, *c, p, {}, nearest);
+  const PerfKernelConfig& k = c->configs[c->kernels[nearest].config];
+  out.config = &k;
+  slot_work(p, k.tile_m, k.tile_n, k.splits, k.slots, &out.rounds);
+  double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
+  if (const auto& s = model.scaled) {
+    out.scaled = &*s;
+    const double above = out.us - model.floor_us, memory = std::min(memory_us, above);
+    const double bandwidth = s->from_bandwidth_gbs / s->to_bandwidth_gbs;
+    out.us = model.floor_us + memory * bandwidth + (above - memory) * s->from_clock_mhz / s->to_clock_mhz;
+    memory_us *= bandwidth;
   }
-  const double compute_us = median_of(times);
-  const double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
-  out.memory_bound = memory_us > compute_us;
-  out.us = model.floor_us + std::max(compute_us, memory_us);
+  out.memory_bound = memory_us >= kMemoryShare * (out.us - model.floor_us);
   out.tflops = flops_of(p) / (out.us * 1e6);
   const auto range = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
     if (v < lo || v > hi) out.outside.push_back(fmt::format("{} {} outside the measured {}..{}", name, v, lo, hi));

@@ -2,18 +2,20 @@
 // points of a sweep and checked on points the fit never saw. Pure C++.
 //
 // Per class of problem (dtype, layout, and the alignment its rows and bases reach: 16, 8, 4, 2 or 1
-// bytes, which decides the kernel family a library runs) the model keeps:
-//   - each measured shape with the kernel the library ran on it (tile, split-K slices, slots: CTAs
-//     that run at once) and the rate that kernel reached there: its wave rounds' work over the time
-//     above the floor (a small GEMM's latency and occupancy are in that rate);
-//   - the class's memory bandwidth, fitted on its memory-bound points that move 64 MiB or more (else
-//     on those of all classes, else the vendor's: `bandwidth_source` says which);
-//   - the launch floor (the GPU's: the median time of its smallest measured GEMMs).
-// A new shape's time is the median over its 4 nearest measured shapes (in log M, N, K) of
-// floor + rounds x tile work / that shape's rate per slot, with the shape's own rounds = ceil(tiles x
-// slices / slots) under that shape's kernel; at least floor + minimum bytes / bandwidth. Every fourth
-// measured shape of a class (in M, N, K order) is held out of the fit; the class's stated error is its
-// prediction error on them.
+// bytes, which decides the kernel family a library runs) the model keeps every measured shape with
+// its time and the kernel the library ran on it (tile, split-K slices, slots: CTAs that run at once).
+// A new shape's time (model/perf_neighbours.hpp) is the launch floor (the GPU's: the median time of
+// its smallest measured GEMMs) plus its work (2 M N K, K rounded up to the kernel's K block) at the
+// rate a local fit over the 24 nearest measured shapes in log M, N, K gives at its M, N and K (the
+// log of each one's time above the floor over its work, weighted by nearness, linear in log M, N, K).
+// An unaligned class predicts from its aligned class (dtype and layout the same; it is measured far
+// more densely) times the ratio its own 4 nearest shapes show to that class's prediction; without an
+// aligned class, from its own shapes alone. The class's memory bandwidth, fitted on its memory-bound
+// points that move 64 MiB or more (else on those of all classes, else the vendor's:
+// `bandwidth_source` says which), says whether a prediction is memory-bound.
+// Stated error: every fourth measured shape of a class (in M, N, K order) predicted from the others,
+// leaving out also every shape that shares its M, N or K, so that its neighbours lie as far from it
+// as a new shape's between the measured grid's lines.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -53,19 +55,39 @@ struct PerfClass {
   int64_t align_bytes = 16;  // the least of the operands' row and base alignment, at most 16
   std::vector<PerfKernelConfig> configs;
   struct Kernel {
-    int64_t m = 0, n = 0, k = 0;
+    int64_t m = 0, n = 0, k = 0, batch = 1;
     size_t config = 0;
-    double rate_tflops = 0;  // this shape's rate under its configuration (all slots busy)
+    double us = 0;         // its measured time
+    // An unaligned class's: log(time above the floor / the aligned class's prediction above it); 0
+    // in an aligned class, or where the class has no aligned class.
+    double log_ratio = 0;
+    double log_m = 0, log_n = 0, log_k = 0, log_batch = 0;  // of m, n, k, batch: set by set_logs()
+    void set_logs();
   };
-  std::vector<Kernel> kernels;  // the training shapes, the configuration each ran and its rate
+  std::vector<Kernel> kernels;  // the measured shapes, the configuration each ran and its time
+  bool from_aligned = false;    // predicts through its aligned class's prediction and its ratio to it
   double bandwidth_gbs = 0;
   std::string bandwidth_source;  // "fitted", "fitted on all classes", "vendor datasheet"
   int64_t min_m = 0, max_m = 0, min_n = 0, max_n = 0, min_k = 0, max_k = 0;  // the measured range
   PerfAccuracy accuracy;  // on the held-out points
 };
 
+// A model measured on one GPU and used for another (scale_perf_model, model/perf_predict.hpp): a
+// prediction's time above the launch floor splits into its memory share (the problem's least bytes at
+// its class's fitted bandwidth, at most the whole) and the rest (compute); the memory share is scaled
+// by the two GPUs' DRAM bandwidths, the rest by their SM clocks; the launch floor is kept.
+struct PerfScaling {
+  std::string from_gpu;          // the GPU the model was measured on
+  std::string from_key;          // its profile's key ("h100-sxm")
+  double from_clock_mhz = 0, to_clock_mhz = 0;
+  double from_bandwidth_gbs = 0, to_bandwidth_gbs = 0;  // vendor datasheets
+  // "memory time x 0.698 (DRAM 3350 -> 4800 GB/s), compute time x 1.000 (SM clock 1980 -> 1980 MHz),
+  // launch floor kept; measured on NVIDIA H100 80GB HBM3"
+  std::string terms() const;
+};
+
 struct PerfModel {
-  std::string gpu;       // the device name the points were measured on
+  std::string gpu;       // the device name the points were measured on (scaled: the GPU predicted for)
   int sm_count = 0;
   std::string source;    // what it was fitted on (a store's path, a samples file)
   std::string driver, cublas;
@@ -73,6 +95,10 @@ struct PerfModel {
   double floor_us = 0;
   int64_t points = 0, held_out = 0;
   std::vector<PerfClass> classes;
+  // The class of the same dtype and layout with 16-byte aligned rows: where an unaligned class reads
+  // its aligned class's prediction; null where the model has none.
+  const PerfClass* aligned_class(const PerfClass& c) const;
+  std::optional<PerfScaling> scaled;  // set when scaled to another GPU; never written to JSON
 };
 
 // The samples of one GPU, with what identifies the measurements.
@@ -105,9 +131,10 @@ struct PerfPrediction {
   double us = 0;
   double tflops = 0;
   const PerfClass* cls = nullptr;
-  const PerfKernelConfig* config = nullptr;  // the nearest measured shape's kernel
+  const PerfKernelConfig* config = nullptr;  // the nearest measured shape's kernel (of its own class)
   int64_t rounds = 0;                        // under that kernel
   bool memory_bound = false;
+  const PerfScaling* scaled = nullptr;  // the model's scaling to another GPU, where it has one
   // Where the problem lies outside the measured range of its class ("M 20000 above the measured
   // 1..4096"); empty inside.
   std::vector<std::string> outside;

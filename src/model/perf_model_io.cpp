@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@ namespace shapescope {
 
 namespace {
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 
 nlohmann::json class_json(const PerfClass& c) {
   nlohmann::json j;
@@ -30,8 +31,11 @@ nlohmann::json class_json(const PerfClass& c) {
   for (const PerfKernelConfig& k : c.configs)
     j["configs"].push_back({{"tile_m", k.tile_m}, {"tile_n", k.tile_n}, {"splits", k.splits}, {"slots", k.slots},
                             {"rate_tflops", k.rate_tflops}, {"points", k.points}});
-  // One row per training shape, [m, n, k, configuration, rate in TFLOP/s]: the kernel map.
-  for (const PerfClass::Kernel& k : c.kernels) j["kernels"].push_back({k.m, k.n, k.k, k.config, k.rate_tflops});
+  j["from_aligned"] = c.from_aligned;
+  // One row per measured shape, [m, n, k, batch, configuration, time in us, log ratio to the aligned
+  // class]: what a prediction reads.
+  for (const PerfClass::Kernel& k : c.kernels)
+    j["kernels"].push_back({k.m, k.n, k.k, k.batch, k.config, k.us, k.log_ratio});
   return j;
 }
 
@@ -54,14 +58,19 @@ PerfClass read_class(const nlohmann::json& j) {
   for (const nlohmann::json& k : j.at("configs"))
     c.configs.push_back({k.at("tile_m").get<int>(), k.at("tile_n").get<int>(), k.at("splits").get<int64_t>(),
                          k.at("slots").get<int64_t>(), k.at("rate_tflops").get<double>(), k.at("points").get<int64_t>()});
-  for (const nlohmann::json& k : j.at("kernels")) {
-    const size_t config = k.at(3).get<size_t>();
-    const double rate = k.at(4).get<double>();
-    if (config >= c.configs.size() || k.at(0).get<int64_t>() < 1 || k.at(1).get<int64_t>() < 1 ||
-        k.at(2).get<int64_t>() < 1 || !(rate > 0))
+  c.from_aligned = j.at("from_aligned").get<bool>();
+  for (const nlohmann::json& row : j.at("kernels")) {
+    PerfClass::Kernel k;
+    k.m = row.at(0).get<int64_t>(), k.n = row.at(1).get<int64_t>(), k.k = row.at(2).get<int64_t>();
+    k.batch = row.at(3).get<int64_t>(), k.config = row.at(4).get<size_t>();
+    k.us = row.at(5).get<double>(), k.log_ratio = row.at(6).get<double>();
+    if (k.config >= c.configs.size() || k.m < 1 || k.n < 1 || k.k < 1 || k.batch < 1 || !(k.us > 0) ||
+        !std::isfinite(k.us) || !std::isfinite(k.log_ratio) || row.size() != 7)
       throw nlohmann::json::other_error::create(501, "a kernel row out of range", nullptr);
-    c.kernels.push_back({k.at(0).get<int64_t>(), k.at(1).get<int64_t>(), k.at(2).get<int64_t>(), config, rate});
+    k.set_logs();
+    c.kernels.push_back(k);
   }
+  if (c.kernels.empty()) throw nlohmann::json::other_error::create(501, "a class without measured shapes", nullptr);
   for (const PerfKernelConfig& k : c.configs)
     if (k.tile_m < 1 || k.tile_n < 1 || k.splits < 1 || k.slots < 1)
       throw nlohmann::json::other_error::create(501, "a kernel configuration without a tile, slots or rate", nullptr);

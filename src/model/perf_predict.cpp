@@ -1,6 +1,10 @@
 #include "model/perf_predict.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "common/error.hpp"
 
 #include "core/device_context.hpp"
 
@@ -11,6 +15,29 @@ bool perf_model_fits(const PerfModel& model, const GpuProfile* asked, const std:
   if (asked) return of_model == asked;
   if (device_name.empty()) return true;
   return of_model ? of_model == profile_for_device_name(device_name) : model.gpu == device_name;
+}
+
+PerfModel scale_perf_model(const PerfModel& model, const GpuProfile& to, const std::string& option) {
+  const GpuProfile* from = profile_for_device_name(model.gpu);
+  if (!from)
+    throw usage_error(fmt::format("{}: '{}': the model is of {}, which the GPU profiles lack (its clock and bandwidth "
+                                  "are what scaling needs)",
+                                  option, to.key, model.gpu));
+  if (from == &to || model.scaled)
+    throw usage_error(fmt::format("{}: '{}': the model is {} of that GPU already", option, to.key,
+                                  model.scaled ? "a scaled model" : "a model"));
+  PerfModel out = model;
+  PerfScaling s;
+  s.from_gpu = model.gpu;
+  s.from_key = from->key;
+  s.from_clock_mhz = model.clock_mhz > 0 ? model.clock_mhz : from->boost_clock_mhz;
+  s.to_clock_mhz = to.boost_clock_mhz;
+  s.from_bandwidth_gbs = from->bandwidth_gbs;
+  s.to_bandwidth_gbs = to.bandwidth_gbs;
+  out.gpu = to.name;
+  out.clock_mhz = s.to_clock_mhz;
+  out.scaled = s;
+  return out;
 }
 
 ModelGpu perf_model_gpu(const PerfModel& model) {

@@ -22,6 +22,13 @@ struct GpuPerfModel {
 // the profiles lack it); with neither, the model's own GPU is the one predicted for.
 bool perf_model_fits(const PerfModel& model, const GpuProfile* asked, const std::string& device_name);
 
+// `model` (of a GPU the profiles know) made a model of the GPU `to`: its times scaled as PerfScaling
+// says, from the model's measured SM clock (its profile's boost clock where none was recorded) and its
+// profile's bandwidth to `to`'s boost clock and bandwidth. Its classes' bandwidths and held-out errors
+// stay the measured GPU's (a time's memory share is read with those bandwidths). Error(kUsage) naming `option` when the profiles lack the
+// model's GPU, or `to` is that GPU.
+PerfModel scale_perf_model(const PerfModel& model, const GpuProfile& to, const std::string& option);
+
 // The GPU the model was measured on, as the annotations see it: its profile's limits and vendor
 // peaks where the profiles know it, its SM count from the model.
 ModelGpu perf_model_gpu(const PerfModel& model);

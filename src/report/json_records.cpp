@@ -82,11 +82,11 @@ const std::vector<JsonRecord> kExplainRecords = {
     // prediction (its class's held-out error, the kernel it assumed, where it lies outside the data).
     {"Prediction",
      {{"gpu", kText}, {"sm_count", kInt}, {"file", kText}, {"fitted_on", kText}, {"points", kInt}, {"held_out", kInt},
-      {"cublas", kText}, {"clock_mhz", kReal}, {"floor_us", kReal}, {"why", kText}}},
+      {"cublas", kText}, {"clock_mhz", kReal}, {"floor_us", kReal}, {"scaled", kText}, {"why", kText}}},
     {"PredictedTime",
      {{"time_us", kReal}, {"tflops", kReal}, {"class", kText}, {"error_median", kReal}, {"error_p95", kReal},
       {"held_out", kInt}, {"tile_m", kInt}, {"tile_n", kInt}, {"splits", kInt}, {"slots", kInt}, {"rounds", kInt},
-      {"memory_bound", kBool}, {"outside", kTexts}}},
+      {"memory_bound", kBool}, {"scaled", kText}, {"outside", kTexts}}},
     {"PairedRun",
      {{"text", kText}, {"passes", kInt}, {"seconds", kReal}, {"clock_low_mhz", kReal}, {"clock_median_mhz", kReal},
       {"clock_high_mhz", kReal}, {"power_w", kReal}, {"min_effect", kReal}}},

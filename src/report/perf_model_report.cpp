@@ -40,12 +40,15 @@ void write_perf_model_text(std::ostream& out, const PerfModel& m) {
   for (const PerfClass& c : m.classes)
     rows.push_back({fmt::format("{} {} rows {}-byte aligned", to_string(c.dtype), to_string(c.layout), c.align_bytes),
                     fmt::format("{}..{} x {}..{} x {}..{}", c.min_m, c.max_m, c.min_n, c.max_n, c.min_k, c.max_k),
-                    std::to_string(c.accuracy.points), percent(c.accuracy.median, 1), percent(c.accuracy.p95, 1),
+                    std::to_string(c.accuracy.points), c.accuracy.points ? percent(c.accuracy.median, 1) : "-",
+                    c.accuracy.points ? percent(c.accuracy.p95, 1) : "-",
                     fmt::format("{:.0f} ({})", c.bandwidth_gbs, c.bandwidth_source), top_configs(c)});
   write_table(out, rows, {false, false, true, true, true, false, false}, "",
               fit_by_name(rows.front(), {{"kernels (most shapes first)", {1, 0, 60}}}));
-  out << "error: |predicted / measured - 1| on every 4th measured shape of each class, which the fit did not see; "
-         "a shape outside a class's measured range, or of a class not listed, is not covered by these figures\n";
+  out << "error: |predicted / measured - 1| on every 4th measured shape of each class, predicted from the others "
+         "less every shape that shares its M, N or K inside the class's range (as far from it as a new shape's "
+         "neighbours between the measured values); a shape outside a class's measured range, or of a class not "
+         "listed, is not covered by these figures\n";
 }
 
 }  // namespace shapescope

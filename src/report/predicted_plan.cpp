@@ -27,7 +27,10 @@ void write_predicted_plan(std::ostream& out, const std::vector<Problem>& problem
       row.push_back(fmt::format("{:.2f}", got->us));
       row.push_back(fmt::format("{:.1f}", p.flops() / got->us / 1e6));
       row.push_back(fmt::format("{:.1f} ({:.1f})", got->cls->accuracy.median * 100, got->cls->accuracy.p95 * 100));
-      row.push_back(got->outside.empty() ? "" : fmt::format("outside: {}", fmt::join(got->outside, ", ")));
+      std::vector<std::string> notes;
+      if (got->scaled) notes.push_back("scaled from " + got->scaled->from_key);
+      if (!got->outside.empty()) notes.push_back(fmt::format("outside: {}", fmt::join(got->outside, ", ")));
+      row.push_back(fmt::format("{}", fmt::join(notes, "; ")));
     } else {
       row.insert(row.end(), {"-", "-", "-", "not predicted: " + why});
     }

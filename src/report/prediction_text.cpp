@@ -12,6 +12,10 @@ using Json = nlohmann::ordered_json;
 
 std::string perf_model_text(const GpuPerfModel& g) {
   const PerfModel& m = g.model;
+  if (m.scaled)
+    return fmt::format("the performance model of {} in '{}' scaled to {} ({}), fitted on {} measured points of '{}' "
+                       "(cuBLAS {}); its held-out error is the measured GPU's",
+                       m.scaled->from_gpu, g.file, m.gpu, m.scaled->terms(), m.points, m.source, m.cublas);
   return fmt::format("the performance model of {} ({} SMs) in '{}', fitted on {} measured points of '{}' (cuBLAS {}, "
                      "SM clock {:.0f} MHz)",
                      m.gpu, m.sm_count, g.file, m.points, m.source, m.cublas, m.clock_mhz);
@@ -41,7 +45,7 @@ Json perf_model_json(const GpuPerfModel& g, const std::string& why) {
   const PerfModel& m = g.model;
   return {{"gpu", m.gpu},        {"sm_count", m.sm_count}, {"file", g.file},         {"fitted_on", m.source},
           {"points", m.points},  {"held_out", m.held_out}, {"cublas", m.cublas},     {"clock_mhz", m.clock_mhz},
-          {"floor_us", m.floor_us}, {"why", why}};
+          {"floor_us", m.floor_us}, {"scaled", m.scaled ? m.scaled->terms() : ""}, {"why", why}};
 }
 
 Json predicted_time_json(const Problem& problem, const PerfPrediction& p) {
@@ -58,6 +62,7 @@ Json predicted_time_json(const Problem& problem, const PerfPrediction& p) {
           {"slots", k.slots},
           {"rounds", p.rounds},
           {"memory_bound", p.memory_bound},
+          {"scaled", p.scaled ? "scaled from " + p.scaled->from_gpu : ""},
           {"outside", p.outside}};
 }
 
@@ -87,6 +92,7 @@ std::string predicted_evidence(const ExplainReport& r) {
   std::string text = fmt::format("{} ({}; {} on {} shapes the fit did not see); kernel assumed: {}", us_or_ms(p.us),
                                  perf_class_text(*p.cls), perf_error_text(*p.cls), p.cls->accuracy.points,
                                  perf_config_text(p));
+  if (p.scaled) text += "; scaled: " + p.scaled->terms();
   if (!p.outside.empty()) text += "; outside the measured range: " + perf_outside_text(p);
   return text;
 }

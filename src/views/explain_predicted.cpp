@@ -23,6 +23,7 @@ ExplainReport explain_predicted(const ExplainRequest& o,
       "predicted by the performance model of {} ({} SMs) in '{}', fitted on {} measured points of '{}' (cuBLAS {}, "
       "SM clock {:.0f} MHz); nothing measured ({})",
       m.gpu, m.sm_count, model->file, m.points, m.source, m.cublas, m.clock_mhz, why);
+  if (m.scaled) report.source += "; scaled: " + m.scaled->terms();
   report.prediction = ExplainPrediction{model, why, {}};
   // A point the model predicts; nullopt with its reason among the points not measured.
   explain_target_and_neighbours(o, target, report, [&](Role role, std::string label, Candidate c) {

@@ -2,6 +2,7 @@
 // did not see, flags what it cannot answer, and the shipped model is what its samples fit to.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -10,6 +11,8 @@
 #include "model/input_file.hpp"
 #include "cli_util.hpp"
 #include "model/perf_model.hpp"
+#include "model/perf_neighbours.hpp"
+#include "model/perf_predict.hpp"
 
 
 namespace shapescope {
@@ -46,7 +49,7 @@ PerfSampleSet synthetic(double noise = 0) {
   return set;
 }
 
-TEST(PerfModel, TheFitRecoversTheModelItWasGiven) {
+TEST(PerfModel, TheFitReadsTheFloorKernelsAndWaveStepsItCannotFollow) {
   const PerfModel m = fit_perf_model(synthetic(), "synthetic");
   ASSERT_EQ(m.classes.size(), 1u);
   const PerfClass& c = m.classes.front();
@@ -54,12 +57,15 @@ TEST(PerfModel, TheFitRecoversTheModelItWasGiven) {
   EXPECT_NEAR(m.floor_us, 6.0, 1e-9);
   ASSERT_EQ(c.configs.size(), 2u);
   EXPECT_NEAR(c.configs.back().rate_tflops, 700, 7);
-  // Held out: every 4th of the 74 shapes. The compute-bound ones come out exact; the memory-bound
-  // ones (3000 GB/s here) are scaled from their neighbours by work, not bytes: a few percent.
+  // Held out: every 4th of the 74 shapes, each predicted from the others. The law's time steps where
+  // a wave round is added (M 4352 with N 1024: 136 tiles on 132 slots); a local fit, smooth in log M, N, K,
+  // rounds those steps off: most shapes within a few percent, the ones at a step up to a third off,
+  // and the stated error says so.
   EXPECT_EQ(c.accuracy.points, 18);
-  EXPECT_LT(c.accuracy.median, 0.01);
-  EXPECT_LT(c.accuracy.p95, 0.05);
-  EXPECT_EQ(m.points + m.held_out, 74);
+  EXPECT_LT(c.accuracy.median, 0.08);
+  EXPECT_GT(c.accuracy.p95, 0.1);
+  EXPECT_LT(c.accuracy.p95, 0.35);
+  EXPECT_EQ(m.points, 74);
   EXPECT_EQ(m.gpu, kH100);
 }
 
@@ -90,9 +96,104 @@ TEST(PerfModel, WhatItWasNotFittedOnIsSaid) {
   EXPECT_NE(why.find("bf16 nt"), std::string::npos) << why;
 }
 
+// Times from a law the local fit holds exactly: above a 6 us floor, the work (K in blocks of 64) at a
+// rate that is a power of M, N and K; unaligned rows (N odd, so ldb and ldc are) take `unaligned` x
+// the aligned time above the floor. Tiny nt GEMMs at the floor set the floor apart from the nn class.
+double law_rate(int64_t m, int64_t n, int64_t k) {
+  return 500e6 * std::pow(double(m) / 4096, 0.1) * std::pow(double(n) / 4096, 0.05) * std::pow(double(k) / 4096, 0.08);
+}
+double law_us(const Problem& p, double unaligned = 1) { return 6 + unaligned * perf_work(p) / law_rate(p.m, p.n, p.k); }
+
+PerfSampleSet power_law(double unaligned) {
+  PerfSampleSet set;
+  set.gpu = kH100;
+  set.sm_count = 132;
+  for (int64_t k = 16; k <= 160; k += 16) {
+    Problem tiny = square(16, 16, k);
+    tiny.layout = Layout::kNT;
+    set.samples.push_back({tiny, 6.0, 64, 64, 1, 132});
+  }
+  for (int64_t m : {256, 512, 1024, 2048, 4096, 8192})
+    for (int64_t n : {256, 512, 1024, 2048, 4096, 8192})
+      for (int64_t k : {512, 1024, 2048, 4096}) {
+        set.samples.push_back({square(m, n, k), law_us(square(m, n, k)), 128, 256, 1, 132});
+        // The unaligned class, sparser: N odd, every other K.
+        if (unaligned > 0 && (k == 1024 || k == 4096))
+          set.samples.push_back({square(m, n - 1, k), law_us(square(m, n - 1, k), unaligned), 64, 128, 1, 264});
+      }
+  return set;
+}
+
+TEST(PerfModel, ALocalPowerLawIsRecoveredBetweenAndOnItsLines) {
+  const PerfModel m = fit_perf_model(power_law(0), "law");
+  ASSERT_EQ(m.classes.size(), 2u);  // nn 16-byte rows, and the tiny nt GEMMs
+  EXPECT_NEAR(m.floor_us, 6.0, 1e-9);
+  const PerfClass& nn = m.classes.front();
+  ASSERT_EQ(nn.layout, Layout::kNN);
+  // Held out with their grid lines: every 4th of the 144 shapes, each predicted from shapes that differ
+  // from it in M, N and K alike (or extrapolated to the grid's edge): the law is linear in the logs.
+  EXPECT_EQ(nn.accuracy.points, 36);
+  EXPECT_LT(nn.accuracy.p95, 0.005);
+  for (const Problem& p : {square(3000, 3000, 3000), square(300, 6000, 704), square(8192, 256, 1536)}) {
+    std::string why;
+    const auto got = predict(m, p, why);
+    ASSERT_TRUE(got) << why;
+    EXPECT_NEAR(got->us, law_us(p), 0.005 * law_us(p)) << p.shape_string();
+    EXPECT_EQ(got->config->tile_m, 128);
+  }
+}
+
+TEST(PerfModel, AKThatStopsInsideABlockCostsTheBlock) {
+  EXPECT_EQ(perf_work(square(100, 100, 200)), perf_work(square(100, 100, 256)));
+  EXPECT_EQ(perf_work(square(100, 100, 256)), 2.0 * 100 * 100 * 256);
+  EXPECT_LT(perf_work(square(100, 100, 256)), perf_work(square(100, 100, 257)));
+  // 128 bytes of a row: 32 fp32 elements.
+  EXPECT_EQ(perf_work(square(100, 100, 200, DType::kFp32)), perf_work(square(100, 100, 224, DType::kFp32)));
+}
+
+TEST(PerfModel, AnUnalignedClassFollowsItsAlignedClassTimesItsOwnRatio) {
+  const PerfModel m = fit_perf_model(power_law(2.5), "law");
+  const auto unaligned = std::find_if(m.classes.begin(), m.classes.end(),
+                                      [](const PerfClass& c) { return c.layout == Layout::kNN && c.align_bytes == 2; });
+  ASSERT_NE(unaligned, m.classes.end());
+  EXPECT_TRUE(unaligned->from_aligned);
+  EXPECT_LT(unaligned->accuracy.p95, 0.01);
+  // K 2000 lies between the unaligned class's K 1024 and 4096: its shape comes from the aligned class.
+  std::string why;
+  const Problem p = square(3000, 2999, 2000);
+  const auto got = predict(m, p, why);
+  ASSERT_TRUE(got) << why;
+  EXPECT_NEAR(got->us, law_us(p, 2.5), 0.01 * law_us(p, 2.5));
+  EXPECT_EQ(got->config->slots, 264) << "the kernel of its own class's nearest shape";
+}
+
+TEST(PerfModel, ScaledToAnotherGpuTheMemoryShareFollowsTheBandwidth) {
+  const PerfModel h100 = fit_perf_model(power_law(0), "law");
+  const PerfModel h200 = scale_perf_model(h100, *find_profile("h200"), "--scale-to");
+  ASSERT_TRUE(h200.scaled);
+  EXPECT_EQ(h200.scaled->from_gpu, kH100);
+  EXPECT_NE(h200.scaled->terms().find("memory time x 0.698 (DRAM 3350 -> 4800 GB/s)"), std::string::npos)
+      << h200.scaled->terms();
+  EXPECT_TRUE(perf_model_fits(h200, find_profile("h200"), ""));
+  EXPECT_FALSE(perf_model_fits(h200, find_profile("h100-sxm"), ""));
+  for (const Problem& p : {square(8192, 8192, 4096), square(8192, 8192, 512), square(256, 8192, 512)}) {
+    std::string why;
+    const auto before = predict(h100, p, why), after = predict(h200, p, why);
+    ASSERT_TRUE(before && after) << why;
+    EXPECT_EQ(after->scaled, &*h200.scaled);
+    const double above = before->us - 6;
+    const double bytes = 2.0 * double(p.m * p.k + p.k * p.n + p.m * p.n);
+    const double memory = std::min(above, bytes / (before->cls->bandwidth_gbs * 1e3));
+    // Both GPUs' SM clock is 1980 MHz: the compute share stays.
+    EXPECT_NEAR(after->us, 6 + memory * 3350 / 4800 + (above - memory), 1e-9 * after->us) << p.shape_string();
+  }
+  EXPECT_THROW(scale_perf_model(h100, *find_profile("h100-sxm"), "--scale-to"), Error);
+  EXPECT_THROW(scale_perf_model(h200, *find_profile("a100"), "--scale-to"), Error);
+}
+
 TEST(PerfModel, TooFewPointsAreRefused) {
   PerfSampleSet set = synthetic();
-  set.samples.resize(9);  // 7 train (2 held out): a class needs 8
+  set.samples.resize(7);  // a class needs 8
   EXPECT_THROW(fit_perf_model(set, "few"), Error);
   set = synthetic();
   set.samples.front().median_us = 0;
@@ -141,12 +242,12 @@ TEST(CalibrateModelCli, FitsOneGpusStoreAndRefusesTwo) {
   std::remove(out.c_str());
   const CliRun fit = run("calibrate-model --db '" + squares + "' --out '" + out + "'");
   EXPECT_EQ(fit.code, 0) << fit.err;
-  EXPECT_NE(fit.out.find("performance model of NVIDIA H200 (132 SMs): fitted on 3072 points"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("performance model of NVIDIA H200 (132 SMs): fitted on 4087 points"), std::string::npos) << fit.out;
   EXPECT_NE(fit.out.find("bf16 nn rows 16-byte aligned"), std::string::npos);
   EXPECT_EQ(file_text(squares), before);
   const CliRun shown = run("info --model '" + out + "'");
   EXPECT_EQ(shown.code, 0) << shown.err;
-  EXPECT_NE(shown.out.find("1024 held out"), std::string::npos);
+  EXPECT_NE(shown.out.find("1021 held out"), std::string::npos);
   std::remove(out.c_str());
 
   const std::string two = ::testing::TempDir() + "calibrate_model_two.db";

@@ -221,6 +221,47 @@ TEST(PredictCli, AModelOfAnotherGpuIsRefused) {
   }
 }
 
+TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
+  const std::string h100 = kGpus + "/h100-sxm.json";
+  const PerfModel scaled = scale_perf_model(shipped("h100-sxm"), *find_profile("h200"), "--scale-to");
+  const PerfPrediction p = predicted(scaled, packed(1793, 1793, 1793));
+  ASSERT_TRUE(p.scaled);
+  for (const std::string gpu : {" --gpu h200", ""}) {
+    const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --perf-model '" + h100 +
+                                                                     "' --scale-to h200 --format json --db " + no_store() + gpu),
+                             "ExplainResult");
+    EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H200 SXM 141GB");
+    EXPECT_EQ(doc["prediction"]["scaled"], scaled.scaled->terms());
+    EXPECT_NE(doc["source"].get<std::string>().find("; scaled: " + scaled.scaled->terms()), std::string::npos);
+    const Json& t = doc["points"][0]["predicted"];
+    EXPECT_EQ(t["scaled"], "scaled from NVIDIA H100 80GB HBM3");
+    EXPECT_NEAR(t["time_us"].get<double>(), p.us, 1e-9 * p.us);
+  }
+  const CliRun plan = run_binary(kNoGpu + SHAPESCOPE_BIN, "sweep --n 1790..1800:2 --dry-run --perf-model '" + h100 +
+                                                              "' --scale-to h200 --db " + no_store());
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_EQ(occurrences(plan.out, "scaled from h100-sxm"), 6u) << plan.out;
+  EXPECT_NE(plan.out.find("scaled to NVIDIA H200 SXM 141GB (memory time x 0.698"), std::string::npos) << plan.out;
+  // An unscaled prediction says nothing of scaling.
+  const Json plain = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --format json --db " + no_store()),
+                             "ExplainResult");
+  EXPECT_EQ(plain["prediction"]["scaled"], "");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"explain 1793 --scale-to h200", "--scale-to: 'h200' scales the model --perf-model FILE names"},
+      {"explain 1793 --scale-to h999 --perf-model '" + h100 + "'", "--scale-to: 'h999' is not a known GPU profile"},
+      {"explain 1793 --scale-to h200 --gpu h100-sxm --perf-model '" + h100 + "'",
+       "--scale-to: 'h200' is the GPU predicted for, --gpu names another (h100-sxm)"},
+      {"explain 1793 --scale-to h100-sxm --perf-model '" + h100 + "'", "--scale-to: 'h100-sxm': the model is a model of that GPU"},
+  };
+  for (const auto& [args, words] : refused) {
+    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --db " + no_store());
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(words), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
 TEST(PredictCli, BadInputIsOneLine) {
   struct Case {
     std::string args, words;
@@ -303,7 +344,10 @@ TEST(PadPredict, PadsTheVocabularyAsWorkedOutByHand) {
                               law_us(4096, 768, 3072, 700));
   const double before = layers + law_us(4096, 50257, 768, 175);
   const double after = layers + law_us(4096, 50264, 768, 700);
-  EXPECT_NEAR(step["gemm_time_us"].get<double>(), before, before * 1e-9);
+  // The layers' GEMMs were measured: their times as measured. 50257 and 50264 were not: the local fit
+  // over their measured neighbours (N 50303/50304 and 51199/51200, whose wave rounds differ) is within
+  // 5 % of the law's.
+  EXPECT_NEAR(step["gemm_time_us"].get<double>(), before, before * 0.05);
   for (const Json& g : step["gemms"]) EXPECT_TRUE(g["predicted"].is_object()) << g["linear"];
   const Json* vocab = nullptr;
   for (const Json& d : step["dimensions"])
@@ -312,8 +356,8 @@ TEST(PadPredict, PadsTheVocabularyAsWorkedOutByHand) {
   ASSERT_FALSE((*vocab)["candidates"].empty());
   const Json& c = (*vocab)["candidates"][0];
   EXPECT_EQ(c["value"], 50264);
-  EXPECT_NEAR(c["after_us"].get<double>(), after, after * 1e-9);
-  EXPECT_NEAR(c["saving_us"].get<double>(), before - after, 1e-6 * before);
+  EXPECT_NEAR(c["after_us"].get<double>(), after, after * 0.05);
+  EXPECT_NEAR(c["saving_us"].get<double>(), before - after, 0.05 * after);
   // Every larger candidate runs the same 48 rounds: the least that pads wins.
   EXPECT_EQ((*vocab)["recommendation"]["action"], "pad");
   EXPECT_EQ((*vocab)["recommendation"]["value"], 50264);

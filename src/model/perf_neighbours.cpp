@@ -1,0 +1,135 @@
+#include "model/perf_neighbours.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+namespace shapescope {
+
+namespace {
+
+constexpr size_t kNeighbours = 24;       // measured shapes a local fit takes
+constexpr size_t kRatioNeighbours = 4;   // unaligned shapes an unaligned class's ratio takes
+constexpr double kKBlockBytes = 128;     // the K block of an input row
+constexpr double kRidge = 1e-3;          // the slopes' pull towards 0, as a share of the weights
+constexpr double kLeastAboveFloor = 0.05;
+constexpr double kRatioSoftening = 0.05;  // log distance added before the ratio's inverse-square weight
+
+struct Near {
+  double distance = 0;
+  size_t index = 0;
+};
+
+double log_distance(const PerfClass::Kernel& k, const Problem& p) {
+  const double dm = k.log_m - std::log(double(p.m)), dn = k.log_n - std::log(double(p.n));
+  const double dk = k.log_k - std::log(double(p.k)), db = k.log_batch - std::log(double(p.batch));
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+}
+
+// The `count` nearest kernels of the class to `p` less those `out` leaves out, nearest first; ties by
+// M, N, K so that the same samples give the same prediction whatever their order.
+std::vector<Near> nearest(const PerfClass& c, const Problem& p, PerfLeaveOut out, size_t count) {
+  std::vector<Near> near;
+  near.reserve(c.kernels.size());
+  const auto gather = [&](bool lines) {
+    near.clear();
+    for (size_t i = 0; i < c.kernels.size(); ++i) {
+      const PerfClass::Kernel& k = c.kernels[i];
+      const bool same = k.m == p.m && k.n == p.n && k.k == p.k && k.batch == p.batch;
+      if (out.self && (same || (lines && ((out.m && k.m == p.m) || (out.n && k.n == p.n) || (out.k && k.k == p.k)))))
+        continue;
+      near.push_back({log_distance(k, p), i});
+    }
+  };
+  gather(true);
+  if (near.size() < kNeighbours) gather(false);
+  const size_t n = std::min(count, near.size());
+  std::partial_sort(near.begin(), near.begin() + long(n), near.end(), [&](const Near& a, const Near& b) {
+    const PerfClass::Kernel &x = c.kernels[a.index], &y = c.kernels[b.index];
+    return a.distance != b.distance ? a.distance < b.distance
+                                    : std::tie(x.m, x.n, x.k, x.batch) < std::tie(y.m, y.n, y.k, y.batch);
+  });
+  near.resize(n);
+  return near;
+}
+
+// Solves the 4x4 system a x = b by Gaussian elimination with partial pivoting; false when singular.
+bool solve4(std::array<std::array<double, 5>, 4> a, std::array<double, 4>& x) {
+  for (size_t col = 0; col < 4; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < 4; ++r)
+      if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
+    if (!(std::abs(a[pivot][col]) > 1e-300)) return false;
+    std::swap(a[col], a[pivot]);
+    for (size_t r = 0; r < 4; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (size_t j = col; j < 5; ++j) a[r][j] -= f * a[col][j];
+    }
+  }
+  for (size_t i = 0; i < 4; ++i) x[i] = a[i][4] / a[i][i];
+  return true;
+}
+
+}  // namespace
+
+double perf_work(int64_t m, int64_t n, int64_t k, int64_t batch, DType dtype) {
+  const int64_t block = std::max<int64_t>(1, int64_t(kKBlockBytes / input_bytes(dtype)));
+  const int64_t padded = (k + block - 1) / block * block;
+  return 2.0 * double(m) * double(n) * double(padded) * double(batch);
+}
+
+double perf_work(const Problem& p) { return perf_work(p.m, p.n, p.k, p.batch, p.dtype); }
+
+double perf_above_floor(double us, double floor_us) { return std::max(us - floor_us, kLeastAboveFloor * floor_us); }
+
+PerfNeighbourFit perf_local_fit(const PerfClass& c, const Problem& p, double floor_us, PerfLeaveOut leave_out) {
+  const std::vector<Near> near = nearest(c, p, leave_out, kNeighbours);
+  PerfNeighbourFit out;
+  if (near.empty()) return out;
+  out.nearest = near.front().index;
+  if (near.front().distance == 0) {
+    out.us = c.kernels[out.nearest].us;
+    return out;
+  }
+  // Tricube weights over the farthest neighbour's distance (a hair beyond, so that it still counts).
+  const double reach = near.back().distance * 1.01 + 1e-9;
+  std::array<std::array<double, 5>, 4> a{};
+  double weights = 0;
+  const double lm = std::log(double(p.m)), ln = std::log(double(p.n)), lk = std::log(double(p.k));
+  for (const Near& e : near) {
+    const PerfClass::Kernel& k = c.kernels[e.index];
+    const double r = 1 - std::pow(e.distance / reach, 3), w = r * r * r;
+    const std::array<double, 4> x = {1, k.log_m - lm, k.log_n - ln, k.log_k - lk};
+    const double y = std::log(perf_above_floor(k.us, floor_us) / perf_work(k.m, k.n, k.k, k.batch, c.dtype));
+    for (size_t i = 0; i < 4; ++i) {
+      a[i][4] += w * x[i] * y;
+      for (size_t j = 0; j < 4; ++j) a[i][j] += w * x[i] * x[j];
+    }
+    weights += w;
+  }
+  // Neighbours that span no direction (all at one N, say) leave its slope to the ridge: 0.
+  for (size_t i = 1; i < 4; ++i) a[i][i] += kRidge * weights;
+  std::array<double, 4> coef{};
+  const double log_rate = solve4(a, coef) ? coef[0] : a[0][4] / a[0][0];
+  out.us = floor_us + std::exp(log_rate) * perf_work(p);
+  return out;
+}
+
+PerfRatio perf_log_ratio_near(const PerfClass& c, const Problem& p, PerfLeaveOut leave_out) {
+  double sum = 0, weights = 0;
+  const std::vector<Near> near = nearest(c, p, leave_out, kRatioNeighbours);
+  for (const Near& e : near) {
+    const double w = 1 / ((e.distance + kRatioSoftening) * (e.distance + kRatioSoftening));
+    sum += w * c.kernels[e.index].log_ratio;
+    weights += w;
+  }
+  PerfRatio out;
+  if (weights > 0) out.log_ratio = sum / weights;
+  if (!near.empty()) out.nearest = near.front().index, out.distance = near.front().distance;
+  return out;
+}
+
+}  // namespace shapescope
