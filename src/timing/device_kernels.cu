@@ -53,8 +53,9 @@ __global__ void fill_for_every_dtype_kernel(uint16_t* words, int64_t count, uint
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     uint16_t bits = __bfloat16_as_ushort(__float2bfloat16(normal_at(seed, i)));
-    // e4m3's NaNs are s.1111.111: the low byte's seven mantissa bits all set. Drop the lowest.
-    if ((bits & 0x7f) == 0x7f) bits &= uint16_t(~1u);
+    // e5m2's infinities and NaNs are s.11111.xx (e4m3's NaNs, s.1111.111, among them): where the low
+    // byte's bits 6..2 are all set, clear bit 2 (a finite value in both formats).
+    if ((bits & 0x7c) == 0x7c) bits &= uint16_t(~0x4u);
     words[i] = bits;
   }
 }

@@ -19,8 +19,9 @@ void fill_normal(void* data, int64_t count, DType dtype, bool as_output, uint64_
 // infinite: a request that mixes input types (explain's precision controls, paired against the
 // target) shares one buffer. Each 16-bit word is a bf16 sample of a standard normal (so bf16 reads
 // N(0,1), fp32 and tf32 read its upper words: N(0,1) with random low mantissa bits, fp16 reads
-// magnitudes of 0.5..4) whose low byte is kept off e4m3's NaN patterns (fp8 reads finite values,
-// the upper bytes 1..4 in magnitude). The same seed gives the same bytes.
+// magnitudes of 0.5..4) whose low byte is kept off e4m3's NaN and e5m2's infinity and NaN patterns
+// (fp8 reads finite values in either format, the upper bytes 1..4 in magnitude). The same seed gives
+// the same bytes.
 void fill_for_every_dtype(void* data, int64_t bytes, uint64_t seed, cudaStream_t stream);
 
 // A kernel that spins for `nanoseconds` of %globaltimer on one thread: a GPU task of known length,
