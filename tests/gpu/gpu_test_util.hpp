@@ -22,6 +22,15 @@
     if (::shapescope::device_count() == 0) GTEST_SKIP() << "no CUDA GPU on this machine"; \
   } while (0)
 
+// Row and block fp8 scaling (and these tests' fp8 GEMMs) run on compute capability 9.x only.
+#define SKIP_WITHOUT_FP8_HOPPER()                                                                 \
+  do {                                                                                            \
+    SKIP_WITHOUT_GPU();                                                                           \
+    const ::shapescope::DeviceContext d_ = ::shapescope::query_device(0);                         \
+    if (d_.cc_major != 9)                                                                         \
+      GTEST_SKIP() << "row and block fp8 scaling run on compute capability 9.x; " << d_.gpu_name; \
+  } while (0)
+
 namespace shapescope::testing {
 
 // A store file of this test process in the temporary folder, removed with its SQLite sidecars.

@@ -42,13 +42,6 @@ using testing::TempStore;
 
 int cc_of(const DeviceContext& d) { return d.cc_major * 10 + d.cc_minor; }
 
-#define SKIP_WITHOUT_FP8_HOPPER()                                                                            \
-  do {                                                                                                       \
-    SKIP_WITHOUT_GPU();                                                                                      \
-    const DeviceContext d_ = query_device(0);                                                                \
-    if (d_.cc_major != 9) GTEST_SKIP() << "row and block fp8 scaling run on compute capability 9.x; " << d_.gpu_name; \
-  } while (0)
-
 Fp8Recipe recipe(const char* text) { return *parse_recipe(text); }
 
 Problem fp8_gemm(int64_t m, int64_t n, int64_t k, const Fp8Recipe& r) {

@@ -25,13 +25,6 @@
 namespace shapescope {
 namespace {
 
-#define SKIP_WITHOUT_FP8_HOPPER()                                                                            \
-  do {                                                                                                       \
-    SKIP_WITHOUT_GPU();                                                                                      \
-    const DeviceContext d_ = query_device(0);                                                                \
-    if (d_.cc_major != 9) GTEST_SKIP() << "row and block fp8 scaling run on compute capability 9.x; " << d_.gpu_name; \
-  } while (0)
-
 ExplainRequest request_for(const Problem& target, const std::string& db) {
   ExplainRequest o;
   o.shape = ShapeArg{target.m, target.n, target.k, false};
