@@ -6,10 +6,13 @@
 #include <unordered_set>
 #include <utility>
 
+#include "model/trace_json.hpp"
+
 namespace shapescope {
 namespace {
 
 using Json = nlohmann::json;
+using namespace trace_json;
 
 // Transformer Engine's fp8 quantization kernels, by the name of their __global__ function, from
 // github.com/NVIDIA/TransformerEngine (transformer_engine/common/, read at commit d0067d0, 2026-08):
@@ -49,33 +52,9 @@ bool has_identifier(std::string_view text, std::string_view word) {
   return false;
 }
 
-std::string text_of(const Json& e, const char* key) {
-  const auto it = e.find(key);
-  return it != e.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::optional<double> number_of(const Json& e, const char* key) {
-  const auto it = e.find(key);
-  return it != e.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
-}
-
-std::optional<int64_t> external_id(const Json& e) {
-  const auto args = e.find("args");
-  if (args == e.end() || !args->is_object()) return std::nullopt;
-  const auto id = args->find("External id");
-  return id != args->end() && id->is_number_integer() ? std::optional<int64_t>(id->get<int64_t>()) : std::nullopt;
-}
-
-std::string thread_of(const Json& e) {
-  const auto pid = e.find("pid"), tid = e.find("tid");
-  return (pid != e.end() ? pid->dump() : "") + "/" + (tid != e.end() ? tid->dump() : "");
-}
-
 // The CPU-side events a range can hold (record_function writes "user_annotation"; older profilers
 // "cpu_op"); the GPU's "gpu_user_annotation" copy of the range is no CPU op.
-bool cpu_side(const std::string& cat) {
-  return cat == "user_annotation" || cat == "cpu_op" || cat == "Operator" || cat == "operator";
-}
+bool cpu_side(const std::string& cat) { return cat == "user_annotation" || is_cpu_op(cat); }
 
 struct Span {
   double start = 0, end = 0;
@@ -97,6 +76,12 @@ struct ThreadRanges {
     return after != spans.begin() && end_so_far[size_t(after - spans.begin()) - 1] >= op.end;
   }
 };
+
+// An op's External id (in its args).
+std::optional<int64_t> external_id(const Json& e) {
+  const auto args = e.find("args");
+  return args != e.end() && args->is_object() ? id_of(*args, "External id") : std::nullopt;
+}
 
 // The External ids of the ops inside the ranges (the ranges' own among them); counts the ranges.
 std::unordered_set<int64_t> ops_inside(const Json& events, const std::string& range, int64_t& ranges) {

@@ -7,12 +7,14 @@
 
 #include "common/order_stats.hpp"
 #include "model/input_file.hpp"
+#include "model/trace_json.hpp"
 
 namespace shapescope {
 
 namespace {
 
 using Json = nlohmann::json;
+using namespace trace_json;
 
 constexpr const char* kColumns[] = {"t_us", "sm_clock_mhz", "power_w", "gpu_util_pct"};
 // What a sample may hold and still be a reading of a GPU (anything else is a broken file).
@@ -22,17 +24,6 @@ struct Sample {
   double t_us = 0, sm_mhz = 0;
   std::optional<double> power_w;
 };
-
-std::optional<double> number_in(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::string text_in(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 // A well-formed sample: [t_us, sm_clock_mhz, power_w or null, gpu_util_pct or null] (the last two may
 // be missing), a positive clock, a power and a utilization in range where given.
@@ -57,7 +48,7 @@ std::optional<Sample> sample_of(const Json& row) {
 // Why the key cannot be read at all; "" when it can.
 std::string unusable(const Json& clocks) {
   if (!clocks.is_object()) return "is not an object";
-  const std::optional<double> version = number_in(clocks, "version");
+  const std::optional<double> version = number_of(clocks, "version");
   if (!version || *version != kClocksVersion)
     return fmt::format("has version {} where this shapescope reads {}", short_dump(clocks.value("version", Json())),
                        kClocksVersion);
@@ -80,9 +71,9 @@ std::vector<std::pair<double, double>> kernel_spans(const Json& trace) {
   std::vector<std::pair<double, double>> spans;
   if (events == nullptr) return spans;
   for (const Json& e : *events) {
-    if (!e.is_object() || text_in(e, "ph") != "X") continue;
-    const std::string cat = text_in(e, "cat");
-    const std::optional<double> ts = number_in(e, "ts"), dur = number_in(e, "dur");
+    if (!e.is_object() || text_of(e, "ph") != "X") continue;
+    const std::string cat = text_of(e, "cat");
+    const std::optional<double> ts = number_of(e, "ts"), dur = number_of(e, "dur");
     if ((cat == "kernel" || cat == "Kernel") && ts && dur && *dur >= 0) spans.emplace_back(*ts, *ts + *dur);
   }
   std::sort(spans.begin(), spans.end());
@@ -131,13 +122,13 @@ void summarize(RecordedClocks& c, const std::vector<Sample>& counted) {
 // The GPU's identity and limits as the recording wrote them; a limit out of range is not kept.
 RecordedClocks identity_of(const Json& clocks) {
   RecordedClocks c;
-  c.device = text_in(clocks, "device");
-  c.uuid = text_in(clocks, "uuid");
-  if (const auto interval = number_in(clocks, "interval_ms"); interval && *interval > 0 && *interval <= 60000)
+  c.device = text_of(clocks, "device");
+  c.uuid = text_of(clocks, "uuid");
+  if (const auto interval = number_of(clocks, "interval_ms"); interval && *interval > 0 && *interval <= 60000)
     c.interval_ms = *interval;
-  if (const auto mhz = number_in(clocks, "max_sm_clock_mhz"); mhz && *mhz > 0 && *mhz <= kMostMhz)
+  if (const auto mhz = number_of(clocks, "max_sm_clock_mhz"); mhz && *mhz > 0 && *mhz <= kMostMhz)
     c.max_sm_clock_mhz = *mhz;
-  if (const auto watts = number_in(clocks, "power_limit_w"); watts && *watts > 0 && *watts <= kMostWatts)
+  if (const auto watts = number_of(clocks, "power_limit_w"); watts && *watts > 0 && *watts <= kMostWatts)
     c.power_limit_w = *watts;
   return c;
 }

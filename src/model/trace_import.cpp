@@ -14,12 +14,14 @@
 #include "model/trace_casts.hpp"
 #include "model/trace_clocks.hpp"
 #include "model/trace_fp8.hpp"
+#include "model/trace_json.hpp"
 
 namespace shapescope {
 
 namespace {
 
 using Json = nlohmann::json;
+using namespace trace_json;
 
 constexpr std::string_view kGemmOps[] = {"aten::mm",     "aten::addmm",  "aten::bmm",        "aten::baddbmm",
                                          "aten::matmul", "aten::linear", "aten::_scaled_mm", "aten::_grouped_mm"};
@@ -34,26 +36,8 @@ bool is_gemm_op(std::string_view name) {
   return std::find(std::begin(kGemmOps), std::end(kGemmOps), name) != std::end(kGemmOps);
 }
 
-bool is_cpu_op(const std::string& cat) { return cat == "cpu_op" || cat == "Operator" || cat == "operator"; }
 bool is_launch(const std::string& cat) { return cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime"; }
 bool is_kernel(const std::string& cat) { return cat == "kernel" || cat == "Kernel"; }
-
-std::string text_of(const Json& event, const char* key) {
-  const auto it = event.find(key);
-  return it != event.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::optional<double> number_of(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::optional<int64_t> id_of(const Json& args, const char* key) {
-  const auto it = args.find(key);
-  if (it == args.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
-}
 
 using Dims = std::vector<int64_t>;
 
@@ -421,8 +405,7 @@ TraceScan scan_events(const Json& events) {
       if (corr && ext) s.external_of_correlation[*corr] = *ext;
     } else if (is_cpu_op(cat) && is_gemm_op(name)) {
       const std::optional<OpEvent> op = gemm_op(e, name, args);
-      const auto pid = e.find("pid"), tid = e.find("tid");
-      if (op) s.ops_by_thread[(pid != e.end() ? pid->dump() : "") + "/" + (tid != e.end() ? tid->dump() : "")].push_back(*op);
+      if (op) s.ops_by_thread[thread_of(e)].push_back(*op);
     }
   }
   return s;

@@ -48,10 +48,9 @@ void retime(ExplainPoint& p, double us) {
 // `total`: the explanation's measurements so far, whose GEMM load counts towards the warm-up.
 void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
                  const std::atomic<bool>* interrupted, ExplainReport& report, MeasureOutcome& total) {
-  MeasureRequest r = base_request(o);
+  MeasureRequest r = again_request(o);
   r.backends.clear();
   r.lt_algos = std::max(o.lt_algos, o.alternatives);
-  r.measure.warmup_ms = kWarmAgainMs;
   // The GPU has run the explanation's GEMMs up to now: their load is the pairing's warm-up so far (at
   // the power limit the clock never settles, and the warm-up would wait its whole limit again).
   const double loaded_s = total.phases.engine.warmup + total.phases.engine.gpu_busy;

@@ -62,13 +62,18 @@ MeasureRequest base_request(const ExplainRequest& o) {
   return r;
 }
 
+MeasureRequest again_request(const ExplainRequest& o) {
+  MeasureRequest r = base_request(o);
+  r.measure.warmup_ms = kWarmAgainMs;
+  return r;
+}
+
 bool surveyed(const ExplainRequest& o) { return o.measure.samples == 0 && (o.pair_seconds > 0 || o.paired_later); }
 
 namespace {
 // A request of points that the pairing measures again: a few samples each where surveyed.
 MeasureRequest survey_request(const ExplainRequest& o) {
-  MeasureRequest r = base_request(o);
-  r.measure.warmup_ms = kWarmAgainMs;
+  MeasureRequest r = again_request(o);
   if (surveyed(o)) {
     r.measure.samples = kSurveySamples;
     r.measure.settle = false;  // the pairing compares them at one clock, whatever it is
@@ -98,8 +103,7 @@ MeasureRequest controls_request(const ExplainRequest& o, const Plan& plan) {
 }
 
 std::optional<MeasureRequest> own_time_request(const ExplainRequest& o, const Plan& plan) {
-  MeasureRequest r = base_request(o);
-  r.measure.warmup_ms = kWarmAgainMs;
+  MeasureRequest r = again_request(o);
   r.backends.clear();
   if (plan.controls.copy) {
     r.problems.push_back(plan.target);
@@ -115,7 +119,6 @@ std::optional<MeasureRequest> own_time_request(const ExplainRequest& o, const Pl
   return r;
 }
 
-// Runs one request, annotates and saves what it measured, and adds it to the pool.
 void add_skipped(const MeasureOutcome::Skip& skip, ExplainReport& report) {
   report.missing.push_back(NotMeasured{skip.what, skip.why});
 }

@@ -216,6 +216,8 @@ class ReportBuilder {
 
 
 MeasureRequest base_request(const ExplainRequest& o);
+// The same for a batch after the target's: the GPU is warm, kWarmAgainMs of warm-up.
+MeasureRequest again_request(const ExplainRequest& o);
 
 // Whether the points that are paired later (the neighbours, the fixed kernel's, the alternatives) are
 // first measured with kSurveySamples samples: paired later, and no --samples given.

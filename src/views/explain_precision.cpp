@@ -8,12 +8,10 @@
 #include "model/explain_fp8.hpp"
 #include "model/fp8_steps.hpp"
 #include "views/explain_names.hpp"
+#include "views/explain_parts.hpp"
 
 namespace shapescope {
 namespace {
-
-// The GPU is warm after the target's measurement: the later batches need no long warm-up.
-constexpr double kWarmAgainMs = 30;
 
 // The casts of `source` (the target, as the program holds its operands) into the fp8 GEMM `fp8`: an
 // operand the source stores K x rows (B of an nn GEMM, A and B of a tn one) is transposed by its cast
@@ -47,11 +45,9 @@ PrecisionControls precision_controls(const ExplainRequest& o, const Problem& tar
 std::vector<MeasureRequest> precision_requests(const ExplainRequest& o, const Problem& target,
                                                const PrecisionControls& controls) {
   const auto request = [&] {
-    MeasureRequest r;
-    r.backends.clear();  // not MeasureRequest's default cuBLAS: each request names its own
+    MeasureRequest r = again_request(o);
+    r.backends.clear();  // not the target's backend: each request names its own
     r.lt_algos = 1;
-    r.measure = o.measure;
-    r.measure.warmup_ms = kWarmAgainMs;
     return r;
   };
   std::vector<MeasureRequest> out;

@@ -45,8 +45,9 @@ std::variant<ExplainJob, std::string> verdict_job(const Problem& p, BackendKind 
   // A verdict compares its GEMM with neighbours and controls, unpaired: in the state the step's GEMMs
   // were measured in (at burst clocks each graph is followed by a cool-down, so every point runs at
   // the same clock; back to back at the power cap, neighbours measured after the targets read up to
-  // 1.1x faster than them on an H100), with explain's stopping rule rather than the step's fixed
-  // count (a burst point's noise is small: most stop at the rule's minimum).
+  // 1.1x faster than them on an H100). The points the what-ifs pair afterwards are surveyed
+  // (paired_later: a few samples each); the launch floor, the copy and the casts keep explain's
+  // stopping rule.
   o.measure.clocks = r.clocks;
   o.measure.burst_idle = r.burst_idle;
   o.pair_seconds = 0;  // the what-ifs are paired together afterwards (views/profile_what_ifs.cpp)
