@@ -21,6 +21,8 @@ column-major: the transpose of a contiguous [N, K]), L = K / 128, L4 = L rounded
   128x128 (B)  scale_b [L, N / 128] with strides (1, L4): cuBLASLt reads the K blocks padded to 4
   1x128 (B)    scale_b [L, N], contiguous
 """
+import json
+
 import torch
 from torch.profiler import record_function
 
@@ -115,18 +117,129 @@ RECIPES = {
 }
 
 
+class ShapescopeCasts:
+    """quantize_a and quantize_b through shapescope's own cast kernels (bench/fp8/cast_lib.cu, built as
+    libshapescope_casts.so): the kernels profile and explain price an fp8 what-if's casts with, so that
+    a step recorded with them tests profile's changed-step measurement apart from how fast a
+    framework's casts are. They read a transposed operand in place (one read, one write), where the
+    eager quantizers copy it contiguous first."""
+
+    GRAINS = {"tensor": 0, "row": 1, "1x128": 2, "128x128": 3}
+
+    def __init__(self, path):
+        import ctypes
+        torch.cuda.init()  # torch's CUDA runtime first: the lib's libcudart.so.13 resolves to it
+        self.lib = ctypes.CDLL(path)
+        f = self.lib.shapescope_cast
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        f.argtypes = [ptr, i64, i64, i64, ctypes.c_int, ctypes.c_int, ptr, i64, ptr, ctypes.c_int, i64, i64, i64,
+                      ptr, ptr]
+        f.restype = ctypes.c_char_p
+
+    def cast(self, x, grain, fmt):
+        """x [rows, K] (row- or column-major) -> (fp8 [rows, K] contiguous, the scales' buffer, k_blocks, L4)."""
+        if x.stride(1) != 1 and x.stride(0) != 1:
+            x = x.contiguous()
+        rows, k = x.shape
+        transposed = x.stride(1) != 1
+        ld_source = x.stride(1) if transposed else x.stride(0)
+        kb = -(-k // 128)
+        l4 = -(-kb // 4) * 4
+        count = {"tensor": 1, "row": rows, "1x128": rows * kb, "128x128": -(-rows // 128) * l4}[grain]
+        ld = {"1x128": rows, "128x128": l4}.get(grain, 1)
+        out = torch.empty(rows, k, dtype=fmt, device=x.device)
+        scales = torch.empty(count, dtype=torch.float32, device=x.device)
+        amax = torch.empty(count, dtype=torch.float32, device=x.device) if grain in ("tensor", "row") else None
+        why = self.lib.shapescope_cast(x.data_ptr(), rows, k, ld_source, int(transposed), int(fmt == E5M2),
+                                       out.data_ptr(), k, scales.data_ptr(), self.GRAINS[grain],
+                                       kb if grain in ("1x128", "128x128") else 1, ld, count,
+                                       amax.data_ptr() if amax is not None else None,
+                                       torch.cuda.current_stream().cuda_stream)
+        if why:
+            raise RuntimeError(why.decode())
+        return out, scales, kb, l4
+
+    def quantize_a(self, x, grain, fmt):
+        m, _ = x.shape
+        q, s, kb, _ = self.cast(x, grain, fmt)
+        if grain == "tensor":
+            return q, s.reshape(())
+        if grain == "row":
+            return q, s.view(m, 1)
+        return q, s.as_strided((m, kb), (1, m))  # 1x128: [M, L], rows fastest
+
+    def quantize_b(self, w, grain, fmt):
+        n, _ = w.shape
+        q, s, kb, l4 = self.cast(w, grain, fmt)
+        if grain == "tensor":
+            return q, s.reshape(())
+        if grain == "row":
+            return q, s.view(1, n)
+        if grain == "1x128":
+            return q, s.view(kb, n)
+        scales = s.as_strided((kb, n // 128), (1, l4))  # 128x128: [L, N/128], cuBLASLt's padded stride
+        return q, (scales.t().contiguous().t() if _PADDED_128x128 is False and kb != l4 else scales)
+
+
+
+def _product_error(a, b_t, recipe, gemm, quantize):
+    """The fp8 product's relative error against the bf16 operands' fp32 product."""
+    exact = a.float() @ b_t.float().t()
+    return ((fp8_gemm(a, b_t, recipe, gemm, quantize).float() - exact).norm() / exact.norm()).item()
+
+
+def check_casts(quantize, device="cuda"):
+    """Each recipe's three passes, quantized by `quantize` and by the eager quantizers, multiplied by
+    _scaled_mm (the gradient passes reading transposed views, as the step's do): both products must be
+    within fp8's error of the exact one (1e-1; they read 3-6e-2) and within 2e-2 of each other. K / 128
+    is a multiple of 4 here; a 128x128 weight whose K / 128 is not is probed apart (the line says how
+    this torch fares: its scales' stride is what PyTorch and cuBLASLt have disagreed on). Returns the
+    line; raises where the casts are wrong."""
+    torch.manual_seed(1)
+
+    def randn(*shape):
+        return torch.randn(*shape, device=device, dtype=torch.bfloat16)
+
+    x, w, g = randn(512, 512), randn(1024, 512), randn(512, 1024)  # every K / 128 a multiple of 4
+    operands = {"fwd": (x, w), "dgrad": (g, w.t()), "wgrad": (g.t(), x.t())}
+    worst, between = 0.0, 0.0
+    for recipe in RECIPES:
+        for gemm, (a, b_t) in operands.items():
+            ours, eager = _product_error(a, b_t, recipe, gemm, quantize), _product_error(a, b_t, recipe, gemm, None)
+            diff = ((fp8_gemm(a, b_t, recipe, gemm, quantize).float() - fp8_gemm(a, b_t, recipe, gemm).float()).norm() /
+                    fp8_gemm(a, b_t, recipe, gemm).float().norm()).item()
+            worst, between = max(worst, ours, eager), max(between, diff)
+            if not (ours < 1e-1 and eager < 1e-1 and diff < 2e-2):
+                raise SystemExit(f"fp8 casts: {recipe} {gemm}: relative error {ours:.2e} with these casts, {eager:.2e} "
+                                 f"with the eager ones, {diff:.2e} apart: not used")
+    w3 = randn(512, 384)  # the forward's B: N 512, K 384
+    probe = [_product_error(randn(256, 384), w3, "block", "fwd", q) for q in (quantize, None)]
+    return (f"fp8 casts checked against the eager quantizers and the exact product: every recipe's three passes "
+            f"within {worst:.1e} of it and {between:.1e} of each other; a 128x128 weight with K / 128 = 3 "
+            f"(stride {'padded' if _PADDED_128x128 else 'K / 128'}): {probe[0]:.1e} with these casts, "
+            f"{probe[1]:.1e} eager")
+
+
 def fp8_gemm(a, b_t, recipe, gemm, quantize=None):
-    """a [M, K] @ b_t.t() (b_t [N, K], any strides): both operands cast in the step, then the fp8 GEMM."""
+    """a [M, K] @ b_t.t() (b_t [N, K], any strides): both operands cast in the step, then the fp8 GEMM.
+    shapescope's casts read a transposed operand in place; the others are handed it contiguous.
+    recipe: a name for every pass, or {pass: name or None} (None: that pass stays a bf16 mm)."""
+    if isinstance(recipe, dict):
+        recipe = recipe.get(gemm)
+        if recipe is None:
+            return a @ b_t.t()
     ga, fa, gb, fb = RECIPES[recipe][gemm]
     qa, qb = (quantize or (quantize_a, quantize_b))
+    in_place = isinstance(getattr(qa, "__self__", None), ShapescopeCasts)
     with record_function(CAST_RANGE):
-        aq, sa = qa(a.contiguous(), ga, fa)
-        bq, sb = qb(b_t.contiguous(), gb, fb)
+        aq, sa = qa(a if in_place else a.contiguous(), ga, fa)
+        bq, sb = qb(b_t if in_place else b_t.contiguous(), gb, fb)
     return scaled_mm(aq, sa, bq, sb, out_dtype=torch.bfloat16)
 
 
 class Fp8LinearFn(torch.autograd.Function):
-    """y = x @ W^T with all three GEMMs in fp8 under the recipe; the casts in every call."""
+    """y = x @ W^T with its three GEMMs in fp8 under the recipe (a name, or one per pass); the casts in
+    every call."""
 
     @staticmethod
     def forward(ctx, x, w, recipe, quantize):
@@ -145,11 +258,33 @@ class Fp8LinearFn(torch.autograd.Function):
         return dx.reshape(x.shape), dw.to(w.dtype), None, None
 
 
-def patch_linears(model, recipe, compiled=False):
-    """Every nn.Linear of the model through Fp8LinearFn; returns how many. compiled: the quantizers
-    through torch.compile (fused kernels, as Transformer Engine's and torchao's casts are)."""
+def read_plan(path):
+    """A plan of fp8 passes per Linear (bench/workloads/changed_steps.py writes it from profile's
+    what-ifs): {"linears": [{"out": N, "in": K, "fwd": recipe or null, "dgrad": ..., "wgrad": ...}]}
+    -> {(out, in): {pass: recipe or None}}."""
+    with open(path) as f:
+        linears = json.load(f)["linears"]
+    plan = {}
+    for entry in linears:
+        passes = {p: entry.get(p) for p in ("fwd", "dgrad", "wgrad")}
+        for p, r in passes.items():
+            if r is not None and r not in RECIPES:
+                raise SystemExit(f"--fp8-plan: {path}: {p} recipe {r!r} is none of {sorted(RECIPES)}")
+        plan[(int(entry["out"]), int(entry["in"]))] = passes
+    return plan
+
+
+def patch_linears(model, recipe, compiled=False, casts_lib=None, plan=None):
+    """Every nn.Linear of the model through Fp8LinearFn (with `plan`, {(out, in): {pass: recipe}},
+    only the Linears it names, each pass as it says); returns how many. compiled: the quantizers
+    through torch.compile (fused kernels, as Transformer Engine's and torchao's casts are); casts_lib:
+    shapescope's cast kernels from that shared library (ShapescopeCasts)."""
     quantize = None
-    if compiled:
+    if casts_lib:
+        casts = ShapescopeCasts(casts_lib)
+        quantize = (casts.quantize_a, casts.quantize_b)
+        print(check_casts(quantize), flush=True)
+    elif compiled:
         # One compiled graph per operand shape and grain (a step has a few dozen): above dynamo's
         # default of 8 recompilations the rest ran eager (seen on torch 2.11: 41 ms of casts per step).
         import torch._dynamo as dynamo  # not `import torch._dynamo`: that makes torch a local name here
@@ -158,21 +293,26 @@ def patch_linears(model, recipe, compiled=False):
     count = 0
     for module in model.modules():
         if isinstance(module, torch.nn.Linear):
+            passes = recipe if plan is None else plan.get((module.out_features, module.in_features))
+            if passes is None:
+                continue
             if module.bias is not None:
-                raise SystemExit("--fp8-linears: a Linear with a bias (this recipe's step has none)")
-            module.forward = (lambda m: lambda x: Fp8LinearFn.apply(x, m.weight, recipe, quantize))(module)
+                raise SystemExit("fp8 Linears: a Linear with a bias (this recipe's step has none)")
+            module.forward = (lambda m, r: lambda x: Fp8LinearFn.apply(x, m.weight, r, quantize))(module, passes)
             count += 1
     return count
 
 
 def cast_kernel_us(events):
     """The GPU time of the kernels launched inside record_function(CAST_RANGE): the ops inside each
-    range on its thread, their kernels through the launches' correlation ids."""
+    range on its thread and the ranges themselves, their kernels through the launches' correlation ids."""
     ranges = {}
+    inside = set()  # the ranges' own ids too: kernels launched in a range outside any op (ShapescopeCasts)
     for e in events:
         if e.get("name") == CAST_RANGE and e.get("cat") in ("user_annotation", "cpu_op"):
             ranges.setdefault(e.get("tid"), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
-    inside = set()
+            if e.get("args", {}).get("External id") is not None:
+                inside.add(e["args"]["External id"])
     for e in events:
         if e.get("cat") != "cpu_op" or e.get("name") == CAST_RANGE:
             continue
@@ -182,18 +322,22 @@ def cast_kernel_us(events):
                 if ext is not None:
                     inside.add(ext)
                 break
-    ext_of_corr = {}
+    ext_of_corr, launched_inside = {}, set()
     for e in events:
         if e.get("cat") in ("cuda_runtime", "cuda_driver"):
             a = e.get("args", {})
             if "correlation" in a and "External id" in a:
                 ext_of_corr[a["correlation"]] = a["External id"]
+            # A launch made in a range outside any op (ShapescopeCasts' ctypes calls) carries the id of
+            # the op around the range, if any: it is inside by its time on the range's thread.
+            if "correlation" in a and any(lo <= e.get("ts", -1) <= hi for lo, hi in ranges.get(e.get("tid"), [])):
+                launched_inside.add(a["correlation"])
     total = 0.0
     for e in events:
         if e.get("cat") != "kernel":
             continue
         a = e.get("args", {})
         ext = ext_of_corr.get(a.get("correlation"), a.get("External id"))
-        if ext in inside:
+        if ext in inside or a.get("correlation") in launched_inside:
             total += e.get("dur", 0)
     return total
