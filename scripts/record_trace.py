@@ -28,11 +28,18 @@ tensor; its backward stays bf16), as profile's precision what-if for that GEMM p
 --fp8-linears RECIPE runs every Linear's three GEMMs in fp8 through torch._scaled_mm under a training
 recipe (tensor, row or block: scripts/fp8_linear.py), the operands quantized in the step inside
 record_function("shapescope_fp8_cast"); --fp8-compile fuses those quantizers with torch.compile (as
-Transformer Engine's and torchao's casts are fused). --fp8-head RECIPE does the same for the LM head
-alone (its three GEMMs: profile's precision what-ifs of the head, applied). The log then says the
-casts' kernel time too:
+Transformer Engine's and torchao's casts are fused); --fp8-casts-lib LIB quantizes with shapescope's
+own cast kernels instead (build/libshapescope_casts.so: the kernels profile prices an fp8 what-if's
+casts with). --fp8-head RECIPE does the same for the LM head alone (its three GEMMs: profile's
+precision what-ifs of the head, applied). --fp8-plan FILE runs the passes a plan names in fp8, each
+Linear's (by its out and in features) forward, input and weight gradients in the recipe it gives or
+in bf16 (bench/workloads/changed_steps.py writes one from profile's precision what-ifs). The log then
+says the casts' kernel time too:
 
   python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 1024 --fp8-linears block --out fp8.json
+
+--steps N records N steps in one trace (each in its ProfilerStep#i range; the log's times are per
+step, their mean), so that a comparison of two traces is not one step's noise.
 
 While the step runs, the GPU's SM clock, board power and utilization are sampled through NVML every
 20 ms and kept in the trace (its "shapescopeClocks" key: the clock the step ran at; docs/method.md);
@@ -170,6 +177,12 @@ def build_on_device(args):
     return finish(model, vocab, args)
 
 
+def casts_text(args):
+    if args.fp8_casts_lib:
+        return f" (quantizers: shapescope's cast kernels from {args.fp8_casts_lib})"
+    return " (quantizers compiled)" if args.fp8_compile else " (quantizers eager)"
+
+
 def finish(model, vocab, args):
     """The options that change how a built model runs, then the model on the GPU in bf16."""
     if args.attn:
@@ -183,11 +196,18 @@ def finish(model, vocab, args):
         model.set_experts_implementation(args.experts)
     model = model.to(device="cuda", dtype=torch.bfloat16)
     if args.fp8_linears:
-        print(f"fp8: {fp8_linear.patch_linears(model, args.fp8_linears, args.fp8_compile)} Linears in recipe "
-              f"{args.fp8_linears}{' (quantizers compiled)' if args.fp8_compile else ''}")
+        count = fp8_linear.patch_linears(model, args.fp8_linears, args.fp8_compile, args.fp8_casts_lib)
+        print(f"fp8: {count} Linears in recipe {args.fp8_linears}{casts_text(args)}")
     if args.fp8_head:
-        print(f"fp8: {fp8_linear.patch_linears(model.lm_head, args.fp8_head)} Linear (the LM head) in recipe "
-              f"{args.fp8_head}")
+        count = fp8_linear.patch_linears(model.lm_head, args.fp8_head, args.fp8_compile, args.fp8_casts_lib)
+        print(f"fp8: {count} Linear (the LM head) in recipe {args.fp8_head}{casts_text(args)}")
+    if args.fp8_plan:
+        plan = fp8_linear.read_plan(args.fp8_plan)
+        count = fp8_linear.patch_linears(model, None, args.fp8_compile, args.fp8_casts_lib, plan)
+        print(f"fp8: {count} Linears by the plan {args.fp8_plan} "
+              f"({', '.join(f'{o}x{i}: {p}' for (o, i), p in plan.items())}){casts_text(args)}")
+        if count == 0:
+            sys.exit("--fp8-plan: no Linear of this model has the out x in features the plan names")
     return model, vocab
 
 
@@ -200,12 +220,15 @@ def main():
     parser.add_argument("--fp8-lm-head", action="store_true")
     parser.add_argument("--fp8-linears", choices=sorted(fp8_linear.RECIPES), default=None)
     parser.add_argument("--fp8-compile", action="store_true")
+    parser.add_argument("--fp8-casts-lib", default=None, metavar="LIB")
+    parser.add_argument("--fp8-plan", default=None, metavar="FILE")
     parser.add_argument("--fp8-head", choices=sorted(fp8_linear.RECIPES), default=None)
     parser.add_argument("--layers", type=int, default=0)
     parser.add_argument("--vocab", type=int, default=0)
     parser.add_argument("--batch", type=int, default=12)
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
@@ -214,9 +237,18 @@ def main():
         parser.error("--fp8-head: --fp8-lm-head or --fp8-linears already runs the LM head in fp8")
     if args.fp8_lm_head and args.fp8_linears:
         parser.error("--fp8-lm-head: --fp8-linears already runs the LM head in fp8")
-    if args.fp8_compile and not args.fp8_linears:
-        parser.error("--fp8-compile: compiles --fp8-linears' quantizers; give --fp8-linears RECIPE")
+    if args.fp8_plan and (args.fp8_lm_head or args.fp8_linears or args.fp8_head):
+        parser.error("--fp8-plan: names the fp8 passes itself; drop --fp8-lm-head, --fp8-linears and --fp8-head")
+    if (args.fp8_compile or args.fp8_casts_lib) and not (args.fp8_linears or args.fp8_head or args.fp8_plan):
+        parser.error("--fp8-compile/--fp8-casts-lib: choose the quantizers of --fp8-linears, --fp8-head or "
+                     "--fp8-plan; give one")
+    if args.fp8_compile and args.fp8_casts_lib:
+        parser.error("--fp8-casts-lib: shapescope's casts replace the compiled ones; give one of --fp8-compile, --fp8-casts-lib")
+    if args.fp8_casts_lib and not Path(args.fp8_casts_lib).is_file():
+        parser.error(f"--fp8-casts-lib: no such file: {args.fp8_casts_lib!r} (build it: cmake --build build --target shapescope_casts)")
 
+    if args.steps < 1:
+        parser.error(f"--steps: {args.steps} is not a number of steps (1 or more)")
     torch.manual_seed(0)
     model, vocab = build(args)
     model.train()
@@ -230,13 +262,17 @@ def main():
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity, profile, record_function
 
     sampler = _clocks.ClockSampler.for_torch_device(torch)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
         with sampler:
-            step()
-            torch.cuda.synchronize()
+            for i in range(args.steps):
+                # The range torch's profiler writes around a step under a schedule (without one it writes
+                # none): the trace's readers divide by them.
+                with record_function(f"ProfilerStep#{i}"):
+                    step()
+                torch.cuda.synchronize()
     prof.export_chrome_trace(args.out)
     clocks_line = sampler.attach(args.out)
 
@@ -244,18 +280,19 @@ def main():
     with open(args.out) as f:
         trace = json.load(f)
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    per_step = f" per step (mean of {args.steps} steps)" if args.steps > 1 else ""
     gemm_words = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
     kernels = [e for e in events if e.get("cat") == "kernel"]
     gemm = [e for e in kernels if any(w in e["name"].lower() for w in gemm_words)]
     total = sum(e.get("dur", 0) for e in gemm)
     print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels, "
-          f"{len(gemm)} GEMM-like, {total / 1000:.3f} ms GEMM kernel time; torch {torch.__version__}, "
+          f"{len(gemm)} GEMM-like, {total / 1000 / args.steps:.3f} ms GEMM kernel time{per_step}; torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
     config = model.config
     print(clocks_line)
-    if args.fp8_linears or args.fp8_head:
+    if args.fp8_linears or args.fp8_head or args.fp8_plan:
         print(f"fp8 casts (kernels inside record_function(\"{fp8_linear.CAST_RANGE}\")): "
-              f"{fp8_linear.cast_kernel_us(events) / 1000:.3f} ms")
+              f"{fp8_linear.cast_kernel_us(events) / 1000 / args.steps:.3f} ms{per_step}")
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
           f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}

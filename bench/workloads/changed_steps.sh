@@ -6,14 +6,18 @@
 #   same dtype: GPT-2 small, BERT-base and RoBERTa-base (masked-LM heads) with their vocabularies
 #               padded (50257 -> 50272, 30522 -> 30528, 50265 -> 50272): every padding what-if of a
 #               GEMM that has the vocabulary as a size;
-#   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and a
-#               2-layer Llama-3-8B-wide step with its LM head's three GEMMs in fp8 (torch._scaled_mm,
-#               scales computed in the step) in the recipe profile's fp8 what-ifs name, casts included.
+#   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and two
+#               2-layer Llama-3-8B-wide steps with the GEMMs profile's fp8 what-ifs name (the LM
+#               head's; every one) in fp8 (torch._scaled_mm, scales computed in the step), each in the
+#               recipe its what-if names (record_trace.py --fp8-plan), casts included. Each fp8 change
+#               is recorded once per cast implementation in FP8_CASTS (default "shapescope compiled
+#               eager"): shapescope's own cast kernels (libshapescope_casts.so beside BIN, or CASTS_LIB),
+#               the ones profile prices; PyTorch's quantizers through torch.compile; and eager.
 # Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
 #   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
 #   CHANGES="gpt2 llama" ... run                                          # only those
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
-# About 6 minutes on an H100. Logs: $OUT/changed/.
+# About 10 minutes on an H100. Logs: $OUT/changed/.
 set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
@@ -38,16 +42,41 @@ change() {
   rm -f "$W/$name.db"*
   timed "profile-$name" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json < /dev/null
   echo "profile $name: $(cat "$W/profile-$name.time"); $(tail -n 1 "$W/profile-$name.err")"
-  local picked
-  picked=$(python3 "$HERE/changed_steps.py" pick "$W" "$name" "$select")
+  local picked tokens
+  tokens=$(tokens_of "${args[@]}")
+  picked=$(python3 "$HERE/changed_steps.py" pick "$W" "$name" "$select" "$tokens")
   echo "$name: what-ifs $picked ($select)"
   if [ -z "$picked" ]; then echo "$name: no what-if to apply"; return; fi
   # The same profile with those what-ifs measured as one step (the store's points reused).
   timed "profile-$name-change" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json --what-if "$picked" \
     < /dev/null
   if [ -f "$W/$name.recipe" ]; then changed=("${changed[@]/RECIPE/$(cat "$W/$name.recipe")}"); fi
-  record "$after" "${changed[@]}" < /dev/null
-  printf '%s\t%s\t%s\n' "$name" "$after" "$label" >> "$W/changes.txt"
+  if [[ " ${changed[*]} " != *" PLAN "* ]]; then
+    record "$after" "${changed[@]}" < /dev/null
+    printf '%s\t%s\t%s\n' "$name" "$after" "$label" >> "$W/changes.txt"
+    return
+  fi
+  changed=("${changed[@]/PLAN/$W/$name.plan}")
+  local impl extra
+  for impl in ${FP8_CASTS:-shapescope compiled eager}; do
+    case $impl in
+      shapescope) extra=(--fp8-casts-lib "${CASTS_LIB:-$(dirname "$BIN")/libshapescope_casts.so}") ;;
+      compiled) extra=(--fp8-compile) ;;
+      *) extra=() ;;
+    esac
+    record "$after-$impl" "${changed[@]}" "${extra[@]}" < /dev/null
+    printf '%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" >> "$W/changes.txt"
+  done
+}
+
+# The tokens of a step (--batch x --seq of record_trace.py's arguments).
+tokens_of() {
+  local batch=12 seq=1024
+  while [ $# -gt 0 ]; do
+    case $1 in --batch) batch=$2; shift ;; --seq) seq=$2; shift ;; esac
+    shift
+  done
+  echo $((batch * seq))
 }
 
 case "${1:-}" in
@@ -61,8 +90,10 @@ case "${1:-}" in
       --model roberta-base --layers 12 --batch 24 --seq 512 -- --model roberta-base --layers 12 --vocab 50272 --batch 24 --seq 512
     change gpt2-fp32attn precision:bf16 gpt2-bf16attn "GPT-2 attention fp32 -> bf16" \
       --model gpt2 --attn eager --upcast-attn --batch 12 --seq 1024 -- --model gpt2 --attn eager --batch 12 --seq 1024
-    change llama dim:128256:precision llama-fp8head "Llama LM head bf16 -> fp8 (casts)" \
-      --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head RECIPE
+    change llama dim:128256:precision llama-fp8head "Llama LM head -> fp8" \
+      --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-plan PLAN
+    change llama8k precision:fp8 llama8k-fp8 "Llama, every fp8 what-if" \
+      --model llama3-8b --layers 2 --batch 2 --seq 4096 -- --model llama3-8b --layers 2 --batch 2 --seq 4096 --fp8-plan PLAN
     ;;
   table) python3 "$HERE/changed_steps.py" table "$W" | tee "$W/table.txt" ;;
   *) echo "usage: $0 run|table" >&2; exit 2 ;;
