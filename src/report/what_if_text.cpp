@@ -43,7 +43,9 @@ std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
   const WhatIfCandidate& c = r.candidates[w.candidate];
   std::vector<std::string> added;
   for (size_t i = 1; i < c.per_call.size(); ++i) added.push_back(added_text(c.per_call[i]) + " per call");
-  for (const StepTerm& t : c.per_step) added.push_back(added_text(t) + " per step");
+  for (const StepTerm& t : c.per_step)
+    added.push_back(added_text(t) + (t.count == 1 ? std::string(" per step")
+                                                  : fmt::format(" per step for each of {} weights", fixed(t.count, 0))));
   if (!added.empty()) text += fmt::format(" (priced with {})", fmt::join(added, ", "));
   return text;
 }

@@ -46,6 +46,10 @@ struct ProfileRequest {
   std::vector<size_t> what_ifs;    // --what-if N[,M...]: those what-ifs at once, measured as a step too
   PhaseDone phase_done;            // told each phase's wall time as it ends (progress on stderr)
   std::optional<double> max_error;  // --max-error: precision what-ifs within this error only
+  // --micro-batches: the micro-batches (gradient accumulation) of one step. A weight's fp8 cast is paid
+  // once per step, and a GEMM row's calls per step are its weights times the micro-batches: its weight
+  // casts per step are its calls over this.
+  int micro_batches = 1;
 };
 
 struct ProfileEntry {

@@ -50,8 +50,9 @@ std::optional<StepTerm> term_of(const StoredPoint& p, double count) {
 }
 
 // One fix of one entry as a candidate: the fix's point in place of each call, and the copy it adds
-// where the change needs one at run time.
-std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry, size_t f) {
+// where the change needs one at run time. `weights`: the distinct weights among the entry's calls per
+// step, each cast once per step.
+std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry, size_t f, double weights) {
   const ExplainReport& r = *e.explanation;
   const Fix& fix = r.explanation.fixes[f];
   const std::optional<WhatIfKind> kind = kind_of(fix.kind);
@@ -73,12 +74,12 @@ std::optional<WhatIfCandidate> fix_candidate(const ProfileEntry& e, size_t entry
   if (fix.copy && r.stored[*fix.copy])
     if (const std::optional<StepTerm> copy = term_of(*r.stored[*fix.copy], e.row.calls_per_step))
       c.per_call.push_back(*copy);
-  // fp8 adds its casts (backend cast): an activation's or a gradient's at every call, a weight's once per
-  // step.
+  // fp8 adds its casts (backend cast): an activation's or a gradient's at every call, each weight's once
+  // per step.
   for (size_t i = 0; i < r.points.size(); ++i) {
     const ExplainPoint& cast = r.points[i];
     if (cast.role != Role::kCast || cast.of != fix.point || !r.stored[i]) continue;
-    if (const std::optional<StepTerm> t = term_of(*r.stored[i], cast.per_call ? e.row.calls_per_step : 1))
+    if (const std::optional<StepTerm> t = term_of(*r.stored[i], cast.per_call ? e.row.calls_per_step : weights))
       (cast.per_call ? c.per_call : c.per_step).push_back(*t);
   }
   c.unpaired_share = *fix.time_us / *target.time_us;
@@ -140,7 +141,8 @@ std::vector<WhatIfCandidate> what_if_candidates(const ProfileResult& result) {
     std::map<WhatIfKind, WhatIfCandidate> per_kind;  // the fastest fix of each kind, by explain's times
     if (e.explanation)
       for (size_t f = 0; f < e.explanation->explanation.fixes.size(); ++f) {
-        const std::optional<WhatIfCandidate> c = fix_candidate(e, i, f);
+        const std::optional<WhatIfCandidate> c =
+            fix_candidate(e, i, f, e.row.calls_per_step / std::max(1, result.request.micro_batches));
         if (c && (!per_kind.count(c->kind) || c->unpaired_share < per_kind[c->kind].unpaired_share))
           per_kind[c->kind] = *c;
       }

@@ -181,7 +181,16 @@ TEST(WhatIfs, TheGradientsGetAPrecisionWhatIfOfTheirNtFormWithItsCasts) {
       ASSERT_EQ(c.per_step.size(), 1u);
       EXPECT_EQ(c.per_step[0].problem.cast, CastOperand::kB);
       EXPECT_TRUE(cast_transposes(c.per_step[0].problem));
-      EXPECT_DOUBLE_EQ(c.per_step[0].count, 1);
+      // Each call's weight is cast once per step: by default every call is its own weight (one
+      // micro-batch); with gradient accumulation over 3 micro-batches the 6 calls are 2 weights.
+      EXPECT_DOUBLE_EQ(c.per_step[0].count, 6);
+      ProfileResult accumulated = r;
+      accumulated.request.micro_batches = 3;
+      const std::vector<WhatIfCandidate> fewer = what_if_candidates(accumulated);
+      ASSERT_EQ(fewer.size(), 1u);
+      ASSERT_EQ(fewer[0].per_step.size(), 1u);
+      EXPECT_DOUBLE_EQ(fewer[0].per_step[0].count, 2);
+      EXPECT_DOUBLE_EQ(fewer[0].per_call[1].count, 6) << "the gradient is cast at every call still";
     } else {
       // Both operands are cast, and transposed, every call.
       ASSERT_EQ(c.per_call.size(), 3u);
