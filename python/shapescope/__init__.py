@@ -13,7 +13,7 @@ from ._binary import ShapescopeError, find_binary
 from .commands import explain, export, pad, profile, sweep
 from ._recording import Recording, build_model, load_config, record, record_model
 from .results import (Effect, ExplainPoint, ExplainResult, ExportResult, Fix, GemmProblem, GpuComparison, GpuRow,
-                      Kernel, NotMeasured, NumericalError, PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize,
+                      Kernel, NotMeasured, NotPredicted, NumericalError, PadCandidate, PadDimension, PadGemm, PadModel, PadNumbers, PadResult, PadSize,
                       PadSizeCandidate, PadSizesResult, PadStep, PairedRatio, PairedRun, Point, PredictedTime,
                       Prediction, ProfileGemm,
                       ProfileResult, ProfileTotals, Recommendation, Saving, SweepPlan, SweepResult, UnmappedOp, Verdict,
@@ -24,7 +24,7 @@ recording = Recording  # `with shapescope.recording() as rec:`, as torch.profile
 __all__ = [
     "ShapescopeError", "find_binary", "explain", "sweep", "profile", "pad", "export", "record", "Recording",
     "recording", "record_model", "build_model", "load_config", "Effect", "ExplainPoint", "ExplainResult",
-    "ExportResult", "Fix", "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "NotMeasured", "NumericalError", "PadCandidate", "PadDimension",
+    "ExportResult", "Fix", "GemmProblem", "GpuComparison", "GpuRow", "Kernel", "NotMeasured", "NotPredicted", "NumericalError", "PadCandidate", "PadDimension",
     "PadGemm", "PadModel", "PadNumbers", "PadResult", "PadSize", "PadSizeCandidate", "PadSizesResult", "PadStep",
     "PairedRatio", "PairedRun", "Point", "PredictedTime", "Prediction", "ProfileGemm", "ProfileResult", "ProfileTotals", "Recommendation", "Saving",
     "SweepPlan", "SweepResult", "UnmappedOp", "Verdict", "WhatIf", "WhatIfs",

@@ -101,7 +101,8 @@ def export(*, db=None, binary=None, **selection):
 def profile(*, trace=None, gemms=None, model=None, config=None, tokens=None, train=False, db=None, binary=None,
             **options):
     """`shapescope profile --format json`: every distinct GEMM of one step (a PyTorch trace, a GEMM list or
-    a model's step), measured (with a GPU) or read from the store, ranked by its time per step."""
+    a model's step), measured (with a GPU), read from the store, or predicted (`gpu="h100-sxm", predict=True`:
+    the GPU's shipped performance model, no GPU needed), ranked by its time per step."""
     _check("profile", options)
     args = ["profile"] + _binary.options(trace=trace, gemms=gemms, model=model, config=config, tokens=tokens,
                                          train=train, db=db, **options) + ["--format", "json"]

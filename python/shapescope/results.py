@@ -312,13 +312,17 @@ class GemmProblem(Record):
 
 @_from_table
 class ProfileGemm(Record):
-    """One distinct GEMM of the step (a grouped call: one problem per group)."""
+    """One distinct GEMM of the step (a grouped call: one problem per group); predicted (`predict=True`):
+    median_us is the model's time, error_median/error_p95 its class's held-out error, `prediction` the
+    rest, `not_predicted` why it has none."""
 
 
 @_from_table
 class ProfileTotals(Record):
     """The step's totals: calls, measured time, and against the trace's own kernels
-    (`trace_all_kernels_us` of every op, `trace_other_kernels_us` of the ops that are not GEMMs)."""
+    (`trace_all_kernels_us` of every op, `trace_other_kernels_us` of the ops that are not GEMMs);
+    predicted: measured_us is the predicted total, error_median/error_p95 its expected error (the GEMMs'
+    errors weighted by their time), outside_range_* what lies outside the data the model was fitted on."""
 
 
 @_from_table
@@ -335,13 +339,20 @@ class PairedRatioRecord(Record):
 class WhatIf(Record):
     """One measured change to a GEMM of the step (explain's fix, or a grouped call as a loop), priced
     with what it adds (a copy, casts), and what it saves per step; saving_low_us/saving_high_us: the
-    paired 95 % interval (None unpaired); ratio: the changed step's GEMM time over the step's."""
+    paired 95 % interval (None unpaired); ratio: the changed step's GEMM time over the step's. Predicted
+    (`predicted`): both times the performance model's, `error` the error its saving had to clear."""
+
+
+@_from_table
+class NotPredicted(Record):
+    """A kind of what-if the performance model cannot price (`predict=True`): what, why, and the
+    GEMMs (their ranks) it would change; none: every GEMM."""
 
 
 @_from_table
 class ChangedStep(Record):
     """Several what-ifs applied at once (a list's, or --what-if N's), measured against the step as a
-    step: replayed at the step's clock, or its GEMMs paired."""
+    step: replayed at the step's clock, or its GEMMs paired; `predicted`: the model's sum instead."""
 
 
 @_from_table
@@ -353,7 +364,8 @@ class WhatIfList(Record):
 @_from_table
 class WhatIfs(Record):
     """What would make the step faster: both lists' what-ifs ranked and numbered together, each list,
-    the changed steps measured, the step's GEMM time, and the lines about the measurement."""
+    the changed steps measured, the step's GEMM time, and the lines about the measurement; predicted,
+    `not_predicted`: the kinds of change the model cannot price."""
 
 
 @_from_table
@@ -371,7 +383,8 @@ class TraceCasts(Record):
 class ProfileResult(_Result, Record):
     """`profile --json`: every distinct GEMM of one step, ranked by its time per step, with the
     totals against the trace's own kernel time; `measured_on` is the GPU of the times (measured now,
-    or the store's), `what_ifs` measured on a GPU only, `fp8_casts` a step's fp8 casts per step as
+    or the store's, or the one predicted for), `what_ifs` measured on a GPU or predicted (`predict=True`,
+    with `prediction` the model), `fp8_casts` a step's fp8 casts per step as
     shapescope measures them, `trace_casts` a trace's casts as the step ran them."""
 
     def to_pandas(self):

@@ -168,4 +168,34 @@ std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, con
   return predict_model(o, gpu, device);
 }
 
+std::shared_ptr<const GpuPerfModel> profile_prediction(const CLI::App& cmd, const PredictOptions& o,
+                                                       const GpuProfile* gpu, const BackendSpec& backend, int device) {
+  if (!o.wanted()) {
+    if (gpu)
+      throw usage_error(fmt::format("--gpu: '{}' names the GPU --predict predicts for; add --predict (without it "
+                                    "profile measures on the GPU here, or reads --db)",
+                                    gpu->key));
+    return nullptr;
+  }
+  // What each option does when measuring, which a prediction does not.
+  static const std::vector<std::pair<std::string, std::string>> measuring = {
+      {"--clocks", "is the clock state the GEMMs are measured in; predicted times are at the clock the model was "
+                   "fitted at"},
+      {"--burst-idle", "paces GEMMs measured at burst clocks"},
+      {"--samples", "is how often each GEMM is measured"},
+      {"--pair-seconds", "is how long the what-ifs are measured against the step"},
+      {"--what-if", "measures those what-ifs applied at once as a step; predicted, each list's changes at once are "
+                    "the model's sum"},
+      {"--max-error", "keeps precision what-ifs by the numerical error a GPU measures"},
+  };
+  for (const auto& [name, what] : measuring) {
+    const CLI::Option* given = cmd.get_option_no_throw(name);
+    if (given && given->count() > 0)
+      throw usage_error(fmt::format("{}: '{}' {}; with --predict nothing is measured", name,
+                                    fmt::join(given->results(), ","), what));
+  }
+  check_predicted_backend(backend);
+  return predict_model(o, gpu, device);
+}
+
 }  // namespace shapescope

@@ -1,4 +1,4 @@
-// --predict and --perf-model FILE (explain, pad, sweep --dry-run): times from a GPU's performance
+// --predict and --perf-model FILE (explain, pad, profile, sweep --dry-run): times from a GPU's performance
 // model (model/perf_predict.hpp) where nothing is measured: the model shipped for --gpu KEY or for
 // the GPU here (gpus/KEY.json, the folder `info --model` lists), or a file calibrate-model wrote. A
 // model of another GPU than the one asked about is refused, never used.
@@ -41,6 +41,13 @@ ExplainReport explain_predicted_request(const PredictOptions& o, const ExplainRe
 // without --dry-run, --gpu without --predict, and a backend other than cuBLAS.
 std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, const GpuProfile* gpu,
                                                     const std::vector<BackendSpec>& backends, bool dry_run, int device);
+
+// profile: the model that predicts the step (nullptr without --predict). Refuses --gpu without
+// --predict, a backend other than cuBLAS, and with --predict every option given on `cmd` that only a
+// measurement reads (--clocks, --burst-idle, --samples, --pair-seconds, --what-if, --max-error), each
+// in one line that names it and its value.
+std::shared_ptr<const GpuPerfModel> profile_prediction(const CLI::App& cmd, const PredictOptions& o,
+                                                       const GpuProfile* gpu, const BackendSpec& backend, int device);
 
 // Error(kUsage) for a backend other than cuBLAS (--backend named).
 void check_predicted_backend(const BackendSpec& backend);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/predict_options.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "core/backend_kind.hpp"
@@ -39,6 +40,8 @@ struct ProfileOptions {
   std::string html;           // --html FILE: the page too; "-": the page instead of the table
   bool html_given = false;
   bool force = false;         // --html may replace a result store
+  PredictOptions predict;     // --predict, --perf-model, --scale-to
+  const GpuProfile* gpu = nullptr;  // --gpu: the GPU --predict predicts for
 };
 
 // A model's step as a workload, with the MoE and attention options.
@@ -116,8 +119,9 @@ void write_html(const ProfileOptions& o, const ProfileResult& result) {
   announce(fmt::format("profile: the page of {} GEMMs to '{}'", result.entries.size(), o.html), true);
 }
 
-void run_profile(ProfileOptions o) {
+void run_profile(ProfileOptions o, const CLI::App& cmd) {
   check_options(o);
+  const std::shared_ptr<const GpuPerfModel> model = profile_prediction(cmd, o.predict, o.gpu, o.backend, o.device);
   const Workload w = profile_workload(o);
   if (w.gemms.empty()) {
     const std::string why = !w.unmapped.empty() ? fmt::format("none of its {} GEMM ops could be mapped (the first: {}: {})",
@@ -132,16 +136,11 @@ void run_profile(ProfileOptions o) {
   const auto write = [&](const ProfileResult& result) {
     if (o.html_given) write_html(o, result);
     if (o.html_given && o.html == "-") return;
-    if (o.json) {
-      write_profile_json(std::cout, result);
-    } else {
-      write_profile_text(std::cout, result);
-    }
+    if (o.json) write_profile_json(std::cout, result);
+    else write_profile_text(std::cout, result);
   };
-  if (device_count() == 0) {
-    write(profile_from_store(w, o.request));
-    return;
-  }
+  if (model) return write(profile_predict(w, o.request, model));
+  if (device_count() == 0) return write(profile_from_store(w, o.request));
   // Checked now, written only when a GEMM is measured.
   Store store(o.request.db);
   const DeviceContext device = query_device(o.device);
@@ -191,8 +190,10 @@ void register_profile(CLI::App& app) {
       "trace's own GEMM kernel time. An MoE layer's experts run as one grouped call (cublas_grouped:\n"
       "cublasGemmGroupedBatchedEx), M per expert from tokens x top-k / experts or --expert-tokens. Ops the\n"
       "trace could not map are counted and listed. Without a GPU the store is read (--db) and what it lacks\n"
-      "is listed. An fp8 step's casts as the trace ran them (the kernels inside its shapescope_fp8_cast ranges,\n"
-      "--cast-range; else Transformer Engine's cast kernels by name) stand beside shapescope's own.\n"
+      "is listed; with --predict (no GPU needed) every time is the performance model's for --gpu KEY, marked\n"
+      "predicted with its held-out error, and so are the what-ifs it can price. An fp8 step's casts as the\n"
+      "trace ran them (the kernels inside its shapescope_fp8_cast ranges, --cast-range; else Transformer\n"
+      "Engine's cast kernels by name) stand beside shapescope's own.\n"
       "Presets: {}\n"
       "Examples:\n"
       "  shapescope profile --trace step.json\n"
@@ -201,6 +202,7 @@ void register_profile(CLI::App& app) {
       "  shapescope profile --model mixtral-8x7b --tokens 8192 --expert-tokens 4000,1000,2000,2384,1500,1500,2000,2000\n"
       "  shapescope profile --model llama3-8b --tokens 8192 --attention --sequence 8192   # QK^T, PV listed\n"
       "  shapescope profile --trace step.json --db h100.db   # no GPU here: from a store measured elsewhere\n"
+      "  shapescope profile --model gpt2 --tokens 12288 --gpu h100-sxm --predict   # no GPU: the H100's model\n"
       "  shapescope profile --trace step.json --html step.html   # the table, and the same as a page",
       preset_list()));
   add_workload_source_options(cmd, o->source);
@@ -238,9 +240,11 @@ void register_profile(CLI::App& app) {
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");
   cmd->add_flag("--force", o->force, kForceHelp);
-  cmd->callback([o, html] {
+  add_predict_options(cmd, o->predict, "measuring (no GPU needed)");
+  add_gpu_option(cmd, o->gpu, "with --predict: the GPU to predict for: " + profile_keys());
+  cmd->callback([o, html, cmd] {
     o->html_given = html->count() > 0;
-    run_profile(*o);
+    run_profile(*o, *cmd);
   });
 }
 

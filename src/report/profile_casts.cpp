@@ -51,10 +51,11 @@ std::optional<std::string> total_line(const ProfileResult& r, const StepCastsCom
   if (!s.ratio) return std::nullopt;
   const ProfileTotals& t = r.totals;
   const size_t rows = t.measured_rows + t.missing_rows;
-  return fmt::format("GEMMs + casts per step, the casts as the trace ran them: {} (the GEMMs measured here {} + the "
-                     "trace's casts {}) against the trace's {} ({} + {}): measured / trace = {:.3f}{}",
-                     us_or_ms(*s.gemms_and_casts_us), us_or_ms(t.compared_measured_us), us_or_ms(s.trace_us),
-                     us_or_ms(*s.trace_gemms_and_casts_us), us_or_ms(t.compared_trace_us), us_or_ms(s.trace_us),
+  const char* times = r.predicted ? "predicted" : "measured";
+  return fmt::format("GEMMs + casts per step, the casts as the trace ran them: {} (the GEMMs {} here {} + the "
+                     "trace's casts {}) against the trace's {} ({} + {}): {} / trace = {:.3f}{}",
+                     us_or_ms(*s.gemms_and_casts_us), times, us_or_ms(t.compared_measured_us), us_or_ms(s.trace_us),
+                     us_or_ms(*s.trace_gemms_and_casts_us), us_or_ms(t.compared_trace_us), us_or_ms(s.trace_us), times,
                      *s.ratio, t.compared_rows < rows ? fmt::format(" over the {} GEMMs both have", t.compared_rows) : "");
 }
 

@@ -10,6 +10,7 @@
 #include "report/annotation_text.hpp"
 #include "report/json_schema.hpp"
 #include "report/profile_casts.hpp"
+#include "report/profile_predicted_text.hpp"
 #include "report/table.hpp"
 #include "report/what_if_text.hpp"
 #include "views/what_ifs.hpp"
@@ -45,7 +46,8 @@ std::string verdict_cell(const ProfileEntry& e) {
     const std::string verdict = explain_verdict_line(*e.explanation);
     return e.verdict_shape.empty() ? verdict : "largest group " + e.verdict_shape + ": " + verdict;
   }
-  return e.row.time ? "-" : "not measured";
+  if (e.row.time) return "-";
+  return e.predicted || !e.not_predicted.empty() ? "not predicted" : "not measured";
 }
 
 std::string source_line(const ProfileResult& r) {
@@ -58,6 +60,7 @@ std::string source_line(const ProfileResult& r) {
 }
 
 std::string numbers_line(const ProfileResult& r) {
+  if (r.predicted) return predicted_numbers_line(r);
   if (r.measured) {
     const MeasurementSummary& m = *r.measured;
     const DeviceContext& d = m.device;
@@ -75,8 +78,27 @@ std::string numbers_line(const ProfileResult& r) {
                      s.last != s.first ? " to " + s.last : "", s.points, r.entries.size());
 }
 
-// The GPU the times come from: measured now, or the store's.
-const DeviceContext& measured_on(const ProfileResult& r) { return r.measured ? r.measured->device : r.stored->device; }
+// The GPU the times come from: measured now, the store's, or the one the model predicts for.
+DeviceContext measured_on(const ProfileResult& r) {
+  if (r.measured) return r.measured->device;
+  if (r.stored) return r.stored->device;
+  DeviceContext d;
+  d.gpu_name = r.predicted->model->model.gpu;
+  d.sm_count = r.predicted->model->model.sm_count;
+  return d;
+}
+
+// Whether the trace ran on the GPU of the times. A prediction's GPU is a product (a scaled model's is
+// named as its profile names it): the trace's is the same where the profiles say they are one product.
+GpuMatch gpu_match(const ProfileResult& r) {
+  const GpuMatch match = trace_gpu_match(r.workload, measured_on(r));
+  if (!r.predicted || match != GpuMatch::kOther) return match;
+  const GpuProfile* trace = profile_for_device_name(r.workload.device);
+  return trace && trace == profile_for_device_name(r.predicted->model->model.gpu) ? GpuMatch::kSame : match;
+}
+
+// "measured" or "predicted": what the times are.
+const char* times_word(const ProfileResult& r) { return r.predicted ? "predicted" : "measured"; }
 
 std::string gpu_with_sms(const std::string& name, int sms) {
   return sms > 0 ? fmt::format("{} ({} SMs)", name, sms) : name;
@@ -85,11 +107,13 @@ std::string gpu_with_sms(const std::string& name, int sms) {
 // Said first, when it is so: the trace ran on another GPU than the times shown, so its comparison
 // is of two GPUs.
 std::optional<std::string> other_gpu_line(const ProfileResult& r) {
-  const DeviceContext& d = measured_on(r);
-  if (trace_gpu_match(r.workload, d) != GpuMatch::kOther) return std::nullopt;
-  return fmt::format("another GPU: the trace was recorded on {}, the times here were measured on {}: measured / "
-                     "trace below compares the two GPUs, not the GEMMs alone",
-                     gpu_with_sms(r.workload.device, r.workload.device_sms), gpu_with_sms(d.gpu_name, d.sm_count));
+  const DeviceContext d = measured_on(r);
+  if (gpu_match(r) != GpuMatch::kOther) return std::nullopt;
+  return fmt::format("another GPU: the trace was recorded on {}, the times here were {} {}: {} / trace below "
+                     "compares the two GPUs, not the GEMMs alone",
+                     gpu_with_sms(r.workload.device, r.workload.device_sms),
+                     r.predicted ? "predicted for" : "measured on", gpu_with_sms(d.gpu_name, d.sm_count),
+                     times_word(r));
 }
 
 // Said once: what of the trace's GPU time is no GEMM's, and so in no total.
@@ -106,23 +130,28 @@ std::optional<std::string> outside_line(const ProfileResult& r) {
 
 std::string total_line(const ProfileResult& r) {
   const ProfileTotals& t = r.totals;
-  std::string line = fmt::format("GEMM time per step: {} measured ({} of {} GEMMs)", us_or_ms(t.measured_us),
-                                 t.measured_rows, t.measured_rows + t.missing_rows);
+  std::string line = r.predicted ? predicted_total_head(r)
+                                 : fmt::format("GEMM time per step: {} measured ({} of {} GEMMs)",
+                                               us_or_ms(t.measured_us), t.measured_rows,
+                                               t.measured_rows + t.missing_rows);
   if (!t.trace_us) return line + "; the source has no kernel times to compare with";
   line += fmt::format("; the trace's GEMM kernels {}", us_or_ms(*t.trace_us));
-  const bool other_gpu = trace_gpu_match(r.workload, measured_on(r)) == GpuMatch::kOther;
+  const bool other_gpu = gpu_match(r) == GpuMatch::kOther;
   if (t.ratio)
-    line += fmt::format(": measured{} / trace{} = {:.3f} over the {} GEMMs both have ({} against {})",
-                        other_gpu ? " on " + measured_on(r).gpu_name : "", other_gpu ? " on " + r.workload.device : "",
-                        *t.ratio, t.compared_rows, us_or_ms(t.compared_measured_us), us_or_ms(t.compared_trace_us));
+    line += fmt::format(": {}{} / trace{} = {:.3f} over the {} GEMMs both have ({} against {})", times_word(r),
+                        other_gpu ? (r.predicted ? " for " : " on ") + measured_on(r).gpu_name : "",
+                        other_gpu ? " on " + r.workload.device : "", *t.ratio, t.compared_rows,
+                        us_or_ms(t.compared_measured_us), us_or_ms(t.compared_trace_us));
   return line;
 }
 
 void print_table(std::ostream& out, const ProfileResult& r) {
   // The trace's own times, where the source has any (a GEMM list or a config has none).
   const bool traced = r.totals.trace_us.has_value();
-  std::vector<std::string> header = {"#", "GEMM", "origin", "calls/step", "per call [us]", "noise [%]",
-                                     "per step [us]", "share [%]"};
+  const bool predicted = r.predicted.has_value();
+  std::vector<std::string> header = {"#", "GEMM", "origin", "calls/step",
+                                     predicted ? "predicted [us]" : "per call [us]",
+                                     predicted ? "error [%] (p95)" : "noise [%]", "per step [us]", "share [%]"};
   if (traced) header.push_back("trace [us]");
   header.insert(header.end(), {"kernel", "verdict"});
   std::vector<std::vector<std::string>> rows = {header};
@@ -131,18 +160,26 @@ void print_table(std::ostream& out, const ProfileResult& r) {
     const ProfileRow& row = e.row;
     std::vector<std::string> cells = {std::to_string(i + 1), gemm_cell(r, e), call_of(r, e).origin,
                                       calls_text(row.calls_per_step), row.time ? fixed(row.time->median_us, 2) : "-",
-                                      row.time ? fixed(row.time->noise * 100, 1) : "-", number(row.step_us, 1),
-                                      row.share ? fixed(*row.share * 100, 1) : "-"};
+                                      predicted   ? predicted_error_cell(e)
+                                      : row.time ? fixed(row.time->noise * 100, 1)
+                                                 : "-",
+                                      number(row.step_us, 1), row.share ? fixed(*row.share * 100, 1) : "-"};
     if (traced) cells.push_back(number(row.trace_step_us, 1));
-    cells.insert(cells.end(), {e.kernel.empty() ? "-" : e.kernel, verdict_cell(e)});
+    cells.insert(cells.end(),
+                 {predicted ? predicted_kernel_cell(e) : e.kernel.empty() ? "-" : e.kernel, verdict_cell(e)});
     rows.push_back(std::move(cells));
   }
   std::vector<bool> right(header.size(), true);
   right[1] = right[2] = right[header.size() - 2] = right[header.size() - 1] = false;
   // The kernel name is shortened and the verdict wraps first; then the columns go, least read first.
+  // Predicted, a time's error says what the time is worth: it goes last, the kernel assumed first.
   write_table(out, rows, right, "",
-              fit_by_name(header, {{"kernel", {5, 24}}, {"verdict", {0, 0, 40}}, {"origin", {6, 20}}, {"noise [%]", {1}},
-                                   {"per call [us]", {2}}, {"trace [us]", {3}}, {"calls/step", {4}}}));
+              predicted ? fit_by_name(header, {{"kernel", {1, 24}}, {"verdict", {0, 0, 40}}, {"origin", {4, 20}},
+                                               {"error [%] (p95)", {5}}, {"predicted [us]", {6}}, {"trace [us]", {3}},
+                                               {"calls/step", {2}}})
+                        : fit_by_name(header, {{"kernel", {5, 24}}, {"verdict", {0, 0, 40}}, {"origin", {6, 20}},
+                                               {"noise [%]", {1}}, {"per call [us]", {2}}, {"trace [us]", {3}},
+                                               {"calls/step", {4}}}));
 }
 
 // The clock the step's GEMMs were measured at, said once. Replayed: how (the stand-ins, the replays)
@@ -151,6 +188,7 @@ void print_table(std::ostream& out, const ProfileResult& r) {
 // other ops keep the GPU below its power cap runs its GEMMs at higher clocks, which the default replay
 // measures.
 std::optional<std::string> clocks_note(const ProfileResult& r) {
+  if (r.predicted) return predicted_clocks_note(r);
   const auto inferred = [&]() -> std::string {
     if (!r.trace_clock) return "";
     const double at = r.measured && r.measured->median_clock_mhz ? *r.measured->median_clock_mhz : 0;
@@ -207,7 +245,10 @@ std::vector<std::string> list_lines(const ProfileResult& r) {
       lines.push_back(fmt::format("{}: one cublasGemmGroupedBatchedEx call {} us, its groups as a loop of GEMMs "
                                   "{} us; the table takes the faster",
                                   gemm_cell(r, e), fixed(*e.grouped_us, 1), fixed(*e.loop_us, 1)));
-    if (!e.row.time) lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), to_string(e.row.backend)));
+    if (!e.row.time && r.predicted)
+      lines.push_back(not_predicted_line(r, e));
+    else if (!e.row.time)
+      lines.push_back(fmt::format("not measured: {} ({})", gemm_cell(r, e), to_string(e.row.backend)));
     else if (!e.no_verdict.empty()) lines.push_back(fmt::format("no verdict for {}: {}", gemm_cell(r, e), e.no_verdict));
   }
   if (r.totals.outside_rows > 0) lines.push_back("outside the total: " + std::string(kFusedNote));
@@ -218,6 +259,8 @@ std::vector<std::string> list_lines(const ProfileResult& r) {
     lines.push_back(fmt::format("the unmapped ops' kernels take {} per step, not in the totals above",
                                 us_or_ms(*r.totals.unmapped_trace_us)));
   for (const std::string& n : r.workload.notes) lines.push_back("note: " + n);
+  if (r.predicted)
+    for (const std::string& line : predicted_lines(r)) lines.push_back(line);
   if (const std::optional<std::string> c = clocks_note(r)) lines.push_back(*c);
   for (const std::string& s : r.skipped) lines.push_back("skipped: " + s);
   return lines;
@@ -246,6 +289,11 @@ Json entry_json(const ProfileResult& r, const ProfileEntry& e) {
   j["calls_per_step"] = row.calls_per_step;
   j["median_us"] = row.time ? Json(row.time->median_us) : Json(nullptr);
   j["noise"] = row.time ? Json(row.time->noise) : Json(nullptr);
+  j["predicted"] = e.predicted.has_value();
+  j["error_median"] = e.predicted ? Json(e.predicted->cls->accuracy.median) : Json(nullptr);
+  j["error_p95"] = e.predicted ? Json(e.predicted->cls->accuracy.p95) : Json(nullptr);
+  j["prediction"] = entry_prediction_json(e);
+  j["not_predicted"] = e.not_predicted;
   j["step_us"] = optional_json(row.step_us);
   j["share"] = optional_json(row.share);
   j["trace_kernels"] = g.kernels;
@@ -282,6 +330,13 @@ Json totals_json(const ProfileResult& r) {
   j["unmapped_trace_us"] = optional_json(t.unmapped_trace_us);
   j["trace_all_kernels_us"] = optional_json(t.all_kernels_us);
   j["trace_other_kernels_us"] = optional_json(t.other_kernels_us);
+  // A prediction's total (measured_us above is it): its expected error, and what that error does not cover.
+  const std::optional<ProfilePrediction>& p = r.predicted;
+  j["predicted"] = p.has_value();
+  j["error_median"] = p ? Json(p->error_median) : Json(nullptr);
+  j["error_p95"] = p ? Json(p->error_p95) : Json(nullptr);
+  j["outside_range_gemms"] = p ? Json(p->outside_rows) : Json(nullptr);
+  j["outside_range_us"] = p ? Json(p->outside_us) : Json(nullptr);
   return j;
 }
 
@@ -292,13 +347,12 @@ namespace {
 // Measured what-ifs: the two lists, each with its changes at once measured as a step; nothing when
 // nothing was measured here.
 void print_what_ifs(std::ostream& out, const ProfileResult& r) {
-  if (!r.measured) return;
+  if (!r.measured && !r.predicted) return;
   const WhatIfs w = what_ifs(r);
   if (!r.request.verdicts)
     out << "\nwhat would make this step faster: not asked (--no-verdict: the what-ifs are explain's fixes)\n";
   else if ((w.same_dtype.ranked.empty() && w.precision.ranked.empty()) || w.step_us <= 0)
-    out << "\nwhat would make this step faster: no change measured here saves more than 2 % of the GEMM it changes "
-           "(explain's fixes, paired against the step)\n";
+    out << "\nwhat would make this step faster: " << no_what_if_text(r) << "\n";
   for (const WhatIfListText& list : {same_dtype_text(r, w), precision_text(r, w)}) {
     if (list.heading.empty()) continue;
     out << "\n" << list.heading << "\n";
@@ -315,13 +369,14 @@ Json what_if_json(const ProfileResult& r, const WhatIf& x) {
             {"calls_per_step", x.calls_per_step}, {"now_us", x.now_us}, {"after_us", x.after_us},
             {"saving_us", x.saving_us}, {"saving_low_us", optional_json(x.saving_low_us)},
             {"saving_high_us", optional_json(x.saving_high_us)}, {"paired", x.paired()},
-            {"changes_dtype", changes_dtype(x.kind)}};
+            {"changes_dtype", changes_dtype(x.kind)}, {"predicted", x.predicted},
+            {"error", x.predicted ? Json(x.error) : Json(nullptr)}};
   if (c.ratio) j["ratio"] = {{"median", c.ratio->median}, {"low", c.ratio->low}, {"high", c.ratio->high}, {"pairs", c.ratio->pairs}};
   return j;
 }
 
 Json changed_step_json(const ProfileResult& r, const ChangedStep& s) {
-  Json j = {{"name", s.name}, {"what_ifs", s.candidates.size()}, {"replayed", s.replayed},
+  Json j = {{"name", s.name}, {"what_ifs", s.candidates.size()}, {"replayed", s.replayed}, {"predicted", s.predicted},
             {"before_us", optional_json(s.before_us)}, {"after_us", optional_json(s.after_us)},
             {"text", changed_step_line(r, s)}, {"why_not", s.why_not}};
   j["ratio"] = s.ratio ? Json{{"median", s.ratio->median}, {"low", s.ratio->low}, {"high", s.ratio->high},
@@ -331,7 +386,7 @@ Json changed_step_json(const ProfileResult& r, const ChangedStep& s) {
 }
 
 Json what_ifs_json(const ProfileResult& r) {
-  if (!r.measured) return nullptr;
+  if (!r.measured && !r.predicted) return nullptr;
   const WhatIfs w = what_ifs(r);
   const auto list_json = [&](const WhatIfList& list) {
     Json ranked = Json::array();
@@ -345,7 +400,8 @@ Json what_ifs_json(const ProfileResult& r) {
   Json steps = Json::array();
   for (const ChangedStep& s : r.changed_steps) steps.push_back(changed_step_json(r, s));
   return {{"ranked", ranked}, {"same_dtype", list_json(w.same_dtype)}, {"precision", list_json(w.precision)},
-          {"changed_steps", steps}, {"step_us", w.step_us}, {"lines", what_if_lines(r, w)}};
+          {"changed_steps", steps}, {"step_us", w.step_us}, {"lines", what_if_lines(r, w)},
+          {"not_predicted", not_predicted_json(r)}};
 }
 
 // The fp8 GEMMs' casts beside the GEMM time (views/profile.hpp): the step pays both.
@@ -389,15 +445,16 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   j["recorded_on"] = r.workload.device;
   j["recorded_on_sms"] = r.workload.device_sms > 0 ? Json(r.workload.device_sms) : Json(nullptr);
   j["measured_on"] = measured_on(r).gpu_name;
-  j["gpu_match"] = gpu_match_name(trace_gpu_match(r.workload, measured_on(r)));
+  j["gpu_match"] = gpu_match_name(gpu_match(r));
   j["other_gpu"] = other_gpu_line(r) ? Json(*other_gpu_line(r)) : Json(nullptr);
   j["outside"] = outside_line(r) ? Json(*outside_line(r)) : Json(nullptr);
   j["steps"] = r.workload.steps;
-  j["mode"] = r.measured ? "measured" : "store";
+  j["mode"] = r.measured ? "measured" : r.predicted ? "predicted" : "store";
   j["numbers"] = numbers_line(r);
   j["backend"] = to_string(r.request.backend);
   j["samples"] = r.request.samples;
   j["db"] = r.request.db;
+  j["prediction"] = profile_prediction_json(r);
   Json gemms = Json::array();
   for (const ProfileEntry& e : r.entries) gemms.push_back(entry_json(r, e));
   j["gemms"] = std::move(gemms);
@@ -412,7 +469,7 @@ void write_profile_json(std::ostream& out, const ProfileResult& r) {
   j["fused_note"] = r.totals.outside_rows > 0 ? Json(kFusedNote) : Json(nullptr);
   const std::optional<std::string> clocks = clocks_note(r);
   j["clocks_note"] = clocks ? Json(*clocks) : Json(nullptr);
-  if (r.measured) j["what_ifs"] = what_ifs_json(r);
+  if (r.measured || r.predicted) j["what_ifs"] = what_ifs_json(r);
   if (r.fp8_casts)
     j["fp8_casts"] = {{"us_per_step", r.fp8_casts->us_per_step}, {"casts", r.fp8_casts->casts},
                       {"measured", r.fp8_casts->measured}, {"text", *fp8_casts_line(r)}};

@@ -12,7 +12,7 @@ namespace shapescope {
 // What a what-if changes: the GEMM and its fix (with what it adds: a copy, casts), or the loop a
 // grouped call becomes.
 std::string what_if_change(const ProfileResult& r, const WhatIf& w);
-// "1.23 ms (4.5 %) [1.10 ms..1.36 ms]"
+// "1.23 ms (4.5 %) [1.10 ms..1.36 ms]"; predicted: "1.23 ms (4.5 %), error 5.2 %"
 std::string what_if_saving(const WhatIf& w, double step_us);
 
 // One list, worded: its heading, its table (header first), the line of all its changes measured at
@@ -24,6 +24,8 @@ struct WhatIfListText {
 };
 WhatIfListText same_dtype_text(const ProfileResult& r, const WhatIfs& w);
 WhatIfListText precision_text(const ProfileResult& r, const WhatIfs& w);
+// Why no what-if is listed: none measured (or predicted) saves enough.
+std::string no_what_if_text(const ProfileResult& r);
 // The paired run the candidates were measured in; the changed steps asked for alone (--what-if N); the
 // candidates that could not be measured. One line each.
 std::vector<std::string> what_if_lines(const ProfileResult& r, const WhatIfs& w);

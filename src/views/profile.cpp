@@ -253,6 +253,11 @@ std::optional<ProfileFp8Casts> casts_per_step(const std::vector<StepCast>& casts
 
 }  // namespace
 
+std::variant<ExplainJob, std::string> profile_verdict_job(const Problem& p, BackendKind backend,
+                                                          const ProfileRequest& r) {
+  return verdict_job(p, backend, r);
+}
+
 ProfileResult profile_measure(const Workload& workload, const ProfileRequest& request, const DeviceContext& device,
                               Store& store, const ProgressFor& progress_for, const std::atomic<bool>* interrupted) {
   ProfileResult result;

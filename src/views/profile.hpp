@@ -7,12 +7,15 @@
 
 #include "views/explain.hpp"
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/device_context.hpp"
 #include "measure/progress.hpp"
+#include "model/perf_predict.hpp"
 #include "model/profile.hpp"
 #include "store/store.hpp"
 #include "views/measured_set.hpp"
@@ -68,6 +71,11 @@ struct ProfileEntry {
   // what runs its calls in the step's paired runs and replays.
   BackendSpec way{BackendKind::kCublas};
   std::optional<double> point_clock_mhz;  // the SM clock its point was measured at (NVML)
+  // profile --predict: the performance model's prediction of the row's time (row.time is it, with the
+  // class's median held-out error as its noise), or why there is none. A grouped call has none; its
+  // groups as a loop of GEMMs are predicted into loop_us where the model predicts every group.
+  std::optional<PerfPrediction> predicted;
+  std::string not_predicted;
 };
 
 // The stored measurements a profile without a GPU reads: one GPU's (the one with the most of them).
@@ -84,6 +92,27 @@ struct ProfileFp8Casts {
   size_t casts = 0, measured = 0;
 };
 
+// A kind of what-if the performance model cannot price, and why: for the GEMMs it would change (profile
+// entries), or for every GEMM (`entries` empty).
+struct ProfileNotPredicted {
+  WhatIfKind kind = WhatIfKind::kAlgorithm;
+  std::string what;             // "fp8", "cuBLASLt's other algorithms and our fixed kernel"
+  std::string why;
+  std::vector<size_t> entries;  // into ProfileResult::entries, in rank order
+};
+
+// profile --predict: the model every time came from, and what its errors mean for the step's total.
+// The total's error is its GEMMs' held-out errors weighted by their predicted time per step: errors of
+// one model may share their sign (a class predicted slow is slow on every GEMM of it), so they are
+// added as if they did, never as independent errors that would shrink in the sum.
+struct ProfilePrediction {
+  std::shared_ptr<const GpuPerfModel> model;
+  double error_median = 0, error_p95 = 0;  // of the total (rows of the total with a prediction)
+  size_t outside_rows = 0;                 // of those, predicted outside their class's measured range
+  double outside_us = 0;                   // their time per step (the errors above do not cover it)
+  std::vector<ProfileNotPredicted> not_predicted;  // what-ifs the model cannot price
+};
+
 struct ProfileResult {
   Workload workload;
   ProfileRequest request;
@@ -91,6 +120,7 @@ struct ProfileResult {
   ProfileTotals totals;
   std::optional<MeasurementSummary> measured;  // measured now, on a GPU here
   std::optional<StoredSource> stored;          // read from the store (no GPU here)
+  std::optional<ProfilePrediction> predicted;  // predicted by a performance model (--predict)
   std::vector<std::string> skipped;            // measure()'s skip lines
   // The step replayed (its GEMMs' times are the replay's): how the replay ran, the clock included;
   // and the clock the trace's own compute-bound GEMMs ran at (model/profile.hpp: infer_clock).
@@ -133,5 +163,16 @@ ProfileResult profile_measure(const Workload& workload, const ProfileRequest& re
 // No GPU here: the store read only; the GEMMs it lacks are listed (rows without a time). Throws
 // Error(kNoGpu) in one line when there is no store or it holds none of the GEMMs.
 ProfileResult profile_from_store(const Workload& workload, const ProfileRequest& request);
+// --predict (views/profile_predicted.cpp): nothing measured or read; every GEMM's time the model's
+// prediction (a GEMM it cannot predict listed without one, with why), each verdict explain's predicted
+// one, and the what-ifs the model can price (size, padding, layout and precision to a dtype it has a
+// class for) predicted, each saving counted above the model's error; the others listed as not
+// predicted, with why. The step is not replayed: the times are at the clock the model was fitted at.
+ProfileResult profile_predict(const Workload& workload, const ProfileRequest& request,
+                              const std::shared_ptr<const GpuPerfModel>& model);
+
+// A GEMM's verdict as an explain request (views/profile.cpp), or why it has none.
+std::variant<ExplainJob, std::string> profile_verdict_job(const Problem& p, BackendKind backend,
+                                                          const ProfileRequest& r);
 
 }  // namespace shapescope

@@ -202,6 +202,13 @@ WhatIfs what_ifs(const ProfileResult& result) {
       w.saving_us = out.step_us * (1 - x.ratio->median);
       w.saving_low_us = out.step_us * (1 - x.ratio->high);
       w.saving_high_us = out.step_us * (1 - x.ratio->low);
+    } else if (x.predicted_us) {
+      // Both times are the model's: the change counts where it saves more of its GEMM than the least
+      // effect and the larger of the two predictions' errors.
+      if (w.now_us <= 0 || 1 - *x.predicted_us / w.now_us <= std::max(kMinPairedEffect, x.predicted_error)) continue;
+      w.saving_us = w.calls_per_step * (w.now_us - *x.predicted_us);
+      w.predicted = true;
+      w.error = x.predicted_error;
     } else if (x.kind == WhatIfKind::kGrouping) {
       w.saving_us = w.calls_per_step * w.now_us * (1 - x.unpaired_share);
       ++out.not_paired;

@@ -41,6 +41,13 @@ struct WhatIfCandidate {
   std::optional<PairedRatio> ratio;
   double unpaired_share = 1;  // grouping: the loop's time over the grouped call's
   std::string why_not;
+  // Predicted (profile --predict): the changed GEMM's predicted time per call, the error its saving
+  // must clear (the larger of the two predictions' held-out median errors), and whether the changed
+  // GEMM lies outside its class's measured range.
+  std::optional<double> predicted_us;
+  double predicted_error = 0;
+  bool predicted_outside = false;
+  std::string change;  // the change in words where it is no explain fix (a predicted layout or precision)
 };
 
 // A ranked what-if: a candidate that saves time, in the step's terms.
@@ -55,6 +62,8 @@ struct WhatIf {
   std::optional<double> saving_low_us, saving_high_us;  // per step: the paired ratio's 95 % interval
   bool paired() const { return saving_low_us.has_value(); }
   size_t number = 0;                // its number in the listing (1-based, both lists): --what-if N
+  bool predicted = false;           // profile --predict: both times the model's
+  double error = 0;                 // predicted: the error it cleared (WhatIfCandidate::predicted_error)
 };
 
 // The names of the two lists' changed steps.
@@ -68,6 +77,7 @@ struct ChangedStep {
   std::optional<PairedRatio> ratio; // its GEMM time (costs included) over the step's
   std::optional<double> before_us, after_us;  // per step, as measured with it
   bool replayed = false;            // measured in the step's replay (else in paired passes of its GEMMs)
+  bool predicted = false;           // profile --predict: the model's sum (it prices no interaction)
   std::string why_not;
 };
 
@@ -97,7 +107,8 @@ StepCalls changed_terms_of(const ProfileResult& result, const std::vector<size_t
 // takes `share` of the step: 1 - (1 - ratio) / share, the interval likewise.
 PairedRatio gemm_ratio(const PairedRatio& step, double share);
 
-// The ranked lists, from the candidates' measurements and the step's time.
+// The ranked lists, from the candidates' measurements (or predictions) and the step's time. A
+// predicted candidate counts where it saves more of its GEMM than kMinPairedEffect and its error.
 WhatIfs what_ifs(const ProfileResult& result);
 
 }  // namespace shapescope
