@@ -6,8 +6,8 @@
 // its time and the kernel the library ran on it (tile, split-K slices, slots: CTAs that run at once).
 // A new shape's time (model/perf_neighbours.hpp) is the launch floor (the GPU's: the median time of
 // its smallest measured GEMMs) plus its work (2 M N K, K rounded up to the kernel's K block) at the
-// rate a local fit over the 24 nearest measured shapes in log M, N, K gives at its M, N and K (the
-// log of each one's time above the floor over its work, weighted by nearness, linear in log M, N, K).
+// rate a local fit over the 24 nearest measured shapes in log M, N, K and batch gives at its sizes (the
+// log of each one's time above the floor over its work, weighted by nearness, linear in the logs).
 // An unaligned class predicts from its aligned class (dtype and layout the same; it is measured far
 // more densely) times the ratio its own 4 nearest shapes show to that class's prediction; without an
 // aligned class, from its own shapes alone. The class's memory bandwidth, fitted on its memory-bound
