@@ -37,13 +37,15 @@ std::shared_ptr<const GpuPerfModel> predict_model(const PredictOptions& o, const
 ExplainReport explain_predicted_request(const PredictOptions& o, const ExplainRequest& request,
                                         const GpuProfile* gpu, int device, const Problem& target);
 
-// sweep: the model that predicts a --dry-run's plan (nullptr without --predict). Refuses --predict
-// without --dry-run, --gpu without --predict, and a backend other than cuBLAS.
+// sweep: the model that predicts a --dry-run's plan of `dtype` (nullptr without --predict). Refuses
+// --predict without --dry-run, --gpu without --predict, and a backend other than cuBLAS (fp8: cuBLASLt).
 std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, const GpuProfile* gpu,
-                                                    const std::vector<BackendSpec>& backends, bool dry_run, int device);
+                                                    const std::vector<BackendSpec>& backends, DType dtype,
+                                                    bool dry_run, int device);
 
-// Error(kUsage) for a backend other than cuBLAS (--backend named).
-void check_predicted_backend(const BackendSpec& backend);
+// Error(kUsage) for a backend other than the one the model was fitted on for `dtype`: cuBLAS; fp8
+// (--predict of a sweep's plan): cuBLASLt (--backend named).
+void check_predicted_backend(const BackendSpec& backend, DType dtype = DType::kBf16);
 
 // The model shipped for a GPU profile, nullptr when none is.
 std::shared_ptr<const GpuPerfModel> shipped_perf_model(const GpuProfile& gpu);

@@ -124,7 +124,8 @@ PerfFitGpu perf_fit_gpu(const std::string& gpu_name);
 int64_t perf_align_bytes(const Problem& p);
 
 // Fits one model. Refuses (Error, kUsage) fewer than 8 samples of one class with known tiles,
-// samples of a grouped call or a cast. Deterministic: the same samples give the same model.
+// samples of a grouped call, a cast or an fp8 recipe other than tensor (the classes name no recipe).
+// Deterministic: the same samples give the same model.
 PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source);
 
 struct PerfPrediction {
@@ -141,7 +142,7 @@ struct PerfPrediction {
 };
 
 // nullopt with `why` set when the model has no class for the problem's dtype, layout and alignment
-// (or the problem is grouped, or a cast).
+// (or the problem is grouped, a cast, or an fp8 GEMM of a recipe other than tensor).
 std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, std::string& why);
 
 // The model as JSON text and back; read_perf_model refuses (Error, kUsage, naming `origin`) a
