@@ -82,7 +82,8 @@ case "${1:-}" in
     "$BIN" calibrate-model --db bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db \
       --samples-out "$W/square.samples.csv" > /dev/null
     { cat "$W/square.samples.csv"; tail -n +3 "$W/grid.samples.csv"; } > "$W/h100-sxm.samples.csv"
-    "$BIN" calibrate-model --samples "$W/h100-sxm.samples.csv" --out "$W/h100-sxm.json" | tee "$W/model.txt"
+    "$BIN" calibrate-model --samples "$W/h100-sxm.samples.csv" --out "$W/h100-sxm.json" > "$W/model.txt" || exit 1
+    cat "$W/model.txt"
     perf_model_predict_tests "$BIN" "$W/h100-sxm.json" "$W"
     FIT="$W/h100-sxm.samples.csv" python3 "$HERE/model_error.py" error "$W/test.samples.csv" "$W"/predicted-test*.txt |
       tee "$W/test-error.txt"
