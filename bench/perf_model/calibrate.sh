@@ -13,8 +13,8 @@
 # separate sweep of 2026-11-27, a blind unaligned bf16 one, and one per other dtype and for batched
 # GEMMs, of sizes the fit's sweeps do not hold.
 # sweep leaves 4 files in $OUT/perf_model: sweep.log (each sweep's summary), grid.samples.csv and
-# test.samples.csv (the points the fit reads) and stores.tar.xz (both stores; split into 15 MiB parts
-# stores.tar.xz.NN when larger). Run again after an interruption, it unpacks the stores and measures
+# test.samples.csv (the points the fit reads) and stores.tar.xz (both stores, .gz without xz; split
+# into 15 MiB parts stores.tar.xz.NN when larger). Run again after an interruption, it unpacks the stores and measures
 # only the points they lack.
 set -u
 BIN=${BIN:-build/shapescope}
@@ -26,17 +26,25 @@ mkdir -p "$W"
 . "$HERE/grid.sh"
 MODELS="gpt2 llama3-8b falcon-7b phi-2 qwen3-30b-a3b"
 
+# The stores packed as one archive (xz, else gzip where xz is missing), split into 15 MiB parts when
+# larger: files come back from the GPU machine at most 16 MiB each.
 unpack_stores() {
-  if [ ! -e "$W/grid.db" ] && ls "$W"/stores.tar.xz* > /dev/null 2>&1; then
-    cat "$W"/stores.tar.xz* | tar -C "$W" -xJf - && rm -f "$W"/stores.tar.xz*
-  fi
+  local z
+  for z in xz gz; do
+    if [ ! -e "$W/grid.db" ] && ls "$W"/stores.tar.$z* > /dev/null 2>&1; then
+      cat "$W"/stores.tar.$z* | if [ $z = xz ]; then xz -dc; else gzip -dc; fi | tar -C "$W" -xf - &&
+        rm -f "$W"/stores.tar.$z*
+    fi
+  done
 }
 
 pack_stores() {
-  rm -f "$W"/stores.tar.xz*
-  tar -C "$W" -cf - grid.db test.db | xz -T0 -6 > "$W/stores.tar.xz" || return 1
-  if [ "$(stat -c %s "$W/stores.tar.xz")" -gt $((15 << 20)) ]; then
-    split -b 15m -d "$W/stores.tar.xz" "$W/stores.tar.xz." && rm "$W/stores.tar.xz"
+  local z=gz zip=(gzip -6)
+  if command -v xz > /dev/null; then z=xz zip=(xz -T0 -6); fi
+  rm -f "$W"/stores.tar.*
+  tar -C "$W" -cf - grid.db test.db | "${zip[@]}" > "$W/stores.tar.$z" || return 1
+  if [ "$(stat -c %s "$W/stores.tar.$z")" -gt $((15 << 20)) ]; then
+    split -b 15m -d "$W/stores.tar.$z" "$W/stores.tar.$z." && rm "$W/stores.tar.$z"
   fi
   rm -f "$W/grid.db" "$W/test.db"
 }
