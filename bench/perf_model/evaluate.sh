@@ -6,14 +6,15 @@
 #   layout measured by the fit's grid too, in another run): `sweep --dry-run --predict` of each test
 #   sweep's points, the error per test set, dtype, layout, batched or not, and row alignment, all and
 #   apart by whether the fit measured the shape (error.txt; sweeps MEASURED lacks are left out);
-# - pad of five models at 4096 tokens from the model against measured pad (pad.txt);
+# - pad of five models at 4096 tokens from the model against measured pad (PADS/pad-MODEL.json; pad.txt);
 # - the H200 square sweep (gpus/h200.samples.csv, measured on an H200) predicted from the H100 model
 #   scaled to the H200 (h200-scaled-error.txt).
 set -eu
 BIN=${BIN:-build-cpu/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
 HERE=$(dirname "$0")
-MEASURED=${MEASURED:-$HERE/results/h100-2026-11-27}
+MEASURED=${MEASURED:-$HERE/results/h100-2026-11-27}  # test.samples.csv
+PADS=${PADS:-$HERE/results/h100-2026-11-27}          # pad-MODEL.json, measured
 MODEL=${MODEL:-gpus/h100-sxm.json}
 mkdir -p "$OUT"
 # shellcheck source=grid.sh
@@ -25,7 +26,7 @@ FIT=gpus/h100-sxm.samples.csv python3 "$HERE/model_error.py" error "$MEASURED/te
 for m in gpt2 llama3-8b falcon-7b phi-2 qwen3-30b-a3b; do
   "$BIN" pad --model "$m" --tokens 4096 --predict --perf-model "$MODEL" --gpu h100-sxm --db "$OUT/none.db" \
     --format json > "$OUT/pad-$m-predicted.json"
-  { echo "== $m"; python3 "$HERE/model_error.py" pad "$MEASURED/pad-$m.json" "$OUT/pad-$m-predicted.json"; } >> "$OUT/pad.txt"
+  { echo "== $m"; python3 "$HERE/model_error.py" pad "$PADS/pad-$m.json" "$OUT/pad-$m-predicted.json"; } >> "$OUT/pad.txt"
 done
 cat "$OUT/pad.txt"
 "$BIN" info --model "$MODEL" > "$OUT/model.txt"
