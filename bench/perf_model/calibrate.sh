@@ -14,8 +14,8 @@
 # GEMMs, of sizes the fit's sweeps do not hold.
 # sweep leaves 4 files in $OUT/perf_model: sweep.log (each sweep's summary), grid.samples.csv and
 # test.samples.csv (the points the fit reads) and stores.tar.xz (both stores, .gz without xz; split
-# into 15 MiB parts stores.tar.xz.NN when larger). Run again after an interruption, it unpacks the stores and measures
-# only the points they lack.
+# into 15 MiB parts stores.tar.xz.NN when larger). Run again after an interruption, it unpacks the
+# stores and measures only the points they lack.
 set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}

@@ -19,7 +19,9 @@ MU=16,48,128,384,777,1024,2048,4096,8192,12288
 NA=48,384,1024,3072,6144,12288
 KA=64,200,768,2000,4096,8192
 # The separate sweep of 2026-11-27 (bf16 nn/nt/tn; unaligned only N 3001 and K 1500), and a blind
-# unaligned one: no value of either is a fit value (but K 768, 4096 and 8192 of the first).
+# unaligned one: no value of either is a fit value (but K 768, 4096 and 8192 of the first). The other
+# dtypes' and the batched test sweeps share a value or two with their fit sweeps (4096; fp8's M 8192),
+# a whole shape only in fp8 (8192 x 4096 x 4096).
 TEST_MN=64,200,512,1000,2048,3001,4096,8192
 TEST_K=256,768,1500,4096,8192
 TU_M=30,300,1717,4500,10000
