@@ -32,8 +32,7 @@ unpack_stores() {
   local z
   for z in xz gz; do
     if [ ! -e "$W/grid.db" ] && ls "$W"/stores.tar.$z* > /dev/null 2>&1; then
-      cat "$W"/stores.tar.$z* | if [ $z = xz ]; then xz -dc; else gzip -dc; fi | tar -C "$W" -xf - &&
-        rm -f "$W"/stores.tar.$z*
+      cat "$W"/stores.tar.$z* | if [ $z = xz ]; then xz -dc; else gzip -dc; fi | tar -C "$W" -xf -
     fi
   done
 }
@@ -82,9 +81,11 @@ case "${1:-}" in
     for m in $MODELS; do "$BIN" pad --model "$m" --tokens 4096 --db "$W/pad.db" --format json > "$W/pad-$m.json"; done
     ;;
   fit)
-    unpack_stores
+    # The samples the sweep wrote; else the stores' (unpacked beside their archive, which stays).
     for S in grid test; do
-      [ -e "$W/$S.samples.csv" ] || "$BIN" calibrate-model --db "$W/$S.db" --samples-out "$W/$S.samples.csv" > /dev/null
+      [ -e "$W/$S.samples.csv" ] && continue
+      unpack_stores
+      "$BIN" calibrate-model --db "$W/$S.db" --samples-out "$W/$S.samples.csv" > /dev/null
     done
     # The square nn sweep's samples first (their header names the GPU), then the grid's rows.
     "$BIN" calibrate-model --db bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db \
