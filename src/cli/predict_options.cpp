@@ -146,15 +146,19 @@ ExplainReport explain_predicted_request(const PredictOptions& o, const ExplainRe
   return explain_predicted(request, predict_model(o, gpu, device), target, "--predict");
 }
 
-void check_predicted_backend(const BackendSpec& backend) {
-  if (backend.kind != BackendKind::kCublas)
-    throw usage_error(fmt::format("--backend: '{}': the performance model predicts cuBLAS's own choice of kernel "
-                                  "(what it was fitted on); --predict takes --backend cublas",
-                                  backend.text()));
+void check_predicted_backend(const BackendSpec& backend, DType dtype) {
+  // fp8 has no cuBLAS call: its points are cuBLASLt's first heuristic choice.
+  const bool fp8 = dtype == DType::kFp8;
+  if (backend.kind != (fp8 ? BackendKind::kCublasLt : BackendKind::kCublas))
+    throw usage_error(fmt::format("--backend: '{}': the performance model predicts {}'s own choice of kernel "
+                                  "(what it was fitted on); --predict takes --backend {}{}",
+                                  backend.text(), fp8 ? "cuBLASLt" : "cuBLAS", fp8 ? "cublaslt" : "cublas",
+                                  fp8 ? " for fp8" : ""));
 }
 
 std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, const GpuProfile* gpu,
-                                                    const std::vector<BackendSpec>& backends, bool dry_run, int device) {
+                                                    const std::vector<BackendSpec>& backends, DType dtype,
+                                                    bool dry_run, int device) {
   if (!o.wanted()) {
     if (gpu)
       throw usage_error(fmt::format("--gpu: '{}' names the GPU --dry-run --predict predicts for; add them (a sweep "
@@ -164,7 +168,7 @@ std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, con
   if (!dry_run)
     throw usage_error(fmt::format("{}: predicts the plan's times with --dry-run; a sweep measures them",
                                   o.predict ? "--predict" : "--perf-model '" + o.perf_model + "'"));
-  for (const BackendSpec& b : backends) check_predicted_backend(b);
+  for (const BackendSpec& b : backends) check_predicted_backend(b, dtype);
   return predict_model(o, gpu, device);
 }
 

@@ -37,10 +37,11 @@ std::shared_ptr<const GpuPerfModel> predict_model(const PredictOptions& o, const
 ExplainReport explain_predicted_request(const PredictOptions& o, const ExplainRequest& request,
                                         const GpuProfile* gpu, int device, const Problem& target);
 
-// sweep: the model that predicts a --dry-run's plan (nullptr without --predict). Refuses --predict
-// without --dry-run, --gpu without --predict, and a backend other than cuBLAS.
+// sweep: the model that predicts a --dry-run's plan of `dtype` (nullptr without --predict). Refuses
+// --predict without --dry-run, --gpu without --predict, and a backend other than cuBLAS (fp8: cuBLASLt).
 std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, const GpuProfile* gpu,
-                                                    const std::vector<BackendSpec>& backends, bool dry_run, int device);
+                                                    const std::vector<BackendSpec>& backends, DType dtype,
+                                                    bool dry_run, int device);
 
 // profile: the model that predicts the step (nullptr without --predict). Refuses --gpu without
 // --predict, a backend other than cuBLAS, and with --predict every option given on `cmd` that only a
@@ -49,8 +50,9 @@ std::shared_ptr<const GpuPerfModel> plan_prediction(const PredictOptions& o, con
 std::shared_ptr<const GpuPerfModel> profile_prediction(const CLI::App& cmd, const PredictOptions& o,
                                                        const GpuProfile* gpu, const BackendSpec& backend, int device);
 
-// Error(kUsage) for a backend other than cuBLAS (--backend named).
-void check_predicted_backend(const BackendSpec& backend);
+// Error(kUsage) for a backend other than the one the model was fitted on for `dtype`: cuBLAS; fp8
+// (--predict of a sweep's plan): cuBLASLt (--backend named).
+void check_predicted_backend(const BackendSpec& backend, DType dtype = DType::kBf16);
 
 // The model shipped for a GPU profile, nullptr when none is.
 std::shared_ptr<const GpuPerfModel> shipped_perf_model(const GpuProfile& gpu);

@@ -100,7 +100,7 @@ MeasureRequest measure_request(const SweepOptions& o, const MeasureOptions& timi
 void run_sweep(const SweepOptions& o) {
   const MeasureOptions timing = validate(o);
   const auto problems = checked_problems(o);
-  const auto predicted = plan_prediction(o.predict, o.gpu, o.backends, o.dry_run, o.device);
+  const auto predicted = plan_prediction(o.predict, o.gpu, o.backends, problems.front().dtype, o.dry_run, o.device);
   if (o.dry_run) {
     check_store_for_dry_run(o.db);
     print_dry_run(problems, o, timing.stop_rule(), predicted.get());

@@ -102,6 +102,10 @@ void check_samples(const std::vector<PerfSample>& samples) {
     if (s.problem.grouped() || s.problem.cast != CastOperand::kNone)
       throw usage_error("calibrate-model: a grouped call or an fp8 cast is no GEMM the model fits (" +
                         s.problem.shape_string() + ")");
+    if (s.problem.recipe != Fp8Recipe{})
+      throw usage_error(fmt::format("calibrate-model: {} is an fp8 GEMM of the {} recipe; the model holds the tensor "
+                                    "recipe's (one scale per operand)",
+                                    s.problem.shape_string(), recipe_text(s.problem.recipe)));
     if (!(s.median_us > 0) || !std::isfinite(s.median_us))
       throw usage_error(fmt::format("calibrate-model: {} has no positive time ({})", s.problem.shape_string(),
                                     s.median_us));
@@ -263,6 +267,11 @@ PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
 std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, std::string& why) {
   if (p.grouped() || p.cast != CastOperand::kNone) {
     why = "the model holds ordinary GEMMs: not a grouped call or a cast";
+    return std::nullopt;
+  }
+  if (p.recipe != Fp8Recipe{}) {
+    why = fmt::format("the model holds fp8 GEMMs of the tensor recipe (one scale per operand), not of the {} recipe",
+                      recipe_text(p.recipe));
     return std::nullopt;
   }
   const int64_t align = perf_align_bytes(p);

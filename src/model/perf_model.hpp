@@ -6,8 +6,8 @@
 // its time and the kernel the library ran on it (tile, split-K slices, slots: CTAs that run at once).
 // A new shape's time (model/perf_neighbours.hpp) is the launch floor (the GPU's: the median time of
 // its smallest measured GEMMs) plus its work (2 M N K, K rounded up to the kernel's K block) at the
-// rate a local fit over the 24 nearest measured shapes in log M, N, K gives at its M, N and K (the
-// log of each one's time above the floor over its work, weighted by nearness, linear in log M, N, K).
+// rate a local fit over the 24 nearest measured shapes in log M, N, K and batch gives at its sizes (the
+// log of each one's time above the floor over its work, weighted by nearness, linear in the logs).
 // An unaligned class predicts from its aligned class (dtype and layout the same; it is measured far
 // more densely) times the ratio its own 4 nearest shapes show to that class's prediction; without an
 // aligned class, from its own shapes alone. The class's memory bandwidth, fitted on its memory-bound
@@ -124,7 +124,8 @@ PerfFitGpu perf_fit_gpu(const std::string& gpu_name);
 int64_t perf_align_bytes(const Problem& p);
 
 // Fits one model. Refuses (Error, kUsage) fewer than 8 samples of one class with known tiles,
-// samples of a grouped call or a cast. Deterministic: the same samples give the same model.
+// samples of a grouped call, a cast or an fp8 recipe other than tensor (the classes name no recipe).
+// Deterministic: the same samples give the same model.
 PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source);
 
 struct PerfPrediction {
@@ -141,7 +142,7 @@ struct PerfPrediction {
 };
 
 // nullopt with `why` set when the model has no class for the problem's dtype, layout and alignment
-// (or the problem is grouped, or a cast).
+// (or the problem is grouped, a cast, or an fp8 GEMM of a recipe other than tensor).
 std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, std::string& why);
 
 // The model as JSON text and back; read_perf_model refuses (Error, kUsage, naming `origin`) a

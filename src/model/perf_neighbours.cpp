@@ -55,21 +55,25 @@ std::vector<Near> nearest(const PerfClass& c, const Problem& p, PerfLeaveOut out
   return near;
 }
 
-// Solves the 4x4 system a x = b by Gaussian elimination with partial pivoting; false when singular.
-bool solve4(std::array<std::array<double, 5>, 4> a, std::array<double, 4>& x) {
-  for (size_t col = 0; col < 4; ++col) {
+// The local fit's unknowns: the log rate at the problem and its slopes in log M, N, K and batch.
+constexpr size_t kTerms = 5;
+
+// Solves the system a x = b (b: a's last column) by Gaussian elimination with partial pivoting;
+// false when singular.
+bool solve(std::array<std::array<double, kTerms + 1>, kTerms> a, std::array<double, kTerms>& x) {
+  for (size_t col = 0; col < kTerms; ++col) {
     size_t pivot = col;
-    for (size_t r = col + 1; r < 4; ++r)
+    for (size_t r = col + 1; r < kTerms; ++r)
       if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
     if (!(std::abs(a[pivot][col]) > 1e-300)) return false;
     std::swap(a[col], a[pivot]);
-    for (size_t r = 0; r < 4; ++r) {
+    for (size_t r = 0; r < kTerms; ++r) {
       if (r == col) continue;
       const double f = a[r][col] / a[col][col];
-      for (size_t j = col; j < 5; ++j) a[r][j] -= f * a[col][j];
+      for (size_t j = col; j <= kTerms; ++j) a[r][j] -= f * a[col][j];
     }
   }
-  for (size_t i = 0; i < 4; ++i) x[i] = a[i][4] / a[i][i];
+  for (size_t i = 0; i < kTerms; ++i) x[i] = a[i][kTerms] / a[i][i];
   return true;
 }
 
@@ -96,24 +100,26 @@ PerfNeighbourFit perf_local_fit(const PerfClass& c, const Problem& p, double flo
   }
   // Tricube weights over the farthest neighbour's distance (a hair beyond, so that it still counts).
   const double reach = near.back().distance * 1.01 + 1e-9;
-  std::array<std::array<double, 5>, 4> a{};
+  std::array<std::array<double, kTerms + 1>, kTerms> a{};
   double weights = 0;
   const double lm = std::log(double(p.m)), ln = std::log(double(p.n)), lk = std::log(double(p.k));
+  const double lb = std::log(double(p.batch));
   for (const Near& e : near) {
     const PerfClass::Kernel& k = c.kernels[e.index];
     const double r = 1 - std::pow(e.distance / reach, 3), w = r * r * r;
-    const std::array<double, 4> x = {1, k.log_m - lm, k.log_n - ln, k.log_k - lk};
+    const std::array<double, kTerms> x = {1, k.log_m - lm, k.log_n - ln, k.log_k - lk, k.log_batch - lb};
     const double y = std::log(perf_above_floor(k.us, floor_us) / perf_work(k.m, k.n, k.k, k.batch, c.dtype));
-    for (size_t i = 0; i < 4; ++i) {
-      a[i][4] += w * x[i] * y;
-      for (size_t j = 0; j < 4; ++j) a[i][j] += w * x[i] * x[j];
+    for (size_t i = 0; i < kTerms; ++i) {
+      a[i][kTerms] += w * x[i] * y;
+      for (size_t j = 0; j < kTerms; ++j) a[i][j] += w * x[i] * x[j];
     }
     weights += w;
   }
-  // Neighbours that span no direction (all at one N, say) leave its slope to the ridge: 0.
-  for (size_t i = 1; i < 4; ++i) a[i][i] += kRidge * weights;
-  std::array<double, 4> coef{};
-  const double log_rate = solve4(a, coef) ? coef[0] : a[0][4] / a[0][0];
+  // Neighbours that span no direction (all at one N, or all unbatched, say) leave its slope to the
+  // ridge: 0.
+  for (size_t i = 1; i < kTerms; ++i) a[i][i] += kRidge * weights;
+  std::array<double, kTerms> coef{};
+  const double log_rate = solve(a, coef) ? coef[0] : a[0][kTerms] / a[0][0];
   out.us = floor_us + std::exp(log_rate) * perf_work(p);
   return out;
 }

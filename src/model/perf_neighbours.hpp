@@ -1,6 +1,6 @@
 // The performance model's prediction from measured neighbours (model/perf_model.hpp), apart from the
-// fit's bookkeeping: a local fit of the efficiency over the nearest measured shapes in log M, N, K, and
-// an unaligned class's ratio to its aligned class. Pure C++.
+// fit's bookkeeping: a local fit of the efficiency over the nearest measured shapes in log M, N, K and
+// batch, and an unaligned class's ratio to its aligned class. Pure C++.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,8 +32,8 @@ struct PerfNeighbourFit {
 
 // The class's local prediction for `p` (the class must hold kernels): the weighted (tricube in the
 // log distance) least-squares fit of log(time above the floor / work) over the nearest measured shapes,
-// linear in log M, N and K, at the problem's own M, N and K, times its work, plus the floor; a shape
-// the class measured (and `leave_out` keeps) gets its measured time.
+// linear in log M, N, K and batch (all unbatched: its slope 0), at the problem's own sizes, times its
+// work, plus the floor; a shape the class measured (and `leave_out` keeps) gets its measured time.
 PerfNeighbourFit perf_local_fit(const PerfClass& c, const Problem& p, double floor_us, PerfLeaveOut out = {});
 
 // The log ratio of an unaligned class's time above the floor to its aligned class's prediction

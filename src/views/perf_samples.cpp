@@ -14,9 +14,19 @@ namespace shapescope {
 
 namespace {
 
+// The call a user gets without choosing: cuBLAS's default algorithm; for fp8, which cuBLAS has no call
+// for, cuBLASLt's heuristic's first choice under the tensor recipe (one scale per operand; the model
+// and its samples file name no recipe).
+bool default_call(const PointKey& key) {
+  if (key.problem.dtype == DType::kFp8)
+    return key.backend == BackendKind::kCublasLt && key.algo == default_algo(BackendKind::kCublasLt) &&
+           key.problem.recipe == Fp8Recipe{};
+  return key.backend == BackendKind::kCublas && key.algo == default_algo(BackendKind::kCublas);
+}
+
 bool fits(const StoredPoint& p) {
-  return p.key.backend == BackendKind::kCublas && p.key.algo == default_algo(BackendKind::kCublas) && !p.key.hot &&
-         !p.key.problem.grouped() && p.key.problem.cast == CastOperand::kNone && p.result.timing.median_us > 0;
+  return default_call(p.key) && !p.key.hot && !p.key.problem.grouped() && p.key.problem.cast == CastOperand::kNone &&
+         p.result.timing.median_us > 0;
 }
 
 }  // namespace
@@ -34,7 +44,7 @@ PerfSamples perf_samples(const Store& store, const std::string& db) {
   for (const StoredPoint& p : all) (fits(p) ? points.push_back(p) : void(++out.skipped));
   if (points.empty())
     throw usage_error(fmt::format("calibrate-model: the store '{}' holds no cold-L2 point of cuBLAS's default "
-                                  "algorithm (what the model is fitted on)",
+                                  "algorithm, nor an fp8 one of cuBLASLt's (what the model is fitted on)",
                                   db));
   const std::vector<Annotation> notes = annotate_points(store, points);
   std::vector<double> clocks;

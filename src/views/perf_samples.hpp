@@ -1,5 +1,6 @@
 // A store's points as a performance model's samples (model/perf_model.hpp): the library's default
-// algorithm, cold L2, one GPU, each point with the tile, split-K slices and slots its kernel ran.
+// algorithm (cuBLAS's; fp8: cuBLASLt's first heuristic choice under the tensor recipe), cold L2, one
+// GPU, each point with the tile, split-K slices and slots its kernel ran.
 #pragma once
 #include <string>
 #include <vector>

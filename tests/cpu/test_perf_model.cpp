@@ -143,6 +143,32 @@ TEST(PerfModel, ALocalPowerLawIsRecoveredBetweenAndOnItsLines) {
   }
 }
 
+// Strided batched GEMMs in the class of their dtype, layout and rows: the law's rate grows with the
+// batch too (batch^0.3: more tiles fill the GPU), and a batch between the measured ones is read off
+// the neighbours' trend in the batch as in M, N and K.
+TEST(PerfModel, ABatchBetweenTheMeasuredOnesFollowsTheirTrend) {
+  PerfSampleSet set = power_law(0);
+  const auto batched = [](int64_t m, int64_t n, int64_t k, int64_t batch) {
+    Problem p = square(m, n, k);
+    p.batch = batch;
+    return p;
+  };
+  const auto batched_us = [](const Problem& p) {
+    return 6 + perf_work(p) / (law_rate(p.m, p.n, p.k) * std::pow(double(p.batch), 0.3));
+  };
+  for (int64_t b : {4, 16, 64})
+    for (int64_t m : {256, 1024, 4096})
+      for (int64_t n : {256, 1024, 4096})
+        for (int64_t k : {512, 2048}) set.samples.push_back({batched(m, n, k, b), batched_us(batched(m, n, k, b)), 128, 256, 1, 132});
+  const PerfModel model = fit_perf_model(set, "law");
+  for (const Problem& p : {batched(2000, 2000, 1024, 5), batched(700, 3000, 1024, 40)}) {
+    std::string why;
+    const auto got = predict(model, p, why);
+    ASSERT_TRUE(got) << why;
+    EXPECT_NEAR(got->us, batched_us(p), 0.01 * batched_us(p)) << p.shape_string();
+  }
+}
+
 TEST(PerfModel, AKThatStopsInsideABlockCostsTheBlock) {
   EXPECT_EQ(perf_work(square(100, 100, 200)), perf_work(square(100, 100, 256)));
   EXPECT_EQ(perf_work(square(100, 100, 256)), 2.0 * 100 * 100 * 256);
