@@ -1,13 +1,20 @@
 // explain's paired passes pair what the verdict rests on first and the other points as their budget
 // allows (model/explain_pairing.hpp); a point they leave out keeps its survey time and the
-// explanation compares nothing with it. The
+// explanation compares nothing with it, and the text and JSON say which points were paired. The
 // points are shaped like explain 2048x250880x4096 on an H100 (a 6 ms GEMM, ~100 points).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "model/device_profile.hpp"
 #include "model/explain_pairing.hpp"
+#include "report/explain_report.hpp"
+#include "report/json_schema.hpp"
+#include "report/table.hpp"
+#include "views/explain.hpp"
 
 namespace shapescope {
 namespace {
@@ -205,6 +212,73 @@ TEST(ExplainPairing, APointLeftOutOfThePairingIsComparedWithNothing) {
   const Explanation paired = explain(p);
   EXPECT_EQ(paired.verdict.kind, VerdictKind::kSlower);
   EXPECT_EQ(paired.verdict.against, std::optional<size_t>(1));
+}
+
+// The text marks the points left out ("survey", with their noise, and no ratio to the target), the
+// paired line counts what was paired and what would pair every point; the JSON says per point.
+TEST(ExplainPairing, TheTextAndJsonSayWhichPointsWerePaired) {
+  const Problem t = gemm(4096, 4096, 4096);
+  ExplainReport r;
+  r.shape = "4096x4096x4096";
+  r.mode = "measured";
+  r.points = {point(Role::kTarget, "4096x4096x4096", t, 1000.0),
+              point(Role::kNeighbour, "4032x4096x4096", gemm(4032, 4096, 4096), 930.0, "multiple of 64 below"),
+              point(Role::kNeighbour, "4160x4096x4096", gemm(4160, 4096, 4096), 1020.0, "multiple of 64 above"),
+              point(Role::kLaunchFloor, "empty kernel", gemm(1, 1, 1), 3.7)};
+  r.points[1].noise = 0.012;
+  PairedRatio one;
+  one.pairs = 9;
+  r.points[0].paired = one;
+  PairedRatio slower = one;
+  slower.median = 1.0156, slower.low = 1.01, slower.high = 1.02;
+  r.points[2].paired = slower;
+  r.stored.resize(r.points.size());
+  r.explanation = explain(r.points);
+  r.paired = PairedOutcome{};
+  r.paired->passes = 10;
+  r.paired->warmup_passes = 1;
+  r.paired->seconds = 1.4;
+  r.pairing = PairingFacts{1, 1, 1.5, 4.2};
+  std::ostringstream text;
+  set_wide_tables(true);  // every column, as --wide
+  write_explain_text(text, r);
+  set_wide_tables(false);
+  const std::string out = text.str();
+  EXPECT_NE(out.find("paired: 1 point measured again with the target in 9 passes"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 more point keeps its survey time ('survey' in the tables), compared with nothing "
+                     "(--pair-seconds 5 would pair every point)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("nothing paired gains more than"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 surveyed point not paired"), std::string::npos) << out;
+  // The survey's row: its noise where a paired row has its ratio, and no ratio to the target per FLOP.
+  const std::regex ratio(R"(\d\.\d\dx\b)");
+  std::istringstream lines(out);
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  4032x4096x4096", 0) == 0) {
+      ++rows;
+      EXPECT_NE(line.find("survey, noise 1.2 %"), std::string::npos) << line;
+      EXPECT_FALSE(std::regex_search(line, ratio)) << "a ratio to the target in " << line;
+    } else if (line.rfind("  4160x4096x4096", 0) == 0) {
+      ++rows;
+      EXPECT_NE(line.find("1.016 (1.010-1.020)"), std::string::npos) << line;
+      EXPECT_TRUE(std::regex_search(line, ratio)) << line;
+    }
+  }
+  EXPECT_EQ(rows, 2u) << out;
+
+  std::ostringstream json;
+  write_explain_json(json, r);
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json.str());
+  EXPECT_NO_THROW(check_json(doc, "ExplainResult"));
+  EXPECT_EQ(doc["points"][0]["pairing"], "reference");
+  EXPECT_EQ(doc["points"][1]["pairing"], "survey");
+  EXPECT_EQ(doc["points"][2]["pairing"], "paired");
+  EXPECT_EQ(doc["points"][3]["pairing"], "own time");
+  EXPECT_EQ(doc["paired"]["paired_points"], 1);
+  EXPECT_EQ(doc["paired"]["survey_only_points"], 1);
+  EXPECT_DOUBLE_EQ(doc["paired"]["pair_all_seconds"].get<double>(), 4.2);
 }
 
 }  // namespace

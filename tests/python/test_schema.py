@@ -20,7 +20,7 @@ BUILD = os.environ.get("SHAPESCOPE_BUILD_DIR")
 # fp8's causes and casts), per record: no committed fixture holds them, and a CPU build cannot make them.
 MEASURED_ONLY = {
     "ExplainResult": {"paired"},
-    "ExplainPoint": {"error", "error_outliers", "per_call", "paired"},
+    "ExplainPoint": {"error", "error_outliers", "per_call", "pairing", "paired"},
     "ProfileResult": {"what_ifs", "fp8_casts"},
     "PadCandidate": {"saving_low_pct", "saving_high_pct", "pairs", "cannot_tell"},
     "PadSizeCandidate": {"saving_low_pct", "saving_high_pct", "pairs", "cannot_tell"},
