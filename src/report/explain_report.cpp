@@ -440,10 +440,11 @@ bool has_fixed_kernel(const ExplainReport& r) {
   return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
 }
 
-// The fixed kernel's time at a library point, or "-".
+// The fixed kernel's time at a library point, or "-"; the survey's where the paired passes left it out.
 std::string fixed_cell(const ExplainReport& r, size_t library) {
   for (const ExplainPoint& p : r.points)
-    if (p.role == Role::kFixedKernel && p.of == library && p.time_us) return fmt::format("{:.2f}", *p.time_us);
+    if (p.role == Role::kFixedKernel && p.of == library && p.time_us)
+      return fmt::format("{:.2f}{}", *p.time_us, comparable(r, p) ? "" : " (survey)");
   return "-";
 }
 

@@ -226,31 +226,37 @@ TEST(ExplainPairing, TheTextAndJsonSayWhichPointsWerePaired) {
               point(Role::kNeighbour, "4160x4096x4096", gemm(4160, 4096, 4096), 1020.0, "multiple of 64 above"),
               point(Role::kLaunchFloor, "empty kernel", gemm(1, 1, 1), 3.7)};
   r.points[1].noise = 0.012;
+  for (size_t of : {1, 2}) {  // our fixed kernel at both sizes, paired at 4160 only
+    ExplainPoint f = point(Role::kFixedKernel, r.points[of].label, r.points[of].candidate.problem, 1500.0 + of);
+    f.of = of;
+    r.points.push_back(f);
+  }
   PairedRatio one;
   one.pairs = 9;
   r.points[0].paired = one;
   PairedRatio slower = one;
   slower.median = 1.0156, slower.low = 1.01, slower.high = 1.02;
   r.points[2].paired = slower;
+  r.points[5].paired = slower;
   r.stored.resize(r.points.size());
   r.explanation = explain(r.points);
   r.paired = PairedOutcome{};
   r.paired->passes = 10;
   r.paired->warmup_passes = 1;
   r.paired->seconds = 1.4;
-  r.pairing = PairingFacts{1, 1, 1.5, 4.2};
+  r.pairing = PairingFacts{2, 2, 1.5, 4.2};
   std::ostringstream text;
   set_wide_tables(true);  // every column, as --wide
   write_explain_text(text, r);
   set_wide_tables(false);
   const std::string out = text.str();
-  EXPECT_NE(out.find("paired: 1 point measured again with the target in 9 passes"), std::string::npos) << out;
-  EXPECT_NE(out.find("1 more point keeps its survey time ('survey' in the tables), compared with nothing "
+  EXPECT_NE(out.find("paired: 2 points measured again with the target in 9 passes"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 more points keep their survey times ('survey' in the tables), compared with nothing "
                      "(--pair-seconds 5 would pair every point)"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("nothing paired gains more than"), std::string::npos) << out;
-  EXPECT_NE(out.find("1 surveyed point not paired"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 surveyed points not paired"), std::string::npos) << out;
   // The survey's row: its noise where a paired row has its ratio, and no ratio to the target per FLOP.
   const std::regex ratio(R"(\d\.\d\dx\b)");
   std::istringstream lines(out);
@@ -260,10 +266,12 @@ TEST(ExplainPairing, TheTextAndJsonSayWhichPointsWerePaired) {
       ++rows;
       EXPECT_NE(line.find("survey, noise 1.2 %"), std::string::npos) << line;
       EXPECT_FALSE(std::regex_search(line, ratio)) << "a ratio to the target in " << line;
+      EXPECT_NE(line.find("1501.00 (survey)"), std::string::npos) << line;
     } else if (line.rfind("  4160x4096x4096", 0) == 0) {
       ++rows;
       EXPECT_NE(line.find("1.016 (1.010-1.020)"), std::string::npos) << line;
       EXPECT_TRUE(std::regex_search(line, ratio)) << line;
+      EXPECT_NE(line.find("1502.00  "), std::string::npos) << line;
     }
   }
   EXPECT_EQ(rows, 2u) << out;
@@ -276,8 +284,10 @@ TEST(ExplainPairing, TheTextAndJsonSayWhichPointsWerePaired) {
   EXPECT_EQ(doc["points"][1]["pairing"], "survey");
   EXPECT_EQ(doc["points"][2]["pairing"], "paired");
   EXPECT_EQ(doc["points"][3]["pairing"], "own time");
-  EXPECT_EQ(doc["paired"]["paired_points"], 1);
-  EXPECT_EQ(doc["paired"]["survey_only_points"], 1);
+  EXPECT_EQ(doc["paired"]["paired_points"], 2);
+  EXPECT_EQ(doc["paired"]["survey_only_points"], 2);
+  EXPECT_EQ(doc["points"][4]["pairing"], "survey");
+  EXPECT_EQ(doc["points"][5]["pairing"], "paired");
   EXPECT_DOUBLE_EQ(doc["paired"]["pair_all_seconds"].get<double>(), 4.2);
 }
 
