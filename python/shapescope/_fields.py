@@ -181,6 +181,7 @@ RECORDS = {
         ("error", "NumericalError"),
         ("error_outliers", "NumericalError"),
         ("per_call", "bool"),
+        ("pairing", "str"),
         ("paired", "PairedRatio"),
         ("predicted", "PredictedTime"),
     ),
@@ -269,6 +270,10 @@ RECORDS = {
         ("clock_high_mhz", "float"),
         ("power_w", "float"),
         ("min_effect", "float"),
+        ("paired_points", "int"),
+        ("survey_only_points", "int"),
+        ("budget_s", "float"),
+        ("pair_all_seconds", "float"),
     ),
     "GpuComparison": (
         ("shape", "str"),

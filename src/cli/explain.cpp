@@ -109,8 +109,10 @@ void register_explain(CLI::App& app) {
       "contiguous operands (what the layout costs), the copy that padding at run time would add,\n"
       "cuBLASLt's top algorithms (what the library's choice costs), an empty kernel (the launch\n"
       "floor) and the same GEMM in other precisions (fp32: tf32, bf16, fp16; bf16/fp16 nt, nn, tn: fp8), each\n"
-      "with its output's error against an fp64 reference of the same inputs. Then all of them are measured again together, in paired passes against the shape (A B B A):\n"
-      "the verdict follows each ratio's 95 % interval, whatever the clock does.\n"
+      "with its output's error against an fp64 reference of the same inputs. Then they are measured again together, in paired passes against the shape (A B B A):\n"
+      "the verdict follows each ratio's 95 % interval, whatever the clock does. The passes pair what\n"
+      "the verdict and its fixes rest on, then the fastest others as --pair-seconds allows; the rest\n"
+      "keep their survey times, marked 'survey', and nothing is compared with them.\n"
       "Without a GPU they are read from the store (--db); with --gpu KEY and nothing stored (or --predict)\n"
       "the GPU's shipped performance model predicts their times, each with its held-out error; with\n"
       "--gpu KEY --tile BMxBN the tile model gives tiles and waves only, for a GPU you do not have.\n"
@@ -139,7 +141,7 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--no-precision", [o](int64_t) { o->request.precision = false; },
                 "no precision controls (the same GEMM in tf32, bf16, fp16 or fp8, and their errors)");
   cmd->add_option("--alternatives", o->request.alternatives, "cuBLASLt algorithms timed at the target and its neighbour");
-  add_pair_seconds_option(cmd, o->request.pair_seconds, "compare every point with the target (6x for a target of 1 ms or more)");
+  add_pair_seconds_option(cmd, o->request.pair_seconds, "pair what the verdict rests on with the target, then the other points that fit");
   add_max_error_option(cmd, o->request.max_error);
   add_db_option(cmd, o->dbs, o->request.db, "result store (SQLite file); several: the shape on each one's GPUs side by side");
   add_device_option(cmd, o->device);

@@ -154,7 +154,11 @@ void plan_against_store(Session& s) {
   if (pairs.empty())
     for (size_t pi = 0; pi < s.request.problems.size(); ++pi)
       for (size_t bi = 0; bi < s.backends.size(); ++bi) pairs.emplace_back(pi, bi);
-  for (const auto& [pi, bi] : pairs) {
+  if (!s.request.pair_algos.empty() && s.request.pair_algos.size() != s.request.pairs.size())
+    throw Error(ExitCode::kInternal, fmt::format("measure: {} lists of algos for {} pairs", s.request.pair_algos.size(),
+                                                 s.request.pairs.size()));
+  for (size_t at = 0; at < pairs.size(); ++at) {
+    const auto [pi, bi] = pairs[at];
     if (pi >= s.request.problems.size() || bi >= s.backends.size())
       throw Error(ExitCode::kInternal, fmt::format("measure: the pair (problem {}, backend {}) names none of the request's "
                                                    "{} problems and {} backends",
@@ -165,7 +169,9 @@ void plan_against_store(Session& s) {
         skip(s.outcome, s.backends[bi]->kind(), "", p, *why);
         continue;
       }
+      const std::vector<std::string> only = s.request.pair_algos.empty() ? std::vector<std::string>() : s.request.pair_algos[at];
       for (const auto& algo : s.backends[bi]->algo_keys_for(p)) {
+        if (!only.empty() && std::find(only.begin(), only.end(), algo) == only.end()) continue;
         Entry e;
         e.key = PointKey{s.backends[bi]->kind(), algo, p, s.request.measure.hot, s.request.measure.clocks};
         e.problem = pi;

@@ -31,6 +31,10 @@ struct MeasureRequest {
   // Empty: every problem with every backend. Else only these (problem index, backend index) pairs
   // (explain measures its controls, each with its own backend, in one request).
   std::vector<std::pair<size_t, size_t>> pairs;
+  // Parallel to `pairs`, where given: the algos each pair runs (an empty list: every one its backend
+  // has for the problem, as without it). explain's paired passes run only the cuBLASLt algorithms
+  // they compare, not the top lt_algos of each problem.
+  std::vector<std::vector<std::string>> pair_algos;
   // Set: a paired comparison instead of a measurement (timing/paired.hpp). Every (problem, backend,
   // algo) of the request is run in the same passes against the first one; nothing is timed one by
   // one and nothing is written to the store (the points the store holds are returned as they are).

@@ -469,6 +469,12 @@ std::vector<DType> precision_dtypes(const Problem& target, int compute_capabilit
 
 bool precision_is_cause(DType dtype) { return input_bytes(dtype) == 4; }
 
+bool paired_role(Role role) { return role != Role::kLaunchFloor && role != Role::kCopy && role != Role::kCast; }
+
+bool left_out_of_pairing(const ExplainPoint& target, const ExplainPoint& p) {
+  return target.paired && p.role != Role::kTarget && paired_role(p.role) && !p.paired && p.time_us.has_value();
+}
+
 std::string_view role_name(Role role) {
   switch (role) {
     case Role::kTarget: return "target";
@@ -516,6 +522,12 @@ Explanation explain(const std::vector<ExplainPoint>& points) {
   if (points.empty()) return {};
   const ExplainPoint& t = points.front();
   if (!timed(t) || !t.tflops()) return explain_prediction(points);
+  if (std::any_of(points.begin() + 1, points.end(), [&](const ExplainPoint& p) { return left_out_of_pairing(t, p); })) {
+    std::vector<ExplainPoint> compared = points;  // the same indices, those left out without a time
+    for (ExplainPoint& p : compared)
+      if (left_out_of_pairing(t, p)) p.time_us.reset();
+    return explain(compared);
+  }
   Explanation e;
   Verdict& v = e.verdict;
   v.threshold = verdict_threshold(points);

@@ -56,6 +56,10 @@ enum class Role {
   kCast,            // an fp8 point's quantization of one operand (point `of`: the target or a kPrecision point)
 };
 std::string_view role_name(Role role);  // "target", "neighbour", "fixed kernel", ... (JSON keys)
+// Whether paired passes compare a point of this role with the target: every role but the launch
+// floor, the copy and the casts, whose own times place the target (a bound, a run-time copy, a cost
+// paid beside the GEMM).
+bool paired_role(Role role);
 
 // One measured (or predicted) point of an explanation.
 struct ExplainPoint {
@@ -83,6 +87,12 @@ struct ExplainPoint {
 
   std::optional<double> tflops() const { return annotation.roofline.tflops; }
 };
+
+// Whether p, measured, was left out of the paired passes that measured the target (points[0]): a
+// point of a paired role without a paired ratio, where the target has one. Its time is of another
+// moment than the target's (a survey's, model/explain_pairing.hpp), so explain() compares nothing
+// with it.
+bool left_out_of_pairing(const ExplainPoint& target, const ExplainPoint& p);
 
 // The causes of a gap, each with the time it costs the target (no English: report/ words them).
 enum class EffectKind {
@@ -215,6 +225,8 @@ struct Explanation {
 // (fp8 needs scaling a program must add; bf16 is where mixed precision puts a GEMM, not a cause).
 // An fp8 fix is priced with its casts: the per-call ones (kCast points of it with per_call) are in its
 // time, a weight's once-per-step ones beside it (Fix::per_step_us).
+// With a paired target, points left out of its passes (left_out_of_pairing) are read as not timed:
+// no verdict, effect, fix or yardstick rests on them.
 Explanation explain(const std::vector<ExplainPoint>& points);
 
 

@@ -15,6 +15,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// What the paired passes did with a point: the reference, compared ("paired"), left with its survey
+// time ("survey"), or not theirs to compare ("own time": the launch floor, the copy, a cast).
+std::string pairing_of(const ExplainReport& r, const ExplainPoint& p) {
+  if (p.role == Role::kTarget) return "reference";
+  if (!paired_role(p.role)) return "own time";
+  return p.paired ? "paired" : left_out_of_pairing(r.points.front(), p) ? "survey" : "not measured";
+}
+
 }  // namespace
 
 void write_explain_json(std::ostream& out, const ExplainReport& report) {
@@ -51,6 +59,7 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
     if (p.error) points.back()["error"] = numerical_error_json(*p.error);
     if (p.error_outliers) points.back()["error_outliers"] = numerical_error_json(*p.error_outliers);
     if (p.role == Role::kCast) points.back()["per_call"] = p.per_call;
+    if (report.paired) points.back()["pairing"] = pairing_of(report, p);
     if (p.paired)
       points.back()["paired"] = {{"time_us", p.time_us ? Json(*p.time_us) : Json(nullptr)}, {"ratio", p.paired->median},
                                  {"low", p.paired->low}, {"high", p.paired->high}, {"pairs", p.paired->pairs},
@@ -74,11 +83,15 @@ void write_explain_json(std::ostream& out, const ExplainReport& report) {
   for (const NotMeasured& m : report.missing) not_measured.push_back({{"what", m.what}, {"why", m.why}});
   doc["not_measured"] = not_measured;
   if (report.paired)
-    doc["paired"] = {{"text", explain_paired_line(*report.paired)}, {"passes", report.paired->passes - report.paired->warmup_passes},
+    doc["paired"] = {{"text", explain_paired_line(report)}, {"passes", report.paired->passes - report.paired->warmup_passes},
                      {"seconds", report.paired->seconds}, {"clock_low_mhz", report.paired->clock_low_mhz},
                      {"clock_median_mhz", report.paired->clock_median_mhz}, {"clock_high_mhz", report.paired->clock_high_mhz},
                      {"power_w", report.paired->power_w ? Json(*report.paired->power_w) : Json(nullptr)},
-                     {"min_effect", kMinPairedEffect}};
+                     {"min_effect", kMinPairedEffect},
+                     {"paired_points", report.pairing ? report.pairing->paired : 0},
+                     {"survey_only_points", report.pairing ? report.pairing->survey_only : 0},
+                     {"budget_s", report.pairing ? report.pairing->budget_s : 0.0},
+                     {"pair_all_seconds", report.pairing ? report.pairing->pair_all_s : 0.0}};
   doc["wall_s"] = report.wall_s;
   if (report.prediction) doc["prediction"] = perf_model_json(*report.prediction->model, report.prediction->why);
   write_json_document(out, std::move(doc), "ExplainResult", [&](std::ostream& text) { write_explain_text(text, report); });

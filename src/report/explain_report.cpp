@@ -173,11 +173,20 @@ std::string paired_phrase(const PairedRatio& q) {
                      q.pairs);
 }
 
-// A table cell: the point's time over the target's in the paired run, with its interval.
-std::string paired_cell(const ExplainPoint& p) {
+// A table cell: the point's time over the target's in the paired run, with its interval; a point the
+// passes left out says so, with its survey's noise.
+std::string paired_cell(const ExplainReport& r, const ExplainPoint& p) {
+  if (left_out_of_pairing(r.points.front(), p)) return fmt::format("survey, noise {:.1f} %", p.noise * 100);
   if (!p.paired || p.role == Role::kTarget) return p.paired ? "1 (reference)" : "-";
   return fmt::format("{:.3f} ({:.3f}-{:.3f})", p.paired->median, p.paired->low, p.paired->high);
 }
+
+// The point's time against the target's, where the explanation compares them: a point left out of
+// the paired passes has a time of another moment.
+bool comparable(const ExplainReport& r, const ExplainPoint& p) { return !left_out_of_pairing(r.points.front(), p); }
+
+using explain_text::paired_line;
+using explain_text::survey_only;
 
 bool any_paired(const ExplainReport& r) {
   return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.paired.has_value(); });
@@ -247,10 +256,13 @@ std::string verdict_line(const ExplainReport& r) {
       if (e.reference.best_aligned && *e.reference.best_aligned != 0)
         versus = fmt::format(", {} of {}'s", share(*t.tflops(), *at(r, *e.reference.best_aligned).tflops()),
                              at(r, *e.reference.best_aligned).label);
-      return fmt::format("{} is fast: {:.1f} TFLOP/s{}{}; nothing measured gains more than {}{}", t.label, *t.tflops(),
+      return fmt::format("{} is fast: {:.1f} TFLOP/s{}{}; nothing {} gains more than {}{}", t.label, *t.tflops(),
                          versus, a.roofline.pct_peak ? fmt::format(", {} of peak", share(*a.roofline.pct_peak, 1)) : "",
-                         shapescope::percent(v.threshold, t.paired ? 1 : 0),
-                         t.paired ? " (paired 95 % intervals)" : "");
+                         survey_only(r) ? "paired" : "measured", shapescope::percent(v.threshold, t.paired ? 1 : 0),
+                         !t.paired ? std::string()
+                                   : survey_only(r) ? fmt::format(" (paired 95 % intervals; {} surveyed point{} not paired)",
+                                                                  survey_only(r), survey_only(r) == 1 ? "" : "s")
+                                                    : std::string(" (paired 95 % intervals)"));
     }
     case VerdictKind::kUnjudged:
       return fmt::format("{} cannot be judged: {:.1f} TFLOP/s{}, but none of its neighbours or same-work controls "
@@ -412,9 +424,9 @@ std::vector<std::vector<std::string>> control_rows(const ExplainReport& r) {
     const bool gemm = p.role != Role::kCopy && p.role != Role::kLaunchFloor;
     rows.push_back({std::string(role_name(p.role)), p.label, time_cell(p),
                     gemm && p.tflops() ? fmt::format("{:.1f}", *p.tflops()) : "-",
-                    p.time_us && t.time_us ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
+                    p.time_us && t.time_us && comparable(r, p) ? fmt::format("{:.2f}x", *t.time_us / *p.time_us) : "-",
                     p.kernel.empty() ? "-" : p.kernel});
-    if (paired) rows.back().insert(rows.back().end() - 1, paired_cell(p));
+    if (paired) rows.back().insert(rows.back().end() - 1, paired_cell(r, p));
   }
   return rows;
 }
@@ -428,10 +440,11 @@ bool has_fixed_kernel(const ExplainReport& r) {
   return std::any_of(r.points.begin(), r.points.end(), [](const ExplainPoint& p) { return p.role == Role::kFixedKernel; });
 }
 
-// The fixed kernel's time at a library point, or "-".
+// The fixed kernel's time at a library point, or "-"; the survey's where the paired passes left it out.
 std::string fixed_cell(const ExplainReport& r, size_t library) {
   for (const ExplainPoint& p : r.points)
-    if (p.role == Role::kFixedKernel && p.of == library && p.time_us) return fmt::format("{:.2f}", *p.time_us);
+    if (p.role == Role::kFixedKernel && p.of == library && p.time_us)
+      return fmt::format("{:.2f}{}", *p.time_us, comparable(r, p) ? "" : " (survey)");
   return "-";
 }
 
@@ -467,26 +480,14 @@ std::vector<std::vector<std::string>> neighbour_rows(const ExplainReport& r) {
     if (p.role != Role::kTarget && p.role != Role::kNeighbour) continue;
     std::string versus = "-";
     const std::optional<double> rate = measured_or_predicted_tflops(p), target_rate = measured_or_predicted_tflops(t);
-    if (rate && target_rate) versus = fmt::format("{:.2f}x", *rate / *target_rate);
+    if (rate && target_rate && comparable(r, p)) versus = fmt::format("{:.2f}x", *rate / *target_rate);
     rows.push_back({p.label, p.candidate.why.empty() ? "target" : p.candidate.why, time_cell(p),
                     rate ? fmt::format("{:.1f}", *rate) : "-", versus,
                     p.annotation.alignment.ok() ? "ok" : "no", tile_cell(p.annotation), tiles_cell(p.annotation),
                     waves_eff_cell(p.annotation), fixed ? fixed_cell(r, i) : "", p.kernel.empty() ? "-" : p.kernel});
-    if (paired) rows.back().insert(rows.back().begin() + 5, paired_cell(p));
+    if (paired) rows.back().insert(rows.back().begin() + 5, paired_cell(r, p));
   }
   return rows;
-}
-
-// The paired run: how long, at which clock and power; the same clock on both sides by construction.
-std::string paired_line(const PairedOutcome& o) {
-  std::string clock = o.clock_median_mhz > 0 ? fmt::format(", SM clock {:.0f}-{:.0f} MHz (median {:.0f})", o.clock_low_mhz,
-                                                           o.clock_high_mhz, o.clock_median_mhz)
-                                             : ", SM clock unknown";
-  return fmt::format("paired: every point measured again with the target in {} passes (A B .. B A, {} more to warm up) "
-                     "in {:.2f} s{}{}; both sides of each comparison ran in the same passes{}",
-                     o.passes - o.warmup_passes, o.warmup_passes, o.seconds, clock,
-                     o.power_w ? fmt::format(", {:.0f} W", *o.power_w) : "",
-                     o.settle.watched ? "; " + settle_text(o.settle) : "");
 }
 
 // The points whose median gains over the target but whose interval cannot tell it from the minimum
@@ -510,7 +511,7 @@ std::vector<std::string> cannot_tell_lines(const ExplainReport& r) {
 
 std::string explain_verdict_line(const ExplainReport& report) { return verdict_line(report); }
 std::string explain_effect_detail(const ExplainReport& report, const Effect& effect) { return effect_detail(report, effect); }
-std::string explain_paired_line(const PairedOutcome& outcome) { return paired_line(outcome); }
+std::string explain_paired_line(const ExplainReport& report) { return paired_line(report); }
 
 std::string explain_fix_text(const ExplainReport& report, size_t fix) {
   return fix_line(report, report.explanation.fixes.at(fix));
@@ -528,7 +529,7 @@ void write_explain_text(std::ostream& out, const ExplainReport& report) {
   const Explanation& e = report.explanation;
   const ExplainPoint& t = report.points.front();
   out << verdict_line(report) << "\n" << report.source << "\n";
-  if (report.paired) out << paired_line(*report.paired) << "\n";
+  if (report.paired) out << paired_line(report) << "\n";
   out << "\n";
   out << "evidence for " << t.label << "\n";
   write_columns(out, evidence_rows(report), "  ");

@@ -20,6 +20,6 @@ std::string explain_fix_text(const ExplainReport& report, size_t fix);
 void write_explain_json(std::ostream& out, const ExplainReport& report);
 // Pieces of the text the JSON carries too: an effect's detail, the paired passes' line.
 std::string explain_effect_detail(const ExplainReport& report, const Effect& effect);
-std::string explain_paired_line(const PairedOutcome& outcome);
+std::string explain_paired_line(const ExplainReport& report);
 
 }  // namespace shapescope

@@ -3,16 +3,44 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <vector>
 
 #include "common/units.hpp"
 #include "report/annotation_text.hpp"
+#include "report/output.hpp"
 
 namespace shapescope::explain_text {
 
 std::string share(double part, double whole) { return whole > 0 ? shapescope::percent(part / whole, 0) : "-"; }
 std::string times(double ratio) { return ratio >= 10 ? fmt::format("{:.0f}x", ratio) : fmt::format("{:.1f}x", ratio); }
 std::string us(double value) { return fmt::format(value >= 100 ? "{:.1f} us" : "{:.2f} us", value); }
+
+size_t survey_only(const ExplainReport& r) { return r.pairing ? r.pairing->survey_only : 0; }
+
+// The paired run: which points, how long, at which clock and power; the same clock on both sides by
+// construction; the points its budget left with their survey times, and what would pair them.
+std::string paired_line(const ExplainReport& r) {
+  const PairedOutcome& o = *r.paired;
+  std::string clock = o.clock_median_mhz > 0 ? fmt::format(", SM clock {:.0f}-{:.0f} MHz (median {:.0f})", o.clock_low_mhz,
+                                                           o.clock_high_mhz, o.clock_median_mhz)
+                                             : ", SM clock unknown";
+  const size_t left_out = survey_only(r);
+  std::string line = fmt::format("paired: {} measured again with the target in {} passes (A B .. B A, {} more to warm "
+                                 "up) in {:.2f} s{}{}; both sides of each comparison ran in the same passes{}",
+                                 left_out ? fmt::format("{} point{}", r.pairing->paired, r.pairing->paired == 1 ? "" : "s")
+                                          : std::string("every point"),
+                                 o.passes - o.warmup_passes, o.warmup_passes, o.seconds, clock,
+                                 o.power_w ? fmt::format(", {:.0f} W", *o.power_w) : "",
+                                 o.settle.watched ? "; " + settle_text(o.settle) : "");
+  if (left_out)
+    line += fmt::format("; the verdict's points first, then the fastest per FLOP within {:.1f} s of passes: {} more "
+                        "point{} keep{} {} survey time{} ('survey' in the tables), compared with nothing (--pair-seconds "
+                        "{:.0f} would pair every point)",
+                        r.pairing->budget_s, left_out, left_out == 1 ? "" : "s", left_out == 1 ? "s" : "",
+                        left_out == 1 ? "its" : "their", left_out == 1 ? "" : "s", std::ceil(r.pairing->pair_all_s));
+  return line;
+}
 
 std::string tiles_cell(const Annotation& a) {
   return a.grid.tiles > 0 ? fmt::format("{}x{}", a.grid.tiles_m, a.grid.tiles_n) : "-";

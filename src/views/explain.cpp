@@ -15,6 +15,7 @@
 #include "measure/precision_error.hpp"
 #include "model/kernel_name.hpp"
 #include "shape/plan.hpp"
+#include "model/explain_pairing.hpp"
 #include "views/annotated.hpp"
 
 namespace shapescope {
@@ -42,45 +43,63 @@ void retime(ExplainPoint& p, double us) {
   if (r.pct_roof && r.attainable_tflops > 0) r.pct_roof = *r.tflops / r.attainable_tflops;
 }
 
-// Every point of the explanation measured again, together, in paired passes against the target
-// (a stored point is a fact of its moment, not a reference for a later one), and explained anew from
-// the paired times and intervals.
-// `total`: the explanation's measurements so far, whose GEMM load counts towards the warm-up.
-void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
-                 const std::atomic<bool>* interrupted, ExplainReport& report, MeasureOutcome& total) {
+// The paired passes' request: the chosen points (indices into report.points, the target first),
+// each (problem, backend) once with the algos of it that were chosen (cuBLASLt's alternatives at a
+// problem are one backend's algos).
+MeasureRequest paired_request(const ExplainRequest& o, const Plan& plan, const ExplainReport& report,
+                              const std::vector<size_t>& chosen) {
   MeasureRequest r = again_request(o);
   r.backends.clear();
   r.lt_algos = std::max(o.lt_algos, o.alternatives);
+  for (size_t i : chosen) {
+    if (!report.stored[i]) continue;
+    const BackendSpec spec = backend_spec(o, plan, report.points[i]);
+    auto at = std::find(r.backends.begin(), r.backends.end(), spec);
+    if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
+    const PointKey& key = report.stored[i]->key;
+    const size_t backend = size_t(at - r.backends.begin());
+    const auto pair = std::find_if(r.pairs.begin(), r.pairs.end(), [&](const auto& p) {
+      return p.second == backend && r.problems[p.first] == key.problem;
+    });
+    if (pair == r.pairs.end()) {
+      r.problems.push_back(key.problem);
+      r.pairs.emplace_back(r.problems.size() - 1, backend);
+      r.pair_algos.push_back({key.algo});
+    } else if (auto& algos = r.pair_algos[size_t(pair - r.pairs.begin())];
+               std::find(algos.begin(), algos.end(), key.algo) == algos.end()) {
+      algos.push_back(key.algo);
+    }
+  }
+  return r;
+}
+
+// The points of the explanation measured again, together, in paired passes against the target (a
+// stored point is a fact of its moment, not a reference for a later one): those the survey's
+// explanation rests on, then others as the budget allows (model/explain_pairing.hpp); explained anew
+// from the paired times and intervals, the points left out compared with nothing.
+// `total`: the explanation's measurements so far, whose GEMM load counts towards the warm-up.
+void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext& device, Store& store,
+                 const std::atomic<bool>* interrupted, ExplainReport& report, MeasureOutcome& total) {
+  PairedRule rule;
+  rule.max_seconds = o.pair_seconds;
+  // The verdict's threshold is the minimum effect plus the interval's half-width: narrow every one.
+  rule.stop_on_verdict = false;
+  // A pass holds every point twice with the target after each: the budget holds the fewest pairs and
+  // the warm-up pass of what it chooses.
+  const PairingBudget budget{rule.max_seconds, rule.min_pairs + 1};
+  const PairingChoice choice = choose_paired(report.points, report.explanation, budget);
+  // What the verdict rests on gets its pairs whatever the budget (a GEMM of tens of milliseconds
+  // would stop at the hard limit, 4x the budget, with 3).
+  rule.max_seconds = std::max(rule.max_seconds, choice.pass_us * rule.min_pairs / 1e6);
+  MeasureRequest r = paired_request(o, plan, report, choice.paired);
   // The GPU has run the explanation's GEMMs up to now: their load is the pairing's warm-up so far (at
   // the power limit the clock never settles, and the warm-up would wait its whole limit again).
   const double loaded_s = total.phases.engine.warmup + total.phases.engine.gpu_busy;
   if (loaded_s > 0) r.measure.warm_since = steady_seconds() - loaded_s;
-  r.paired = PairedRule{};
-  r.paired->max_seconds = o.pair_seconds;
-  // The verdict's threshold is the minimum effect plus the interval's half-width: narrow every one.
-  r.paired->stop_on_verdict = false;
-  // A pass holds every point twice with the target between: long GEMMs get a longer budget.
-  const auto target = std::find_if(report.points.begin(), report.points.end(),
-                                   [](const ExplainPoint& p) { return p.role == Role::kTarget; });
-  if (target != report.points.end() && target->time_us && *target->time_us >= kLongPairedUs)
-    r.paired->max_seconds = o.pair_seconds * kLongPairedBudget;
-  for (size_t i = 0; i < report.points.size(); ++i) {
-    // The launch floor and the copy place the target (bound, a run-time copy): their stored times do.
-    const Role role = report.points[i].role;
-    // A cast is priced by its own time too: it runs beside its GEMM, not instead of the target.
-    if (!report.stored[i] || role == Role::kLaunchFloor || role == Role::kCopy || role == Role::kCast) continue;
-    const BackendSpec spec = backend_spec(o, plan, report.points[i]);
-    auto at = std::find(r.backends.begin(), r.backends.end(), spec);
-    if (at == r.backends.end()) at = r.backends.insert(r.backends.end(), spec);
-    // One (problem, backend) once: cuBLASLt's alternatives at a problem are one request's algos.
-    const Problem& problem = report.stored[i]->key.problem;
-    const size_t backend = size_t(at - r.backends.begin());
-    if (std::any_of(r.pairs.begin(), r.pairs.end(),
-                    [&](const auto& pair) { return pair.second == backend && r.problems[pair.first] == problem; }))
-      continue;
-    r.problems.push_back(problem);
-    r.pairs.emplace_back(r.problems.size() - 1, backend);
-  }
+  r.paired = rule;
+  PairingFacts facts;
+  facts.budget_s = budget.seconds;
+  facts.pair_all_s = choice.all_pass_us * budget.passes / 1e6;
   const MeasureOutcome got = measure(r, device, store, ProgressCallback(), interrupted);
   add_outcome(got, total);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, "explain: interrupted (measured points are saved)");
@@ -98,7 +117,12 @@ void pair_points(const ExplainRequest& o, const Plan& plan, const DeviceContext&
     }
   }
   if (report.points.front().paired) report.points.front().paired->low = report.points.front().paired->high = 1;
+  for (const ExplainPoint& p : report.points) {
+    if (p.role == Role::kTarget || !paired_role(p.role) || !p.time_us) continue;
+    ++(p.paired ? facts.paired : facts.survey_only);
+  }
   report.paired = c.outcome;
+  report.pairing = facts;
   report.explanation = explain_with_limits(o, report.points, report.over_max_error);
 }
 

@@ -22,12 +22,10 @@
 
 namespace shapescope {
 
-// A target of 1 ms or more gets 6x the paired budget: its passes are long, and its thresholds at the
-// power limit need ~16 pairs to reach 3 %.
-constexpr double kLongPairedUs = 1000;
-constexpr double kLongPairedBudget = 6;
 // Explain's default paired budget: with the warm-up and the points' own measurement, explain of a
-// GEMM under 1 ms stays within 3 s.
+// GEMM under 1 ms stays within 3 s. A longer GEMM pairs fewer points in it (model/explain_pairing.hpp:
+// what the verdict rests on, 8 pairs of it whatever the budget, then what fits): a 7 ms GEMM's
+// verdict points take ~1.3 s of passes where all ~100 points took 29 s on an H100.
 constexpr double kExplainPairSeconds = 1.0;
 // Points measured again later in paired passes are first measured with this many samples: enough to
 // choose what to pair and to compare at a stable clock, not the interval the verdict reads.
@@ -55,10 +53,11 @@ struct ExplainRequest {
   // With the controls: the target in the other precisions precision_dtypes() names (model/explain.hpp),
   // timed like the other controls, and each one's output against an fp64 reference of the same inputs.
   bool precision = true;
-  // Measuring: every point of the explanation is measured again in paired passes against the target
-  // for at most this long (timing/paired.hpp), and the verdict follows the intervals; 0: compare the
-  // points' own medians (the stored facts of their moments).
-  double pair_seconds = kExplainPairSeconds;  // x kLongPairedBudget for a target of kLongPairedUs or more
+  // Measuring: the points of the explanation are measured again in paired passes against the target
+  // for at most this long (timing/paired.hpp), and the verdict follows the intervals; the points it
+  // rests on are paired first, the others as the budget allows (model/explain_pairing.hpp); 0: compare
+  // the points' own medians (the stored facts of their moments).
+  double pair_seconds = kExplainPairSeconds;
   // The neighbours, the fixed kernel's points and cuBLASLt's alternatives are measured again later,
   // paired, by the caller (profile's what-ifs): each is first measured with kSurveySamples samples, as
   // explain's own pairing (pair_seconds > 0) does, unless measure.samples is given.
@@ -82,6 +81,15 @@ struct ExplainPrediction {
   std::vector<PerfPrediction> points;         // per report point
 };
 
+// Which points the paired passes compared with the target (model/explain_pairing.hpp), and which
+// they left with their survey times.
+struct PairingFacts {
+  size_t paired = 0;       // points compared with the target (the target not counted)
+  size_t survey_only = 0;  // points of a paired role left out: their survey times, compared with nothing
+  double budget_s = 0;     // the passes' budget that chose them (--pair-seconds)
+  double pair_all_s = 0;   // the --pair-seconds whose budget would pair every point (from the survey's times)
+};
+
 struct ExplainReport {
   std::string shape;                 // as the user gave it (ExplainRequest::shape_text)
   std::string mode;                  // "measured", "store", "model"
@@ -92,6 +100,7 @@ struct ExplainReport {
   std::string fixed_kernel;          // the variant of the fixed-kernel control ("" when none runs here)
   double wall_s = 0;                 // measured mode: the whole explain, measurement included
   std::optional<PairedOutcome> paired;  // the paired passes the points' times and intervals come from
+  std::optional<PairingFacts> pairing;  // with `paired`: which points they compared
   Explanation explanation;
   size_t over_max_error = 0;         // precision fixes left out for their error (--max-error)
   std::optional<ExplainPrediction> prediction;  // mode "predicted"

@@ -128,8 +128,8 @@ std::string measured_source(const ExplainRequest& o, const DeviceContext& device
                      "{}{}, cold L2, {} clocks",
                      device.gpu_name, device.gpu_uuid, device.driver, device.cublas, total.measured, total.reused,
                      o.db, sampling_text(o.measure),
-                     surveyed(o) ? fmt::format(" (neighbours, fixed kernel and alternatives: {} samples each before "
-                                               "they are paired)", kSurveySamples)
+                     surveyed(o) ? fmt::format(" (neighbours, fixed kernel and alternatives: a survey of {} samples "
+                                               "each, before the pairing)", kSurveySamples)
                                  : "",
                      to_string(o.measure.clocks));
 }

@@ -21,7 +21,7 @@ BUILD = os.environ.get("SHAPESCOPE_BUILD_DIR")
 # (A predicted profile writes its what-ifs, unpaired.)
 MEASURED_ONLY = {
     "ExplainResult": {"paired"},
-    "ExplainPoint": {"error", "error_outliers", "per_call", "paired"},
+    "ExplainPoint": {"error", "error_outliers", "per_call", "pairing", "paired"},
     "ProfileResult": {"fp8_casts"},
     "WhatIf": {"ratio"},
     "PadCandidate": {"saving_low_pct", "saving_high_pct", "pairs", "cannot_tell"},
