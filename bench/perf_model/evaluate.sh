@@ -13,7 +13,7 @@ set -eu
 BIN=${BIN:-build-cpu/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
 HERE=$(dirname "$0")
-MEASURED=${MEASURED:-$HERE/results/h100-2026-11-27}  # test.samples.csv
+MEASURED=${MEASURED:-$HERE/results/h100-2026-11-28/calibration}  # test.samples.csv
 PADS=${PADS:-$HERE/results/h100-2026-11-27}          # pad-MODEL.json, measured
 MODEL=${MODEL:-gpus/h100-sxm.json}
 mkdir -p "$OUT"
