@@ -14,18 +14,14 @@
 #include "report/explain_report.hpp"
 #include "report/json_schema.hpp"
 #include "report/table.hpp"
+#include "model/workload.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope {
 namespace {
 
-Problem gemm(int64_t m, int64_t n, int64_t k) {
-  Problem p;
-  p.m = m, p.n = n, p.k = k;
-  p.lda = k, p.ldb = n, p.ldc = n;
-  p.dtype = DType::kBf16;
-  return p;
-}
+// A packed bf16 nn GEMM.
+Problem gemm(int64_t m, int64_t n, int64_t k) { return packed_problem(m, n, k, Layout::kNN, DType::kBf16); }
 
 // A measured point: its time, and the annotation fields explain reads.
 ExplainPoint point(Role role, const std::string& label, const Problem& problem, double time_us,

@@ -13,18 +13,14 @@
 #include "measure/measure.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
+#include "model/workload.hpp"
 #include "views/explain.hpp"
 
 namespace shapescope {
 namespace {
 
-Problem packed(int64_t m, int64_t n, int64_t k) {
-  Problem p;
-  p.m = m, p.n = n, p.k = k;
-  p.lda = k, p.ldb = n, p.ldc = n;
-  p.dtype = DType::kBf16;
-  return p;
-}
+// A packed bf16 nn GEMM.
+Problem packed(int64_t m, int64_t n, int64_t k) { return packed_problem(m, n, k, Layout::kNN, DType::kBf16); }
 
 TEST(MeasurePairAlgos, OnlyTheNamedAlgosArePaired) {
   SKIP_WITHOUT_GPU();
