@@ -38,6 +38,7 @@ struct TimelineKernel {
   std::string name;
   std::optional<size_t> gemm;
   std::optional<int64_t> call;    // the op that launched it (its External id): a call's kernels join
+  std::optional<int64_t> correlation;  // its launch's correlation id
 };
 
 // Gaps shorter than this are the launch gaps a replay's graph has too: not an idle segment.

@@ -83,10 +83,17 @@ std::optional<int64_t> external_id(const Json& e) {
   return args != e.end() && args->is_object() ? id_of(*args, "External id") : std::nullopt;
 }
 
-// The External ids of the ops inside the ranges (the ranges' own among them); counts the ranges.
-std::unordered_set<int64_t> ops_inside(const Json& events, const std::string& range, int64_t& ranges) {
+// What the ranges hold: the External ids of the ops inside them (the ranges' own among them), and the
+// correlation ids of the launches made inside them. A launch made in a range outside any op (a kernel
+// called through ctypes, or a Triton kernel launched from Python) carries the id of the op around the
+// range, if any, not the range's: it is inside by its time on the range's thread.
+struct RangeContents {
+  std::unordered_set<int64_t> ops, launches;
+};
+RangeContents ops_inside(const Json& events, const std::string& range, int64_t& ranges) {
   std::map<std::string, ThreadRanges> by_thread;
-  std::unordered_set<int64_t> inside;
+  RangeContents contents;
+  std::unordered_set<int64_t>& inside = contents.ops;
   const auto span_of = [](const Json& e) -> std::optional<Span> {
     const std::optional<double> ts = number_of(e, "ts");
     if (!ts) return std::nullopt;
@@ -101,17 +108,28 @@ std::unordered_set<int64_t> ops_inside(const Json& events, const std::string& ra
     by_thread[thread_of(e)].spans.push_back(*span);
     if (const std::optional<int64_t> id = external_id(e)) inside.insert(*id);
   }
-  if (ranges == 0) return inside;
+  if (ranges == 0) return contents;
   for (auto& [thread, spans] : by_thread) spans.close();
   for (const Json& e : events) {
-    if (!e.is_object() || text_of(e, "ph") != "X" || !cpu_side(text_of(e, "cat"))) continue;
+    if (!e.is_object() || text_of(e, "ph") != "X") continue;
+    const std::string cat = text_of(e, "cat");
+    if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      const auto args = e.find("args");
+      const std::optional<int64_t> corr =
+          args != e.end() && args->is_object() ? id_of(*args, "correlation") : std::nullopt;
+      const std::optional<Span> span = span_of(e);
+      const auto it = by_thread.find(thread_of(e));
+      if (corr && span && it != by_thread.end() && it->second.holds(*span)) contents.launches.insert(*corr);
+      continue;
+    }
+    if (!cpu_side(cat)) continue;
     const std::optional<int64_t> id = external_id(e);
     const std::optional<Span> span = span_of(e);
     if (!id || !span) continue;
     const auto it = by_thread.find(thread_of(e));
     if (it != by_thread.end() && it->second.holds(*span)) inside.insert(*id);
   }
-  return inside;
+  return contents;
 }
 
 // `known`: the cited kernel its name matched (found by name), listed once.
@@ -143,11 +161,12 @@ std::optional<std::string_view> known_cast_kernel(std::string_view kernel_name) 
 TraceCasts find_trace_casts(const Json& events, const std::vector<TimelineKernel>& kernels, const std::string& range) {
   TraceCasts casts;
   casts.range = range;
-  const std::unordered_set<int64_t> inside = ops_inside(events, range, casts.ranges);
+  const RangeContents inside = ops_inside(events, range, casts.ranges);
   if (casts.ranges > 0) {
     casts.found_by = CastsFoundBy::kRange;
     for (const TimelineKernel& k : kernels)
-      if (!k.gemm && k.call && inside.count(*k.call)) add_kernel(casts, k);
+      if (!k.gemm && ((k.call && inside.ops.count(*k.call)) || (k.correlation && inside.launches.count(*k.correlation))))
+        add_kernel(casts, k);
     return casts;
   }
   for (const TimelineKernel& k : kernels)

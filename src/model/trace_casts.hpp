@@ -8,7 +8,10 @@
 //      scripts/fp8_linear.py puts one; the trace holds it as a "user_annotation" or "cpu_op" event on
 //      the thread that ran it). An op is inside when it starts and ends within the range on the same
 //      thread; its kernels are linked to it as the GEMMs' are (the launch's correlation id, or the
-//      kernel's own "External id"). The range's own id counts too (a launch made directly inside it).
+//      kernel's own "External id"). The range's own id counts too (a launch made directly inside it),
+//      and so does a launch (a "cuda_runtime" or "cuda_driver" event) made inside the range on its
+//      thread whatever op id it carries: a kernel called outside any op (through ctypes, or a Triton
+//      kernel launched from Python) takes the id of the op around the range.
 //   2. where the trace holds no such range, by name: Transformer Engine's cast, cast-transpose and
 //      amax kernels (known_cast_kernel: each name cited from its source).
 // A kernel of a GEMM call the workload holds is never a cast, even inside the range.

@@ -427,7 +427,7 @@ LinkedKernels link_kernels(const TraceScan& s) {
       if (it != s.external_of_correlation.end()) ext = it->second;
     }
     if (!ext) ext = id_of(*kernel.args, "External id");
-    linked.in_order.push_back({kernel.ts, kernel.dur, kernel.name, std::nullopt, ext});
+    linked.in_order.push_back({kernel.ts, kernel.dur, kernel.name, std::nullopt, ext, id_of(*kernel.args, "correlation")});
     if (!ext) continue;
     KernelSum& k = out[*ext];
     k.us += kernel.dur;

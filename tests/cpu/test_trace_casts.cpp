@@ -117,6 +117,28 @@ TEST(TraceCasts, AGemmInsideTheRangeIsNoCast) {
   EXPECT_EQ(w.casts->kernels, 0);
 }
 
+TEST(TraceCasts, ALaunchInsideTheRangeOutsideAnyOpIsACast) {
+  // A cast called through ctypes inside the range, the range inside an autograd function's op: its launch
+  // carries the op's External id (1), not the range's (2); it is inside by its time on the range's thread.
+  Json ev = Json::array();
+  const auto on = [](int tid, const std::string& cat, const std::string& name, double ts, double dur, Json args) {
+    return Json{{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", 7}, {"tid", tid}, {"ts", ts}, {"dur", dur}, {"args", args}};
+  };
+  ev.push_back(on(1, "cpu_op", "Fp8LinearFn", 0, 100, {{"External id", 1}}));
+  ev.push_back(on(1, "user_annotation", "shapescope_fp8_cast", 10, 40, {{"External id", 2}}));
+  ev.push_back(on(1, "cuda_runtime", "cudaLaunchKernel", 20, 2, {{"External id", 1}, {"correlation", 5}}));
+  ev.push_back(on(1, "cuda_runtime", "cudaLaunchKernel", 60, 2, {{"External id", 1}, {"correlation", 6}}));
+  ev.push_back(on(2, "cuda_runtime", "cudaLaunchKernel", 20, 2, {{"External id", 3}, {"correlation", 7}}));
+  ev.push_back(kernel_event("cast_tile_kernel", 6, 5));
+  ev.push_back(kernel_event("vectorized_elementwise_kernel", 9, 6));  // launched after the range
+  ev.push_back(kernel_event("reduce_kernel", 4, 7));                  // launched on another thread
+  const Workload w = parse_torch_trace(Json{{"traceEvents", ev}}.dump(), "t");
+  ASSERT_TRUE(w.casts);
+  EXPECT_EQ(w.casts->found_by, CastsFoundBy::kRange);
+  EXPECT_EQ(w.casts->kernels, 1);
+  EXPECT_DOUBLE_EQ(w.casts->kernel_us, 6);
+}
+
 class TraceCastsCli : public ::testing::Test {
  protected:
   void SetUp() override {
