@@ -185,6 +185,7 @@ bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Sto
   for (size_t s = 0; s < result.changed_steps.size(); ++s) {
     if (result.changed_steps[s].candidates.empty()) continue;
     StepChange change;
+    change.micro_batches = result.request.micro_batches;
     for (size_t c : result.changed_steps[s].candidates) {
       const WhatIfCandidate& x = result.candidates[c];
       const size_t gemm = result.entries[x.entry].row.gemm;

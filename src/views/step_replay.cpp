@@ -49,20 +49,20 @@ void add_standins(const TimelineSegment& s, std::vector<ReplayItem>& items) {
 std::vector<ReplayItem> sequence(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                                  const StepChange* change, ReplayRequest& r) {
   std::vector<ReplayItem> items;
-  std::vector<bool> seen;
+  std::vector<size_t> calls;  // per GEMM, its calls so far
   for (const TimelineSegment& s : timeline.segments) {
     if (s.kind != TimelineSegment::Kind::kGemm) {
       add_standins(s, items);
       continue;
     }
     const size_t g = s.gemm;
-    if (seen.size() <= g) seen.resize(g + 1, false);
-    if (change && !seen[g]) {
+    if (calls.size() <= g) calls.resize(g + 1, 0);
+    if (change && calls[g] % size_t(std::max(1, change->micro_batches)) == 0) {
       const auto once = change->per_step.find(g);
       if (once != change->per_step.end())
         for (const ReplayCall& c : once->second) items.push_back(r.item(c, g));
     }
-    seen[g] = true;
+    ++calls[g];
     if (change && change->per_call.count(g)) {
       for (const ReplayCall& c : change->per_call.at(g)) items.push_back(r.item(c, g));
       continue;
@@ -97,6 +97,15 @@ StepReplayFacts facts_of(const ReplayOutcome& o, const std::vector<ReplayItem>& 
 }
 
 }  // namespace
+
+std::vector<Problem> replay_problems(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
+                                     const StepChange* change) {
+  ReplayRequest r;
+  std::vector<Problem> out;
+  for (const ReplayItem& it : sequence(timeline, call_of, change, r))
+    if (it.kind == ReplayItem::Kind::kCall) out.push_back(r.request.problems[r.request.pairs[it.call].first]);
+  return out;
+}
 
 StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                        const std::vector<StepChange>& changes, size_t gemms, const DeviceContext& device, Store& store,

@@ -33,7 +33,11 @@ struct ReplayCall {
 // first call.
 struct StepChange {
   std::map<size_t, std::vector<ReplayCall>> per_call;
+  // What a GEMM's change adds once per step for each of its weights (a weight's fp8 cast): run before
+  // every `micro_batches`-th call of it in the timeline (the first of each), so that a timeline of
+  // several steps and layers pays one per weight per step.
   std::map<size_t, std::vector<ReplayCall>> per_step;
+  int micro_batches = 1;
 };
 
 struct StepReplayFacts {
@@ -60,6 +64,11 @@ struct StepReplay {
   std::vector<std::string> why_not;
   bool interrupted = false;
 };
+
+// The problems one replay runs, in order (the GEMM calls as `call_of` says or `change` replaces them,
+// with what the change adds), stand-ins left out: what replay_step times, without a GPU.
+std::vector<Problem> replay_problems(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
+                                     const StepChange* change);
 
 StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                        const std::vector<StepChange>& changes, size_t gemms, const DeviceContext& device, Store& store,

@@ -3,12 +3,15 @@
 // (model/profile.hpp: infer_clock).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "model/profile.hpp"
 #include "model/step_timeline.hpp"
 #include "model/trace_import.hpp"
 #include "timing/replay_plan.hpp"
+#include "views/step_replay.hpp"
 
 namespace shapescope {
 namespace {
@@ -151,6 +154,33 @@ TEST(ClockInference, ComputeBoundTimesGiveTheClock) {
   EXPECT_NEAR(c->high_mhz, 1500, 1e-6);
   // GEMMs under kClockEvidenceFromUs, or without a measured clock, say nothing.
   EXPECT_FALSE(infer_clock({{kClockEvidenceFromUs / 2, 5, 1980}, {100, 90, 0}}));
+}
+
+TEST(StepReplay, AChangedStepCastsEachWeightOncePerStep) {
+  // Two steps of two layers: one GEMM shape called 4 times, an fp8 change with a weight cast per step.
+  StepTimeline t;
+  for (int call = 0; call < 4; ++call) {
+    t.segments.push_back({TimelineSegment::Kind::kGemm, 0, 100, 0});
+    t.segments.push_back({TimelineSegment::Kind::kOtherKernels, 0, 50, 0});
+  }
+  Problem gemm;
+  gemm.m = gemm.n = gemm.k = 4096;
+  Problem fp8 = gemm, cast = gemm;
+  fp8.dtype = DType::kFp8;
+  cast.dtype = DType::kFp8, cast.cast = CastOperand::kB;
+  const std::map<size_t, ReplayCall> call_of{{0, ReplayCall{gemm}}};
+  StepChange change;
+  change.per_call[0] = {ReplayCall{fp8, BackendSpec(BackendKind::kCublasLt)}};
+  change.per_step[0] = {ReplayCall{cast, BackendSpec(BackendKind::kCast)}};
+  const auto casts = [&](const StepChange& c) {
+    const std::vector<Problem> run = replay_problems(t, call_of, &c);
+    return std::count(run.begin(), run.end(), cast);
+  };
+  EXPECT_EQ(casts(change), 4) << "each call its own weight (one micro-batch per step)";
+  change.micro_batches = 2;
+  EXPECT_EQ(casts(change), 2) << "two micro-batches share a weight's cast";
+  const std::vector<Problem> unchanged = replay_problems(t, call_of, nullptr);
+  EXPECT_EQ(std::count(unchanged.begin(), unchanged.end(), gemm), 4);
 }
 
 }  // namespace
