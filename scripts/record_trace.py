@@ -285,7 +285,8 @@ def main():
     kernels = [e for e in events if e.get("cat") == "kernel"]
     gemm = [e for e in kernels if any(w in e["name"].lower() for w in gemm_words)]
     total = sum(e.get("dur", 0) for e in gemm)
-    print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels, "
+    in_steps = f" in {args.steps} steps" if args.steps > 1 else ""
+    print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels{in_steps}, "
           f"{len(gemm)} GEMM-like, {total / 1000 / args.steps:.3f} ms GEMM kernel time{per_step}; torch {torch.__version__}, "
           f"{torch.cuda.get_device_name()}")
     config = model.config
@@ -303,7 +304,7 @@ def main():
             key = (e["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input Strides")))
             ops[key] = ops.get(key, 0) + 1
     for (name, dims, strides), count in sorted(ops.items(), key=lambda kv: -kv[1]):
-        print(f"  {count:5d} x {name} dims {dims} strides {strides}")
+        print(f"  {count:5d} x {name} dims {dims} strides {strides}{in_steps}")
 
 
 if __name__ == "__main__":

@@ -234,7 +234,7 @@ void register_profile(CLI::App& app) {
       "also measure the step with these what-ifs applied at once, as a step (their numbers: 3 or 1,2,3)");
   add_max_error_option(cmd, o->request.max_error);
   add_int_option(cmd, "--micro-batches", o->request.micro_batches, 1, 1 << 20,
-                 "micro-batches per step (gradient accumulation): a GEMM's fp8 weight casts per step = its calls / this");
+                 "micro-batches per step (gradient accumulation): an fp8 what-if's weight casts per step = calls / this");
   CLI::Option* html = cmd->add_option("--html", o->html,
                                       "also write the profile as one self-contained HTML page (replaced only when "
                                       "complete); - for the page alone on standard output");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "common/units.hpp"
 #include "report/explain_report.hpp"
 #include "report/profile_predicted_text.hpp"
@@ -14,6 +16,7 @@ namespace {
 std::string added_text(const StepTerm& t) {
   switch (t.backend) {
     case BackendKind::kCopy: return "a copy into aligned rows";
+    case BackendKind::kCast: return t.problem.shape_string();  // "cast A 4096x4096": the problem says it
     default: return fmt::format("{} {}", to_string(t.backend), t.problem.shape_string());
   }
 }
@@ -49,7 +52,7 @@ std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
   for (size_t i = 1; i < c.per_call.size(); ++i) added.push_back(added_text(c.per_call[i]) + " per call");
   for (const StepTerm& t : c.per_step)
     added.push_back(added_text(t) + (t.count == 1 ? std::string(" per step")
-                                                  : fmt::format(" per step for each of {} weights", fixed(t.count, 0))));
+                                                  : fmt::format(" per step for each of {} weights", fixed(t.count, t.count == std::round(t.count) ? 0 : 1))));
   if (!added.empty()) text += fmt::format(" (priced with {})", fmt::join(added, ", "));
   return text + outside;
 }
