@@ -181,11 +181,10 @@ class ShapescopeCasts:
         return q, (scales.t().contiguous().t() if _PADDED_128x128 is False and kb != l4 else scales)
 
 
-
-def _product_error(a, b_t, recipe, gemm, quantize):
-    """The fp8 product's relative error against the bf16 operands' fp32 product."""
-    exact = a.float() @ b_t.float().t()
-    return ((fp8_gemm(a, b_t, recipe, gemm, quantize).float() - exact).norm() / exact.norm()).item()
+def _relative(x, reference):
+    """|x - reference| / |reference| (Frobenius), both as fp32."""
+    reference = reference.float()
+    return ((x.float() - reference).norm() / reference.norm()).item()
 
 
 def check_casts(quantize, device="cuda"):
@@ -200,20 +199,25 @@ def check_casts(quantize, device="cuda"):
     def randn(*shape):
         return torch.randn(*shape, device=device, dtype=torch.bfloat16)
 
+    def exact(a, b_t):
+        return a.float() @ b_t.float().t()
+
     x, w, g = randn(512, 512), randn(1024, 512), randn(512, 1024)  # every K / 128 a multiple of 4
     operands = {"fwd": (x, w), "dgrad": (g, w.t()), "wgrad": (g.t(), x.t())}
     worst, between = 0.0, 0.0
     for recipe in RECIPES:
         for gemm, (a, b_t) in operands.items():
-            ours, eager = _product_error(a, b_t, recipe, gemm, quantize), _product_error(a, b_t, recipe, gemm, None)
-            diff = ((fp8_gemm(a, b_t, recipe, gemm, quantize).float() - fp8_gemm(a, b_t, recipe, gemm).float()).norm() /
-                    fp8_gemm(a, b_t, recipe, gemm).float().norm()).item()
+            ours_out, eager_out = fp8_gemm(a, b_t, recipe, gemm, quantize), fp8_gemm(a, b_t, recipe, gemm)
+            reference = exact(a, b_t)
+            ours, eager = _relative(ours_out, reference), _relative(eager_out, reference)
+            diff = _relative(ours_out, eager_out)
             worst, between = max(worst, ours, eager), max(between, diff)
             if not (ours < 1e-1 and eager < 1e-1 and diff < 2e-2):
                 raise SystemExit(f"fp8 casts: {recipe} {gemm}: relative error {ours:.2e} with these casts, {eager:.2e} "
                                  f"with the eager ones, {diff:.2e} apart: not used")
     w3 = randn(512, 384)  # the forward's B: N 512, K 384
-    probe = [_product_error(randn(256, 384), w3, "block", "fwd", q) for q in (quantize, None)]
+    x3 = randn(256, 384)
+    probe = [_relative(fp8_gemm(x3, w3, "block", "fwd", q), exact(x3, w3)) for q in (quantize, None)]
     return (f"fp8 casts checked against the eager quantizers and the exact product: every recipe's three passes "
             f"within {worst:.1e} of it and {between:.1e} of each other; a 128x128 weight with K / 128 = 3 "
             f"(stride {'padded' if _PADDED_128x128 else 'K / 128'}): {probe[0]:.1e} with these casts, "
