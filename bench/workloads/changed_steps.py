@@ -8,9 +8,8 @@
 
 SELECT is `dim:VALUE:KIND` (what-ifs of KIND whose GEMM has VALUE as a size: a vocabulary padded
 changes every GEMM it is a dimension of) or `precision:WORD` (precision what-ifs whose change names
-WORD: "bf16", "fp16", "fp8"). For fp8 (or KIND precision) the recipe the largest of them names is
-written to W/NAME.recipe, the recipe to record the changed step with; with TOKENS (the step's
-batch x sequence), W/NAME.plan too: each picked fp8 what-if as the pass of a Linear it changes (an nt
+WORD: "bf16", "fp16", "fp8"). For fp8 (`precision:fp8`, or KIND precision) with TOKENS (the step's
+batch x sequence), W/NAME.plan: each picked fp8 what-if as the pass of a Linear it changes (an nt
 GEMM T x out x in is its forward, nn T x in x out its input gradient, tn out x in x T its weight
 gradient) in the recipe the what-if names, for record_trace.py --fp8-plan: the changed step runs
 exactly the picked GEMMs in fp8, each in its own recipe, and every other GEMM in bf16.
@@ -30,14 +29,7 @@ def what_ifs(w, name):
     return (d.get("what_ifs") or {}).get("ranked", [])
 
 
-def write_recipe(w, name, change):
-    """The fp8 recipe a what-if's change names, for record_trace.py (block-1x128 is block's pair)."""
-    m = re.search(r"\b(block-1x128|block|row|tensor)\b", change)
-    open(f"{w}/{name}.recipe", "w").write((m.group(1) if m else "tensor").replace("block-1x128", "block"))
-
-
 FP8_WHAT_IF = re.compile(r"^(\d+)x(\d+)x(\d+) (nn|nt|tn): run it in fp8 (tensor|row|block-1x128|block)(:\S+)?")
-PASS_OF = {"nt": "fwd", "nn": "dgrad", "tn": "wgrad"}
 
 
 def linear_pass(m, n, k, layout, tokens):
@@ -79,8 +71,6 @@ def pick(w, name, select, tokens=None):
             if x["kind"] == kind and re.search(rf"(^|x){value}(x| )", gemm):
                 if x["saving_us"] > best.get(gemm, (0,))[0]:
                     best[gemm] = (x["saving_us"], x["number"], x["change"])
-        if kind == "precision" and best:
-            write_recipe(w, name, max(best.values())[2])
     else:
         word = select.split(":")[1]
         # bf16 and fp16 run at the same tensor-core rate: where profile's precision what-if for a GEMM
@@ -93,9 +83,7 @@ def pick(w, name, select, tokens=None):
                     if choice != word:
                         print(f"{name}: {gemm}: profile's what-if names {choice} (the same tensor-core rate as "
                               f"{word}); it prices the change to {word}", file=sys.stderr)
-        if word == "fp8" and best:
-            write_recipe(w, name, max(best.values())[2])
-    if tokens and best:
+    if tokens and best and (select.endswith(":precision") or select == "precision:fp8"):
         write_plan(w, name, [c for _, _, c in best.values()], int(tokens))
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
 
@@ -135,9 +123,10 @@ def table(w):
             predicted = (s["before_us"] - s["after_us"]) / 1000
             before, later = trace_ms(w, name), trace_ms(w, after)
             moved = before - later
-            gemms = gemm_ms(w, name) - gemm_ms(w, after) - (casts_ms(w, after) - casts_ms(w, name))
+            casts = casts_ms(w, after)
+            gemms = gemm_ms(w, name) - gemm_ms(w, after) - (casts - casts_ms(w, name))
             print(f"{label:44} | {before:11.2f} | {later:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
-                  f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {casts_ms(w, after):16.2f} | "
+                  f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {casts:16.2f} | "
                   f"{s['name'][8:]:>8} | "
                   f"{'replayed' if s['replayed'] else 'paired'}")
         except Exception as e:  # a stage that did not run: say so, go on

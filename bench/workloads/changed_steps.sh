@@ -50,7 +50,6 @@ change() {
   # The same profile with those what-ifs measured as one step (the store's points reused).
   timed "profile-$name-change" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json --what-if "$picked" \
     < /dev/null
-  if [ -f "$W/$name.recipe" ]; then changed=("${changed[@]/RECIPE/$(cat "$W/$name.recipe")}"); fi
   if [[ " ${changed[*]} " != *" PLAN "* ]]; then
     record "$after" "${changed[@]}" < /dev/null
     printf '%s\t%s\t%s\n' "$name" "$after" "$label" >> "$W/changes.txt"
