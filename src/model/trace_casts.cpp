@@ -77,10 +77,10 @@ struct ThreadRanges {
   }
 };
 
-// An op's External id (in its args).
-std::optional<int64_t> external_id(const Json& e) {
+// An id in an event's args: an op's "External id", a launch's "correlation".
+std::optional<int64_t> arg_id(const Json& e, const char* key) {
   const auto args = e.find("args");
-  return args != e.end() && args->is_object() ? id_of(*args, "External id") : std::nullopt;
+  return args != e.end() && args->is_object() ? id_of(*args, key) : std::nullopt;
 }
 
 // What the ranges hold: the External ids of the ops inside them (the ranges' own among them), and the
@@ -106,28 +106,20 @@ RangeContents ops_inside(const Json& events, const std::string& range, int64_t& 
     if (!span) continue;
     ++ranges;
     by_thread[thread_of(e)].spans.push_back(*span);
-    if (const std::optional<int64_t> id = external_id(e)) inside.insert(*id);
+    if (const std::optional<int64_t> id = arg_id(e, "External id")) inside.insert(*id);
   }
   if (ranges == 0) return contents;
   for (auto& [thread, spans] : by_thread) spans.close();
   for (const Json& e : events) {
     if (!e.is_object() || text_of(e, "ph") != "X") continue;
     const std::string cat = text_of(e, "cat");
-    if (cat == "cuda_runtime" || cat == "cuda_driver") {
-      const auto args = e.find("args");
-      const std::optional<int64_t> corr =
-          args != e.end() && args->is_object() ? id_of(*args, "correlation") : std::nullopt;
-      const std::optional<Span> span = span_of(e);
-      const auto it = by_thread.find(thread_of(e));
-      if (corr && span && it != by_thread.end() && it->second.holds(*span)) contents.launches.insert(*corr);
-      continue;
-    }
-    if (!cpu_side(cat)) continue;
-    const std::optional<int64_t> id = external_id(e);
+    const bool launch = cat == "cuda_runtime" || cat == "cuda_driver";
+    if (!launch && !cpu_side(cat)) continue;
+    const std::optional<int64_t> id = arg_id(e, launch ? "correlation" : "External id");
     const std::optional<Span> span = span_of(e);
     if (!id || !span) continue;
     const auto it = by_thread.find(thread_of(e));
-    if (it != by_thread.end() && it->second.holds(*span)) inside.insert(*id);
+    if (it != by_thread.end() && it->second.holds(*span)) (launch ? contents.launches : inside).insert(*id);
   }
   return contents;
 }
@@ -165,7 +157,8 @@ TraceCasts find_trace_casts(const Json& events, const std::vector<TimelineKernel
   if (casts.ranges > 0) {
     casts.found_by = CastsFoundBy::kRange;
     for (const TimelineKernel& k : kernels)
-      if (!k.gemm && ((k.call && inside.ops.count(*k.call)) || (k.correlation && inside.launches.count(*k.correlation))))
+      if (!k.gemm && ((k.call && inside.ops.count(*k.call)) ||
+                      (k.correlation && inside.launches.count(*k.correlation))))
         add_kernel(casts, k);
     return casts;
   }

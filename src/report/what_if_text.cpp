@@ -50,9 +50,11 @@ std::string what_if_change(const ProfileResult& r, const WhatIf& w) {
   std::string text = fmt::format("{}: {}", gemm, explain_fix_text(*e.explanation, *w.fix));
   std::vector<std::string> added;
   for (size_t i = 1; i < c.per_call.size(); ++i) added.push_back(added_text(c.per_call[i]) + " per call");
-  for (const StepTerm& t : c.per_step)
+  for (const StepTerm& t : c.per_step) {
+    const std::string weights = fixed(t.count, t.count == std::round(t.count) ? 0 : 1);
     added.push_back(added_text(t) + (t.count == 1 ? std::string(" per step")
-                                                  : fmt::format(" per step for each of {} weights", fixed(t.count, t.count == std::round(t.count) ? 0 : 1))));
+                                                  : fmt::format(" per step for each of {} weights", weights)));
+  }
   if (!added.empty()) text += fmt::format(" (priced with {})", fmt::join(added, ", "));
   return text + outside;
 }
