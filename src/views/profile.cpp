@@ -124,14 +124,11 @@ using PointOf = std::function<const StoredPoint*(const ProfileRow&)>;
 
 // The loop of a call's groups from each group's point (`group_point`: nullptr where it has none).
 LoopOf loop_of_groups(std::function<const StoredPoint*(const Problem&)> group_point) {
-  return [group_point](const ProfileRow& r) -> std::optional<double> {
-    double sum = 0;
-    for (size_t g = 0; g < r.problem.groups.size(); ++g) {
-      const StoredPoint* p = group_point(r.problem.group(g));
-      if (!p) return std::nullopt;
-      sum += p->result.timing.median_us;
-    }
-    return sum;
+  return [group_point](const ProfileRow& r) {
+    return groups_loop_us(r.problem, [&](const Problem& group) -> std::optional<double> {
+      const StoredPoint* p = group_point(group);
+      return p ? std::optional<double>(p->result.timing.median_us) : std::nullopt;
+    });
   };
 }
 
@@ -252,6 +249,17 @@ std::optional<ProfileFp8Casts> casts_per_step(const std::vector<StepCast>& casts
 }
 
 }  // namespace
+
+std::optional<double> groups_loop_us(const Problem& call,
+                                     const std::function<std::optional<double>(const Problem&)>& group_us) {
+  double sum = 0;
+  for (size_t g = 0; g < call.groups.size(); ++g) {
+    const std::optional<double> us = group_us(call.group(g));
+    if (!us) return std::nullopt;
+    sum += *us;
+  }
+  return sum;
+}
 
 std::variant<ExplainJob, std::string> profile_verdict_job(const Problem& p, BackendKind backend,
                                                           const ProfileRequest& r) {

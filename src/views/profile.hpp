@@ -7,6 +7,7 @@
 
 #include "views/explain.hpp"
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -170,6 +171,11 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
 // predicted, with why. The step is not replayed: the times are at the clock the model was fitted at.
 ProfileResult profile_predict(const Workload& workload, const ProfileRequest& request,
                               const std::shared_ptr<const GpuPerfModel>& model);
+
+// A grouped call's groups run as a loop of ordinary GEMMs: the sum of each group's time (`group_us`),
+// nullopt where a group has none.
+std::optional<double> groups_loop_us(const Problem& call,
+                                     const std::function<std::optional<double>(const Problem&)>& group_us);
 
 // A GEMM's verdict as an explain request (views/profile.cpp), or why it has none.
 std::variant<ExplainJob, std::string> profile_verdict_job(const Problem& p, BackendKind backend,

@@ -190,14 +190,11 @@ void total_error(ProfileResult& result) {
 
 // A grouped call's groups as a loop of GEMMs, where the model predicts every group.
 std::optional<double> predicted_loop(const PerfModel& m, const Problem& call) {
-  double sum = 0;
-  for (size_t g = 0; g < call.groups.size(); ++g) {
+  return groups_loop_us(call, [&](const Problem& group) -> std::optional<double> {
     std::string why;
-    const std::optional<PerfPrediction> got = predict(m, call.group(g), why);
-    if (!got) return std::nullopt;
-    sum += got->us;
-  }
-  return sum;
+    const std::optional<PerfPrediction> got = predict(m, group, why);
+    return got ? std::optional<double>(got->us) : std::nullopt;
+  });
 }
 
 }  // namespace
