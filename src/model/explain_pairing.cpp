@@ -9,6 +9,9 @@ namespace {
 
 bool timed(const ExplainPoint& p) { return p.time_us && *p.time_us > 0; }
 
+// What pairing a point adds to a pass: the point twice, each time with the target after it.
+double pair_cost_us(const ExplainPoint& p, const ExplainPoint& target) { return 2 * (*p.time_us + *target.time_us); }
+
 // The order of the points the survey's explanation does not need: the library's points (the size
 // neighbours, cuBLASLt's alternatives at the target) before our fixed kernel (a control of the shape,
 // never a fix) and the alternatives at the neighbour (shown, never compared).
@@ -30,10 +33,10 @@ double at_target_work(const ExplainPoint& t, const ExplainPoint& p) {
 
 double pass_estimate_us(const std::vector<ExplainPoint>& points, const std::vector<size_t>& chosen) {
   if (points.empty() || !timed(points.front())) return 0;
-  const double target = *points.front().time_us;
-  double us = target;
+  const ExplainPoint& target = points.front();
+  double us = *target.time_us;
   for (size_t i : chosen)
-    if (i != 0 && i < points.size() && timed(points[i])) us += 2 * (*points[i].time_us + target);
+    if (i != 0 && i < points.size() && timed(points[i])) us += pair_cost_us(points[i], target);
   return us;
 }
 
@@ -83,7 +86,7 @@ PairingChoice choose_paired(const std::vector<ExplainPoint>& points, const Expla
     const ExplainPoint& p = points[i];
     // Our kernel shows the shape's part of a comparison of its library point: alone it shows nothing.
     if (p.role == Role::kFixedKernel && !(p.of && *p.of < in.size() && in[*p.of])) continue;
-    const double more = 2 * (*p.time_us + *t.time_us);
+    const double more = pair_cost_us(p, t);
     if (pass + more > limit_us) continue;  // a slower point (an unaligned size) may leave room for faster ones
     in[i] = true;
     pass += more;
