@@ -22,9 +22,14 @@ column-major: the transpose of a contiguous [N, K]), L = K / 128, L4 = L rounded
   1x128 (B)    scale_b [L, N], contiguous
 """
 import json
+import sys
+from pathlib import Path
 
 import torch
 from torch.profiler import record_function
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import step_trace  # noqa: E402  (beside this file: a trace's kernels without PyTorch)
 
 CAST_RANGE = "shapescope_fp8_cast"
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
@@ -302,46 +307,21 @@ def patch_linears(model, recipe, compiled=False, casts_lib=None, plan=None):
                 continue
             if module.bias is not None:
                 raise SystemExit("fp8 Linears: a Linear with a bias (this recipe's step has none)")
-            module.forward = (lambda m, r: lambda x: Fp8LinearFn.apply(x, m.weight, r, quantize))(module, passes)
+            module.forward = (lambda m, r: lambda x: Fp8LinearFn.apply(x, m.weight, r, quantize) if ENABLED[0]
+                              else torch.nn.functional.linear(x, m.weight))(module, passes)
             count += 1
     return count
 
 
+# Whether the patched Linears run in fp8 (set_enabled): record_trace.py --alternate-baseline records
+# steps without fp8 (the Linears as they were, in bf16) between the fp8 ones, in one process.
+ENABLED = [True]
+
+
+def set_enabled(on):
+    ENABLED[0] = bool(on)
+
+
 def cast_kernel_us(events):
-    """The GPU time of the kernels launched inside record_function(CAST_RANGE): the ops inside each
-    range on its thread and the ranges themselves, their kernels through the launches' correlation ids."""
-    ranges = {}
-    inside = set()  # the ranges' own ids too: kernels launched in a range outside any op (ShapescopeCasts)
-    for e in events:
-        if e.get("name") == CAST_RANGE and e.get("cat") in ("user_annotation", "cpu_op"):
-            ranges.setdefault(e.get("tid"), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
-            if e.get("args", {}).get("External id") is not None:
-                inside.add(e["args"]["External id"])
-    for e in events:
-        if e.get("cat") != "cpu_op" or e.get("name") == CAST_RANGE:
-            continue
-        for lo, hi in ranges.get(e.get("tid"), []):
-            if lo <= e["ts"] and e["ts"] + e.get("dur", 0) <= hi:
-                ext = e.get("args", {}).get("External id")
-                if ext is not None:
-                    inside.add(ext)
-                break
-    ext_of_corr, launched_inside = {}, set()
-    for e in events:
-        if e.get("cat") in ("cuda_runtime", "cuda_driver"):
-            a = e.get("args", {})
-            if "correlation" in a and "External id" in a:
-                ext_of_corr[a["correlation"]] = a["External id"]
-            # A launch made in a range outside any op (ShapescopeCasts' ctypes calls) carries the id of
-            # the op around the range, if any: it is inside by its time on the range's thread.
-            if "correlation" in a and any(lo <= e.get("ts", -1) <= hi for lo, hi in ranges.get(e.get("tid"), [])):
-                launched_inside.add(a["correlation"])
-    total = 0.0
-    for e in events:
-        if e.get("cat") != "kernel":
-            continue
-        a = e.get("args", {})
-        ext = ext_of_corr.get(a.get("correlation"), a.get("External id"))
-        if ext in inside or a.get("correlation") in launched_inside:
-            total += e.get("dur", 0)
-    return total
+    """The GPU time of the kernels launched inside record_function(CAST_RANGE) (step_trace.cast_kernel_us)."""
+    return step_trace.cast_kernel_us(events, CAST_RANGE)

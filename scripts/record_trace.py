@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from shapescope import _clocks  # noqa: E402  (the source tree's package: NVML sampling, standard library only)
 import fp8_linear  # noqa: E402  (beside this script: fp8 Linears through torch._scaled_mm)
+import step_trace  # noqa: E402  (beside this script: a trace's kernels, the split of alternated steps)
 
 
 class Fp8Logits(torch.autograd.Function):
@@ -211,6 +212,32 @@ def finish(model, vocab, args):
     return model, vocab
 
 
+# The alternated steps' ranges while recording; each half of the split trace names its own ProfilerStep#i.
+BASELINE_RANGE, CHANGED_RANGE = "BaselineStep", "ChangedStep"
+
+
+def per_step(args):
+    return f" per step (mean of {args.steps} steps)" if args.steps > 1 else ""
+
+
+def in_steps(args):
+    return f" in {args.steps} steps" if args.steps > 1 else ""
+
+
+def summarize(args, path, vocab, label):
+    """One line from the trace itself: its kernels, the GEMM-like ones and their time per step; the
+    trace's events."""
+    with open(path) as f:
+        events = step_trace.events_of(json.load(f))
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    gemm = step_trace.gemm_kernels(events)
+    total = sum(e.get("dur", 0) for e in gemm)
+    print(f"{label}{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels{in_steps(args)}, "
+          f"{len(gemm)} GEMM-like, {total / 1000 / args.steps:.3f} ms GEMM kernel time{per_step(args)}; torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name()}")
+    return events
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, choices=["gpt2", "mixtral", "qwen2", "qwen2moe", *DENSE])
@@ -229,6 +256,7 @@ def main():
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--alternate-baseline", default=None, metavar="FILE")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
@@ -247,6 +275,11 @@ def main():
     if args.fp8_casts_lib and not Path(args.fp8_casts_lib).is_file():
         parser.error(f"--fp8-casts-lib: no such file: {args.fp8_casts_lib!r} (build it: cmake --build build --target shapescope_casts)")
 
+    if args.alternate_baseline and not (args.fp8_linears or args.fp8_head or args.fp8_plan):
+        parser.error("--alternate-baseline: alternates the fp8 steps of --fp8-linears, --fp8-head or --fp8-plan "
+                     "with steps without them; give one")
+    if args.alternate_baseline and Path(args.alternate_baseline).resolve() == Path(args.out).resolve():
+        parser.error(f"--alternate-baseline: {args.alternate_baseline!r} is --out; the two traces need two files")
     if args.steps < 1:
         parser.error(f"--steps: {args.steps} is not a number of steps (1 or more)")
     torch.manual_seed(0)
@@ -260,40 +293,48 @@ def main():
         model.zero_grad(set_to_none=True)
 
     for _ in range(args.warmup):
-        step()
+        for changed in ([True, False] if args.alternate_baseline else [True]):
+            fp8_linear.set_enabled(changed)
+            step()
+    fp8_linear.set_enabled(True)
     torch.cuda.synchronize()
     from torch.profiler import ProfilerActivity, profile, record_function
 
     sampler = _clocks.ClockSampler.for_torch_device(torch)
+    # With --alternate-baseline, steps without fp8 (in ranges BaselineStep#i) alternate with the fp8
+    # ones as A B B A A B ..., so that a drift of the clock between them cancels.
+    order = [True] * args.steps if not args.alternate_baseline else \
+        [i % 4 in (1, 2) for i in range(2 * args.steps)]
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
         with sampler:
-            for i in range(args.steps):
+            counts = [0, 0]
+            for changed in order:
+                fp8_linear.set_enabled(changed)
                 # The range torch's profiler writes around a step under a schedule (without one it writes
                 # none): the trace's readers divide by them.
-                with record_function(f"ProfilerStep#{i}"):
+                name = "ProfilerStep" if not args.alternate_baseline else CHANGED_RANGE if changed else BASELINE_RANGE
+                with record_function(f"{name}#{counts[changed]}"):
                     step()
                 torch.cuda.synchronize()
+                counts[changed] += 1
+    fp8_linear.set_enabled(True)
     prof.export_chrome_trace(args.out)
+    if args.alternate_baseline:
+        with open(args.out) as f:
+            both = json.load(f)
+        baseline, changed = step_trace.split_alternated(both, BASELINE_RANGE + "#", CHANGED_RANGE + "#")
+        for path, half in ((args.alternate_baseline, baseline), (args.out, changed)):
+            with open(path, "w") as f:
+                json.dump(half, f)
+        sampler.attach(args.alternate_baseline)
+        summarize(args, args.alternate_baseline, vocab, "the baseline, alternated with the changed steps: ")
     clocks_line = sampler.attach(args.out)
-
-    # A summary from the trace itself: GEMM-like kernels and their total time.
-    with open(args.out) as f:
-        trace = json.load(f)
-    events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    per_step = f" per step (mean of {args.steps} steps)" if args.steps > 1 else ""
-    gemm_words = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
-    kernels = [e for e in events if e.get("cat") == "kernel"]
-    gemm = [e for e in kernels if any(w in e["name"].lower() for w in gemm_words)]
-    total = sum(e.get("dur", 0) for e in gemm)
-    in_steps = f" in {args.steps} steps" if args.steps > 1 else ""
-    print(f"{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels{in_steps}, "
-          f"{len(gemm)} GEMM-like, {total / 1000 / args.steps:.3f} ms GEMM kernel time{per_step}; torch {torch.__version__}, "
-          f"{torch.cuda.get_device_name()}")
+    events = summarize(args, args.out, vocab, "")
     config = model.config
     print(clocks_line)
     if args.fp8_linears or args.fp8_head or args.fp8_plan:
         print(f"fp8 casts (kernels inside record_function(\"{fp8_linear.CAST_RANGE}\")): "
-              f"{fp8_linear.cast_kernel_us(events) / 1000 / args.steps:.3f} ms{per_step}")
+              f"{fp8_linear.cast_kernel_us(events) / 1000 / args.steps:.3f} ms{per_step(args)}")
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
           f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}
@@ -304,7 +345,7 @@ def main():
             key = (e["name"], json.dumps(a.get("Input Dims")), json.dumps(a.get("Input Strides")))
             ops[key] = ops.get(key, 0) + 1
     for (name, dims, strides), count in sorted(ops.items(), key=lambda kv: -kv[1]):
-        print(f"  {count:5d} x {name} dims {dims} strides {strides}{in_steps}")
+        print(f"  {count:5d} x {name} dims {dims} strides {strides}{in_steps(args)}")
 
 
 if __name__ == "__main__":

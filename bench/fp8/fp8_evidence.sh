@@ -9,7 +9,9 @@
 #   OUT=out bench/fp8/fp8_evidence.sh all     # the four in order
 # M_STEP (default 16) is the M sweep's step: 16 is what the evidence asks for (512 sizes x 4
 # precisions); a larger step (64) halves the sweep's time if the budget is short. SAMPLES (default 5)
-# per point.
+# per point. The step's quantizers: STEP_CASTS=eager (default; PyTorch ops), compiled (torch.compile)
+# or shapescope (shapescope's cast kernels, libshapescope_casts.so beside BIN or CASTS_LIB: the ones
+# profile measures); STEP_STEPS steps in its trace (default 1).
 set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
@@ -57,8 +59,15 @@ stage_torch() {
 }
 
 stage_step() {
+  local casts=()
+  case ${STEP_CASTS:-eager} in
+    shapescope) casts=(--fp8-casts-lib "${CASTS_LIB:-$(dirname "$BIN")/libshapescope_casts.so}") ;;
+    compiled) casts=(--fp8-compile) ;;
+    eager) ;;
+    *) echo "STEP_CASTS: '$STEP_CASTS' is not shapescope, compiled or eager" >&2; return 2 ;;
+  esac
   timed record-step env PYTHONUNBUFFERED=1 python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 \
-    --seq 1024 --fp8-linears block ${FP8_COMPILE:+--fp8-compile} --out "$W/step.json"
+    --seq 1024 --fp8-linears block "${casts[@]}" --steps "${STEP_STEPS:-1}" --out "$W/step.json"
   echo "record step: $(cat "$W/record-step.time"); $(grep -E 'ms GEMM kernel time|^fp8' "$W/record-step.out" | tr '\n' ' ')"
   rm -f "$W/step.db" "$W/step.db-wal" "$W/step.db-shm"
   timed profile-step "$BIN" profile --trace "$W/step.json" --db "$W/step.db" --no-verdict --pair-seconds 0 --json

@@ -135,11 +135,16 @@ def step_lines(folder):
     with open(trace_path) as f:
         trace = json.load(f)
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    casts_trace = fp8_linear.cast_kernel_us(events)
     try:
         profile = json.loads(profile_path.read_text())
     except json.JSONDecodeError:
         return [f"  profile wrote no JSON (see {folder}/profile-step.err)"]
+    steps = max(profile.get("steps") or 1, 1)
+    casts_trace = fp8_linear.cast_kernel_us(events) / steps
+    record_log = Path(folder) / "record-step.out"
+    quantizers = "PyTorch's amax, divide and cast ops"
+    if record_log.exists() and "shapescope's cast kernels" in record_log.read_text():
+        quantizers = "shapescope's cast kernels, called from PyTorch"
     t = profile["totals"]
     gemm_trace, gemm_ours = t.get("compared_trace_us") or t.get("trace_us"), t.get("compared_measured_us") or t["measured_us"]
     casts_ours = (profile.get("fp8_casts") or {}).get("us_per_step")
@@ -147,13 +152,13 @@ def step_lines(folder):
              if gemm_trace else "  GEMMs: the trace has no GEMM kernel time"]
     if casts_ours is not None:
         lines.append(f"  casts: profile {casts_ours / 1000:.3f} ms (our cast kernels), trace {casts_trace / 1000:.3f} ms "
-                     f"(PyTorch's amax, divide and cast ops): {casts_ours / casts_trace:.3f}x" if casts_trace else
+                     f"({quantizers}): {casts_ours / casts_trace:.3f}x" if casts_trace else
                      f"  casts: profile {casts_ours / 1000:.3f} ms, the trace's casts not found")
         if gemm_trace and casts_trace:
             both_ours, both_trace = gemm_ours + casts_ours, gemm_trace + casts_trace
             lines.append(f"  GEMMs and casts: profile {both_ours / 1000:.3f} ms, trace {both_trace / 1000:.3f} ms: "
                          f"{both_ours / both_trace:.3f}x (target within 10 %)")
-    lines += trace_casts_lines(profile, casts_trace / max(profile.get("steps") or 1, 1))
+    lines += trace_casts_lines(profile, casts_trace)
     return lines
 
 

@@ -17,11 +17,19 @@ exactly the picked GEMMs in fp8, each in its own recipe, and every other GEMM in
 The table: per change, the step's whole GPU kernel time per step in the trace before and after
 (every kernel, not only GEMMs), how much it moved, what profile's changed step predicted (its GEMM
 time before minus after, measured as a step: the what-ifs applied at once, replayed against the
-step), and moved / predicted.
+step), and moved / predicted. Where changes.txt names a fourth trace (the step without the change,
+recorded alternated with the changed one: record_trace.py --alternate-baseline), "before" is that
+one; the step profile read is then shown beside it.
 """
 import json
 import re
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import step_trace  # noqa: E402  (a trace's kernels without PyTorch)
+
+CAST_RANGE = "shapescope_fp8_cast"  # scripts/fp8_linear.py's (that module needs PyTorch)
 
 
 def what_ifs(w, name):
@@ -88,47 +96,39 @@ def pick(w, name, select, tokens=None):
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
 
 
-def trace_ms(w, name):
-    """Every GPU kernel's time per step in the trace (ms): the profiler's own, not only GEMMs."""
-    t = json.load(open(f"{w}/{name}.json"))
-    events = t["traceEvents"] if isinstance(t, dict) else t
-    steps = {e["name"] for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")}
-    total = sum(e.get("dur", 0) for e in events if e.get("cat") in ("kernel", "Kernel"))
-    return total / max(1, len(steps)) / 1000
-
-
-def gemm_ms(w, name):
-    """The trace's GEMM kernel time per step (ms), as record_trace.py printed it."""
-    m = re.search(r"([0-9.]+) ms GEMM kernel time", open(f"{w}/record-{name}.txt").read())
-    return float(m.group(1))
-
-
-def casts_ms(w, name):
-    """The fp8 casts' kernel time per step (ms) record_trace.py printed, or 0 for a step without them."""
-    m = re.search(r"fp8 casts \(kernels inside [^)]*\)\): ([0-9.]+) ms", open(f"{w}/record-{name}.txt").read())
-    return float(m.group(1)) if m else 0.0
+def step_numbers(w, name):
+    """(whole GPU kernel time, GEMM kernel time, fp8 cast kernel time) per step of the trace W/NAME.json
+    (ms): every kernel, not only GEMMs; the steps are its ProfilerStep# ranges."""
+    events = step_trace.events_of(json.load(open(f"{w}/{name}.json")))
+    steps = step_trace.steps_of(events)
+    gemms = sum(e.get("dur", 0) for e in step_trace.gemm_kernels(events))
+    casts = step_trace.cast_kernel_us(events, CAST_RANGE)
+    return step_trace.kernel_us(events) / steps / 1000, gemms / steps / 1000, casts / steps / 1000
 
 
 def table(w):
     print("moved: the whole step's GPU time (every kernel) before minus after; GEMMs: the GEMM kernels' alone, less "
-          "the fp8 casts the changed step added (profile's prediction holds both)")
+          "the fp8 casts the changed step added (profile's prediction holds both); before: the step without the change "
+          "recorded alternated with the changed one (A B B A) where 'alternated' says so, else its own recording")
     print(f"{'change':44} | {'before [ms]':>11} | {'after [ms]':>10} | {'moved [ms]':>10} | {'predicted [ms]':>14} | "
-          f"moved / predicted | GEMMs - casts moved [ms] | GEMMs - casts / predicted | casts after [ms] | what-ifs | measured as")
+          f"moved / predicted | GEMMs - casts moved [ms] | GEMMs - casts / predicted | casts after [ms] | what-ifs | "
+          f"measured as | before from | profiled step's own recording [ms]")
     for line in open(f"{w}/changes.txt"):
-        name, after, label = line.rstrip("\n").split("\t")
+        name, after, label, *alternated = line.rstrip("\n").split("\t")
         try:
             d = json.load(open(f"{w}/profile-{name}-change.out"))
             steps = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")]
             s = steps[0]
             predicted = (s["before_us"] - s["after_us"]) / 1000
-            before, later = trace_ms(w, name), trace_ms(w, after)
-            moved = before - later
-            casts = casts_ms(w, after)
-            gemms = gemm_ms(w, name) - gemm_ms(w, after) - (casts - casts_ms(w, name))
-            print(f"{label:44} | {before:11.2f} | {later:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
-                  f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {casts:16.2f} | "
-                  f"{s['name'][8:]:>8} | "
-                  f"{'replayed' if s['replayed'] else 'paired'}")
+            profiled = step_numbers(w, name)
+            before = step_numbers(w, alternated[0]) if alternated else profiled
+            later = step_numbers(w, after)
+            moved = before[0] - later[0]
+            gemms = before[1] - later[1] - (later[2] - before[2])
+            print(f"{label:44} | {before[0]:11.2f} | {later[0]:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
+                  f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {later[2]:16.2f} | "
+                  f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
+                  f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
         except Exception as e:  # a stage that did not run: say so, go on
             print(f"{label:44} | not complete: {type(e).__name__}: {e}")
 

@@ -12,7 +12,10 @@
 #               recipe its what-if names (record_trace.py --fp8-plan), casts included. Each fp8 change
 #               is recorded once per cast implementation in FP8_CASTS (default "shapescope compiled
 #               eager"): shapescope's own cast kernels (libshapescope_casts.so beside BIN, or CASTS_LIB),
-#               the ones profile prices; PyTorch's quantizers through torch.compile; and eager.
+#               the ones profile prices; PyTorch's quantizers through torch.compile; and eager. With
+#               ALTERNATE=1 (the default) each fp8 recording alternates steps without the change and
+#               with it (record_trace.py --alternate-baseline: A B B A ..., one process), and the table
+#               compares those two: a separate recording of the step before moved 1.8 % between runs.
 # Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
 #   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
 #   CHANGES="gpt2 llama" ... run                                          # only those
@@ -63,8 +66,15 @@ change() {
       compiled) extra=(--fp8-compile) ;;
       *) extra=() ;;
     esac
-    record "$after-$impl" "${changed[@]}" "${extra[@]}" < /dev/null
-    printf '%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" >> "$W/changes.txt"
+    if [ "${ALTERNATE:-1}" = 1 ]; then
+      # The step without the change alternated with the changed one in one recording (A B B A ...):
+      # both in the same clock state; the table compares these two.
+      record "$after-$impl" "${changed[@]}" "${extra[@]}" --alternate-baseline "$W/$after-$impl-base.json" < /dev/null
+      printf '%s\t%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" "$after-$impl-base" >> "$W/changes.txt"
+    else
+      record "$after-$impl" "${changed[@]}" "${extra[@]}" < /dev/null
+      printf '%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" >> "$W/changes.txt"
+    fi
   done
 }
 

@@ -1,0 +1,128 @@
+"""Reading a recorded step's trace without PyTorch: its GEMM and cast kernel time, and the split of a
+trace whose steps alternate between two variants of a model into one trace per variant.
+
+Used by scripts/record_trace.py (its summary, --alternate-baseline), scripts/fp8_linear.py (the casts)
+and the bench scripts that compare recorded steps (bench/workloads/changed_steps.py, bench/fp8/).
+Standard library only.
+"""
+import bisect
+
+# Words in the names of the GEMM kernels cuBLAS, cuBLASLt and CUTLASS launch.
+GEMM_WORDS = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
+GPU_SIDE = ("kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation")
+LAUNCHES = ("cuda_runtime", "cuda_driver")
+
+
+def events_of(trace):
+    return trace["traceEvents"] if isinstance(trace, dict) else trace
+
+
+def gemm_kernels(events):
+    return [e for e in events if e.get("cat") == "kernel" and any(w in e["name"].lower() for w in GEMM_WORDS)]
+
+
+def kernel_us(events):
+    """Every GPU kernel's time (us): the whole step's, not only its GEMMs."""
+    return sum(e.get("dur", 0) for e in events if e.get("cat") == "kernel")
+
+
+def steps_of(events, prefix="ProfilerStep#"):
+    """The trace's step ranges (the profiler's own, or record_trace.py's): at least 1."""
+    return max(1, len({e["name"] for e in events
+                       if e.get("ph") == "X" and str(e.get("name", "")).startswith(prefix)}))
+
+
+def cast_kernel_us(events, cast_range):
+    """The GPU time of the kernels launched inside record_function(cast_range): the ops inside each
+    range on its thread and the ranges themselves, their kernels through the launches' correlation ids."""
+    ranges = {}
+    inside = set()  # the ranges' own ids too: kernels launched in a range outside any op (ShapescopeCasts)
+    for e in events:
+        if e.get("name") == cast_range and e.get("cat") in ("user_annotation", "cpu_op"):
+            ranges.setdefault(e.get("tid"), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
+            if e.get("args", {}).get("External id") is not None:
+                inside.add(e["args"]["External id"])
+    for e in events:
+        if e.get("cat") != "cpu_op" or e.get("name") == cast_range:
+            continue
+        for lo, hi in ranges.get(e.get("tid"), []):
+            if lo <= e["ts"] and e["ts"] + e.get("dur", 0) <= hi:
+                ext = e.get("args", {}).get("External id")
+                if ext is not None:
+                    inside.add(ext)
+                break
+    ext_of_corr, launched_inside = {}, set()
+    for e in events:
+        if e.get("cat") in LAUNCHES:
+            a = e.get("args", {})
+            if "correlation" in a and "External id" in a:
+                ext_of_corr[a["correlation"]] = a["External id"]
+            # A launch made in a range outside any op (ShapescopeCasts' ctypes calls) carries the id of
+            # the op around the range, if any: it is inside by its time on the range's thread.
+            if "correlation" in a and any(lo <= e.get("ts", -1) <= hi for lo, hi in ranges.get(e.get("tid"), [])):
+                launched_inside.add(a["correlation"])
+    total = 0.0
+    for e in events:
+        if e.get("cat") != "kernel":
+            continue
+        a = e.get("args", {})
+        ext = ext_of_corr.get(a.get("correlation"), a.get("External id"))
+        if ext in inside or a.get("correlation") in launched_inside:
+            total += e.get("dur", 0)
+    return total
+
+
+def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
+    """(trace A, trace B) from a trace whose steps ran in ranges named prefix_a<i> and prefix_b<i>.
+
+    Host events go by their start time (inside an A or a B range), GPU events (kernels, copies) and
+    the flow events that tie them to a launch by the time of their launch; events outside every range
+    (metadata, the synchronisations between steps) go to both. Both halves' ranges are renamed
+    renamed<i>, so that a reader counts them as steps. The trace's other keys are copied to both."""
+    events = events_of(trace)
+    ranges = []  # (start, end, side) of every step range
+    for e in events:
+        name = str(e.get("name", ""))
+        if e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op"):
+            for side, prefix in ((0, prefix_a), (1, prefix_b)):
+                if name.startswith(prefix):
+                    ranges.append((e["ts"], e["ts"] + e.get("dur", 0), side))
+    if not any(s == 0 for *_, s in ranges) or not any(s == 1 for *_, s in ranges):
+        raise ValueError(f"split_alternated: the trace has no '{prefix_a}' or no '{prefix_b}' ranges")
+    ranges.sort()
+    starts = [r[0] for r in ranges]
+
+    def side_at(ts):
+        i = bisect.bisect_right(starts, ts) - 1
+        if i >= 0 and ts <= ranges[i][1]:
+            return ranges[i][2]
+        return None
+
+    launch_ts = {}
+    for e in events:
+        if e.get("cat") in LAUNCHES and "correlation" in e.get("args", {}):
+            launch_ts[e["args"]["correlation"]] = e.get("ts")
+    halves = ([], [])
+    for e in events:
+        cat, name = e.get("cat"), str(e.get("name", ""))
+        if name.startswith(prefix_a) or name.startswith(prefix_b):  # the ranges, host and GPU side
+            side = 0 if name.startswith(prefix_a) else 1
+        elif cat in GPU_SIDE:
+            side = side_at(launch_ts.get(e.get("args", {}).get("correlation"), -1))
+        elif cat == "ac2g":  # a launch -> kernel flow: its id is the correlation
+            side = side_at(launch_ts.get(e.get("id"), -1))
+        elif "ts" in e:
+            side = side_at(e["ts"])
+        else:
+            side = None
+        if side is None:
+            halves[0].append(e)
+            halves[1].append(e)
+            continue
+        prefix = (prefix_a, prefix_b)[side]
+        if name.startswith(prefix):
+            e = dict(e, name=renamed + name[len(prefix):])
+        halves[side].append(e)
+    if isinstance(trace, dict):
+        return tuple(dict(trace, traceEvents=h) for h in halves)
+    return halves
