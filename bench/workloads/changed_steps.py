@@ -106,6 +106,25 @@ def step_numbers(w, name):
     return step_trace.kernel_us(events) / steps / 1000, gemms / steps / 1000, casts / steps / 1000
 
 
+def kernel_lines(w, before, after):
+    """The GEMM kernels of the two traces by name: calls and time per step, where they differ by 1 % or more
+    (which GEMM ran faster or slower than profile measured it is read from these)."""
+    per = []
+    for name in (before, after):
+        events = step_trace.events_of(json.load(open(f"{w}/{name}.json")))
+        steps, by = step_trace.steps_of(events), {}
+        for e in step_trace.gemm_kernels(events):
+            n, us = by.get(e["name"], (0, 0.0))
+            by[e["name"]] = (n + 1, us + e.get("dur", 0))
+        per.append({k: (n / steps, us / steps) for k, (n, us) in by.items()})
+    lines = []
+    for k in sorted(set(per[0]) | set(per[1]), key=lambda k: -max(per[0].get(k, (0, 0))[1], per[1].get(k, (0, 0))[1])):
+        (n0, a), (n1, b) = per[0].get(k, (0, 0.0)), per[1].get(k, (0, 0.0))
+        if abs(a - b) >= 0.01 * max(a, b) and max(a, b) >= 50:
+            lines.append(f"    {k[:70]:70} before {n0:5.1f} calls {a:9.1f} us | after {n1:5.1f} calls {b:9.1f} us per step")
+    return lines
+
+
 def table(w):
     print("moved: the whole step's GPU time (every kernel) before minus after; GEMMs: the GEMM kernels' alone, less "
           "the fp8 casts the changed step added (profile's prediction holds both); before: the step without the change "
@@ -113,6 +132,7 @@ def table(w):
     print(f"{'change':44} | {'before [ms]':>11} | {'after [ms]':>10} | {'moved [ms]':>10} | {'predicted [ms]':>14} | "
           f"moved / predicted | GEMMs - casts moved [ms] | GEMMs - casts / predicted | casts after [ms] | what-ifs | "
           f"measured as | before from | profiled step's own recording [ms]")
+    details = []
     for line in open(f"{w}/changes.txt"):
         name, after, label, *alternated = line.rstrip("\n").split("\t")
         try:
@@ -129,8 +149,11 @@ def table(w):
                   f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {later[2]:16.2f} | "
                   f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
                   f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
+            details.append(f"  {label}: GEMM kernels before ({alternated[0] if alternated else name}) and after ({after})")
+            details += kernel_lines(w, alternated[0] if alternated else name, after)
         except Exception as e:  # a stage that did not run: say so, go on
             print(f"{label:44} | not complete: {type(e).__name__}: {e}")
+    print("\n".join(details))
 
 
 if __name__ == "__main__":
