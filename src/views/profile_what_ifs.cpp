@@ -51,50 +51,6 @@ void pair_candidates(ProfileResult& result, const DeviceContext& device, Store& 
   }
 }
 
-// The changed steps to measure: each list's best change per GEMM at once, and --what-if N.
-std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
-  const WhatIfs w = what_ifs(result);
-  std::vector<ChangedStep> out;
-  const auto add = [&](std::string name, const std::vector<WhatIf>& list, bool one_per_entry) {
-    ChangedStep s;
-    s.name = std::move(name);
-    std::map<size_t, bool> taken;  // entries already changed (ranked: the largest saving comes first)
-    for (const WhatIf& x : list) {
-      if (result.candidates[x.candidate].per_call.empty() || (one_per_entry && taken[x.entry])) continue;
-      taken[x.entry] = true;
-      s.candidates.push_back(x.candidate);
-    }
-    if (!s.candidates.empty()) out.push_back(std::move(s));
-  };
-  add(kEverySameDtypeChange, w.same_dtype.ranked, true);
-  add(kEveryPrecisionChange, w.precision.ranked, true);
-  if (!result.request.what_ifs.empty()) {
-    ChangedStep s;
-    std::vector<std::string> numbers;
-    for (size_t n : result.request.what_ifs) numbers.push_back(std::to_string(n));
-    s.name = fmt::format("what-if{} {}", numbers.size() > 1 ? "s" : "", fmt::join(numbers, ","));
-    const size_t listed = w.same_dtype.ranked.size() + w.precision.ranked.size();
-    std::map<size_t, bool> entries;  // one change per GEMM
-    for (size_t n : result.request.what_ifs) {
-      const WhatIf* chosen = nullptr;
-      for (const WhatIfList* list : {&w.same_dtype, &w.precision})
-        for (const WhatIf& x : list->ranked)
-          if (x.number == n) chosen = &x;
-      if (!chosen) s.why_not = fmt::format("--what-if: there is no what-if {} (this profile lists {})", n, listed);
-      else if (result.candidates[chosen->candidate].per_call.empty())
-        s.why_not = fmt::format("what-if {} is a grouping: its two ways were measured one by one", n);
-      else if (entries[chosen->entry])
-        s.why_not = fmt::format("what-if {} changes a GEMM another of them changes", n);
-      if (!s.why_not.empty()) break;
-      entries[chosen->entry] = true;
-      s.candidates.push_back(chosen->candidate);
-    }
-    if (!s.why_not.empty()) s.candidates.clear();
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
 // A candidate's calls as the replay runs them.
 std::vector<ReplayCall> replay_calls(const StepCalls& terms) {
   std::vector<ReplayCall> out;

@@ -1,5 +1,8 @@
 #include "views/what_ifs.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <map>
 
@@ -219,16 +222,61 @@ WhatIfs what_ifs(const ProfileResult& result) {
     w.after_us = std::max(0.0, w.now_us - w.saving_us / w.calls_per_step);
     (changes_dtype(w.kind) ? out.precision : out.same_dtype).ranked.push_back(w);
   }
-  size_t number = 0;
+  // A what-if's number is its candidate's, not its rank: the candidates come from the trace and the
+  // store's verdicts, the ranks from a paired run, and `profile --what-if N` run again pairs anew (a
+  // what-if near the least effect comes and goes, and every number after it moved with it).
   for (WhatIfList* list : {&out.same_dtype, &out.precision}) {
     std::stable_sort(list->ranked.begin(), list->ranked.end(),
                      [](const WhatIf& a, const WhatIf& b) { return a.saving_us > b.saving_us; });
-    for (WhatIf& w : list->ranked) w.number = ++number;
+    for (WhatIf& w : list->ranked) w.number = w.candidate + 1;
   }
   for (size_t s = 0; s < result.changed_steps.size(); ++s) {
     const std::string& name = result.changed_steps[s].name;
     if (name == kEverySameDtypeChange) out.same_dtype.all = s;
     if (name == kEveryPrecisionChange) out.precision.all = s;
+  }
+  return out;
+}
+
+std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
+  const WhatIfs w = what_ifs(result);
+  std::vector<ChangedStep> out;
+  const auto add = [&](std::string name, const std::vector<WhatIf>& list, bool one_per_entry) {
+    ChangedStep s;
+    s.name = std::move(name);
+    std::map<size_t, bool> taken;  // entries already changed (ranked: the largest saving comes first)
+    for (const WhatIf& x : list) {
+      if (result.candidates[x.candidate].per_call.empty() || (one_per_entry && taken[x.entry])) continue;
+      taken[x.entry] = true;
+      s.candidates.push_back(x.candidate);
+    }
+    if (!s.candidates.empty()) out.push_back(std::move(s));
+  };
+  add(kEverySameDtypeChange, w.same_dtype.ranked, true);
+  add(kEveryPrecisionChange, w.precision.ranked, true);
+  if (!result.request.what_ifs.empty()) {
+    ChangedStep s;
+    std::vector<std::string> numbers;
+    for (size_t n : result.request.what_ifs) numbers.push_back(std::to_string(n));
+    s.name = fmt::format("what-if{} {}", numbers.size() > 1 ? "s" : "", fmt::join(numbers, ","));
+    std::map<size_t, bool> entries;  // one change per GEMM
+    for (size_t n : result.request.what_ifs) {
+      // A number is a candidate's (WhatIf::number): one this run's pairing left out of the lists (its
+      // saving within the least effect) is still the change it named.
+      const WhatIfCandidate* chosen = n >= 1 && n <= result.candidates.size() ? &result.candidates[n - 1] : nullptr;
+      if (!chosen)
+        s.why_not = fmt::format("--what-if: there is no what-if {} (this profile's are numbered 1 to {})", n,
+                                result.candidates.size());
+      else if (chosen->per_call.empty())
+        s.why_not = fmt::format("what-if {} is a grouping: its two ways were measured one by one", n);
+      else if (entries[chosen->entry])
+        s.why_not = fmt::format("what-if {} changes a GEMM another of them changes", n);
+      if (!s.why_not.empty()) break;
+      entries[chosen->entry] = true;
+      s.candidates.push_back(n - 1);
+    }
+    if (!s.why_not.empty()) s.candidates.clear();
+    out.push_back(std::move(s));
   }
   return out;
 }

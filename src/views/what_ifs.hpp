@@ -61,7 +61,8 @@ struct WhatIf {
   double saving_us = 0;             // per step
   std::optional<double> saving_low_us, saving_high_us;  // per step: the paired ratio's 95 % interval
   bool paired() const { return saving_low_us.has_value(); }
-  size_t number = 0;                // its number in the listing (1-based, both lists): --what-if N
+  size_t number = 0;                // its candidate's number (1-based): --what-if N, the same in every run
+                                    // on the same trace and store
   bool predicted = false;           // profile --predict: both times the model's
   double error = 0;                 // predicted: the error it cleared (WhatIfCandidate::predicted_error)
 };
@@ -110,5 +111,9 @@ PairedRatio gemm_ratio(const PairedRatio& step, double share);
 // The ranked lists, from the candidates' measurements (or predictions) and the step's time. A
 // predicted candidate counts where it saves more of its GEMM than kMinPairedEffect and its error.
 WhatIfs what_ifs(const ProfileResult& result);
+
+// The changed steps to measure: each list's best change per GEMM at once, and the request's
+// --what-if N[,M...] (candidates by number, listed or not; why_not where one is not a change to run).
+std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result);
 
 }  // namespace shapescope
