@@ -30,6 +30,22 @@ constexpr double kMemoryShare = 0.8;
 // A memory-bound point tells the bandwidth only when it moves this much (64 MiB: tens of microseconds
 // at an H100's 3.35 TB/s); a smaller one is bound by latency, not by DRAM.
 constexpr double kStreamingBytes = 64.0 * 1024 * 1024;
+// An unaligned class's time above the floor: its own local fit's to this power times the aligned
+// class's prediction times its ratio to it to the rest. The kernels cuBLAS runs on narrow rows differ
+// from the aligned ones shape by shape (split-K slices, 64x64 or 128x128 tiles), so the aligned
+// prediction's trend carries over only in part: in the held-out check of the H100's samples (the
+// square sweep left out), the unaligned bf16 classes' median / p95 error was 10.9 / 48.0 % (nn),
+// 10.0 / 39.8 % (nt), 9.2 / 42.5 % (tn) through the aligned class alone, 10.0 / 37.7, 8.8 / 33.0,
+// 9.2 / 38.6 % with 0.7 of its own (0.5: 10.1 / 40.0, 8.9 / 34.0, 8.8 / 39.8 %; its own alone: 9.9 /
+// 35.6, 9.2 / 33.1, 9.5 / 42.0 %); fp16's 14.8 / 61.1 -> 12.2 / 48.9 %, fp32's 15.2 / 61.1 -> 13.0 /
+// 80.4 % (a p95 of 72 points: worse).
+constexpr double kOwnShare = 0.7;
+// ... where the class's nearest measured shape lies this far or farther (log sizes: about 10 %); nearer
+// (a dense sweep), the ratio of the nearest shapes to the aligned class is the closer reading: the
+// H200's square sweep's 4- and 8-byte classes' held-out median / p95 0.4 / 3.9 % and 0.9 / 5.2 % from
+// it alone, 1.8 / 9.9 % and 2.9 / 11.3 % with the own fit's share everywhere (the H100's held-out
+// medians move by 0.3 % at most with this distance anywhere between 0.05 and 0.2).
+constexpr double kOwnFrom = 0.1;
 
 double flops_of(const Problem& p) { return 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch); }
 
@@ -149,7 +165,10 @@ double predicted_us(const PerfModel& model, const PerfClass& c, const Problem& p
   nearest = ratio.nearest;
   if (ratio.distance == 0) return c.kernels[nearest].us;  // measured
   const PerfNeighbourFit base = perf_local_fit(*aligned, p, model.floor_us, out);
-  return model.floor_us + perf_above_floor(base.us, model.floor_us) * std::exp(ratio.log_ratio);
+  const double via_aligned = perf_above_floor(base.us, model.floor_us) * std::exp(ratio.log_ratio);
+  if (ratio.distance < kOwnFrom) return model.floor_us + via_aligned;
+  const double own = perf_above_floor(perf_local_fit(c, p, model.floor_us, out).us, model.floor_us);
+  return model.floor_us + std::exp(kOwnShare * std::log(own) + (1 - kOwnShare) * std::log(via_aligned));
 }
 
 // An unaligned class's shapes' ratios to their aligned class's prediction, where the model has one.

@@ -6,13 +6,16 @@
 // its time and the kernel the library ran on it (tile, split-K slices, slots: CTAs that run at once).
 // A new shape's time (model/perf_neighbours.hpp) is the launch floor (the GPU's: the median time of
 // its smallest measured GEMMs) plus its work (2 M N K, K rounded up to the kernel's K block) at the
-// rate a local fit over the 24 nearest measured shapes in log M, N, K and batch gives at its sizes (the
-// log of each one's time above the floor over its work, weighted by nearness, linear in the logs).
-// An unaligned class predicts from its aligned class (dtype and layout the same; it is measured far
-// more densely) times the ratio its own 4 nearest shapes show to that class's prediction; without an
-// aligned class, from its own shapes alone. The class's memory bandwidth, fitted on its memory-bound
-// points that move 64 MiB or more (else on those of all classes, else the vendor's:
-// `bandwidth_source` says which), says whether a prediction is memory-bound.
+// rate a local fit over the 24 nearest measured shapes in log batch x M, N, K and batch gives at its
+// sizes (the log of each one's time above the floor over its work, weighted by nearness, linear in the
+// logs, no faster than the fastest of them). An unaligned class predicts from its aligned class (dtype
+// and layout the same; it is measured far more densely) times the ratio its own 4 nearest shapes show
+// to that class's prediction, where its nearest shape lies within about 10 % in the log sizes; farther,
+// that prediction's time above the floor to the power 0.3 times its own local fit's (over 48 shapes)
+// to the power 0.7; without an aligned class, from its own shapes alone. The class's memory
+// bandwidth, fitted on its memory-bound points that move 64 MiB or more (else on those of all
+// classes, else the vendor's: `bandwidth_source` says which), says whether a prediction is
+// memory-bound.
 // Stated error: every fourth measured shape of a class (in M, N, K order) predicted from the others,
 // leaving out also every shape that shares its M, N or K, so that its neighbours lie as far from it
 // as a new shape's between the measured grid's lines.

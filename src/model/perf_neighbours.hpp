@@ -34,7 +34,11 @@ struct PerfNeighbourFit {
 // log distance) least-squares fit of log(time above the floor / work) over the nearest measured shapes,
 // linear in log M, N, K and batch (all unbatched: its slope 0), at the problem's own sizes, times its
 // work, plus the floor; a shape the class measured (and `leave_out` keeps) gets its measured time.
+// M counts batch x M (the tiles the waves see) and the slope in log batch stays for what else batch
+// changes; the rate is no faster than the fastest neighbour's. An unaligned class's own fit takes 48
+// neighbours, an aligned class's 24 (perf_neighbours).
 PerfNeighbourFit perf_local_fit(const PerfClass& c, const Problem& p, double floor_us, PerfLeaveOut out = {});
+size_t perf_neighbours(const PerfClass& c);
 
 // The log ratio of an unaligned class's time above the floor to its aligned class's prediction
 // near `p`: the inverse-square-distance weighted mean of its nearest shapes' `log_ratio`s; and the
