@@ -41,6 +41,16 @@ says the casts' kernel time too:
 --steps N records N steps in one trace (each in its ProfilerStep#i range; the log's times are per
 step, their mean), so that a comparison of two traces is not one step's noise.
 
+--alternate-baseline FILE (with an fp8 option) records, in the same process and profiler session,
+N steps of the model without its fp8 change between N steps with it (A B B A A B ...: a drift of the
+clock over the recording cancels), then splits the trace by step (each kernel with the step whose
+launch made it, scripts/step_trace.py): the steps without the change go to FILE, those with it to
+--out. Two recordings made one after the other put the step before a change in another clock state
+than the step after it (the same step's GEMMs moved 1.8 % between two recordings on an H100):
+
+  python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head tensor \
+      --fp8-casts-lib build/libshapescope_casts.so --steps 3 --alternate-baseline before.json --out after.json
+
 While the step runs, the GPU's SM clock, board power and utilization are sampled through NVML every
 20 ms and kept in the trace (its "shapescopeClocks" key: the clock the step ran at; docs/method.md);
 without NVML the trace has none and the log says why.
