@@ -16,6 +16,9 @@ FIT_K=64,200,512,768,1024,2000,3072,4096,6000,8192
 UN=21,28,43,62,91,132,191,274,401,580,845,1230,1791,2604,3781,5502,7999,10004,11002,12287
 UK=67,86,116,151,198,268,355,470,628,835,1110,1476,1963,2614,3476,4621,6146,8188
 MU=16,48,128,384,777,1024,2048,4096,8192,12288
+UNK_K=86,268,628,1476,2614,6146
+UMN_M=21,43,91,191,401,845,1791,3781,7999,12287
+UMN_N=28,62,132,274,580,1230,2604,5502,10004,11002
 NA=48,384,1024,3072,6144,12288
 KA=64,200,768,2000,4096,8192
 # The separate sweep of 2026-11-27 (bf16 nn/nt/tn; unaligned only N 3001 and K 1500), and a blind
@@ -42,6 +45,12 @@ perf_model_sweeps() {
   done
   echo "grid un-bf16-tn bf16 tn 1 $MU $UN $KA"
   echo "grid um-bf16-tn bf16 tn 1 $UN $NA $KA"
+  # Both row lengths unaligned at once (the fit above held N's and K's apart but for three K): N from
+  # UN and K from UK (nn, nt), M and N from alternate halves of UN (tn, whose rows are M and N long).
+  for L in nn nt; do
+    echo "grid unk-bf16-$L bf16 $L 1 $MU $UN $UNK_K"
+  done
+  echo "grid umn-bf16-tn bf16 tn 1 $UMN_M $UMN_N $KA"
   # fp16: nt (x @ W.t()), aligned and not.
   echo "grid fp16-nt fp16 nt 1 $MU 48,132,250,401,777,1024,1230,1791,2604,3072,4096,5502,7000,7999,10004,12288 64,151,512,835,2000,3476,4096,8192"
   echo "test test-fp16-nt fp16 nt 1 64,1717,4500 200,442,1000,3001,8192,9999 256,445,1500,4096"
