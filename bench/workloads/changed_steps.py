@@ -7,8 +7,8 @@
   changed_steps.py table W              predicted against recorded, one line per change
 
 SELECT is `dim:VALUE:KIND` (what-ifs of KIND whose GEMM has VALUE as a size: a vocabulary padded
-changes every GEMM it is a dimension of) or `precision:WORD` (precision what-ifs whose change names
-WORD: "bf16", "fp16", "fp8"). For fp8 (`precision:fp8`, or KIND precision) with TOKENS (the step's
+changes every GEMM it is a dimension of), `precision:WORD` (precision what-ifs whose change names
+WORD: "bf16", "fp16", "fp8") or `top:WORD` (the one such what-if of the largest saving). For fp8 (`precision:fp8`, `top:fp8`, or KIND precision) with TOKENS (the step's
 batch x sequence), W/NAME.plan: each picked fp8 what-if as the pass of a Linear it changes (an nt
 GEMM T x out x in is its forward, nn T x in x out its input gradient, tn out x in x T its weight
 gradient) in the recipe the what-if names, for record_trace.py --fp8-plan: the changed step runs
@@ -79,6 +79,14 @@ def pick(w, name, select, tokens=None):
             if x["kind"] == kind and re.search(rf"(^|x){value}(x| )", gemm):
                 if x["saving_us"] > best.get(gemm, (0,))[0]:
                     best[gemm] = (x["saving_us"], x["number"], x["change"])
+    elif select.startswith("top:"):
+        # The single precision what-if of the largest saving whose change names WORD (profile's top one).
+        word = select.split(":")[1]
+        for x in what_ifs(w, name):
+            if x["kind"] == "precision" and f"in {word}" in x["change"]:
+                gemm = x["change"].split(":")[0]
+                if not best or x["saving_us"] > max(v[0] for v in best.values()):
+                    best = {gemm: (x["saving_us"], x["number"], x["change"])}
     else:
         word = select.split(":")[1]
         # bf16 and fp16 run at the same tensor-core rate: where profile's precision what-if for a GEMM
@@ -91,7 +99,7 @@ def pick(w, name, select, tokens=None):
                     if choice != word:
                         print(f"{name}: {gemm}: profile's what-if names {choice} (the same tensor-core rate as "
                               f"{word}); it prices the change to {word}", file=sys.stderr)
-    if tokens and best and (select.endswith(":precision") or select == "precision:fp8"):
+    if tokens and best and (select.endswith(":precision") or select in ("precision:fp8", "top:fp8")):
         write_plan(w, name, [c for _, _, c in best.values()], int(tokens))
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
 

@@ -6,10 +6,11 @@
 #   same dtype: GPT-2 small, BERT-base and RoBERTa-base (masked-LM heads) with their vocabularies
 #               padded (50257 -> 50272, 30522 -> 30528, 50265 -> 50272): every padding what-if of a
 #               GEMM that has the vocabulary as a size;
-#   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and two
-#               2-layer Llama-3-8B-wide steps with the GEMMs profile's fp8 what-ifs name (the LM
-#               head's; every one) in fp8 (torch._scaled_mm, scales computed in the step), each in the
-#               recipe its what-if names (record_trace.py --fp8-plan), casts included. Each fp8 change
+#   precision:  GPT-2 with eager attention in fp32 (reorder_and_upcast_attn) -> in bf16; and
+#               2-layer Llama-3-8B- and Qwen2.5-7B-wide steps with the GEMMs profile's fp8 what-ifs
+#               name (the LM head's; every one; the top one alone) in fp8 (torch._scaled_mm, scales
+#               computed in the step), each in the recipe its what-if names (record_trace.py
+#               --fp8-plan), casts included. Each fp8 change
 #               is recorded once per cast implementation in FP8_CASTS (default "shapescope compiled
 #               eager"): shapescope's own cast kernels (libshapescope_casts.so beside BIN, or CASTS_LIB),
 #               the ones profile prices; PyTorch's quantizers through torch.compile; and eager. With
@@ -103,6 +104,10 @@ case "${1:-}" in
       --model llama3-8b --layers 2 --batch 2 --seq 2048 -- --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-plan PLAN
     change llama8k precision:fp8 llama8k-fp8 "Llama, every fp8 what-if" \
       --model llama3-8b --layers 2 --batch 2 --seq 4096 -- --model llama3-8b --layers 2 --batch 2 --seq 4096 --fp8-plan PLAN
+    change llama8k-top top:fp8 llama8k-topfp8 "Llama 8192 tokens, the top fp8 what-if" \
+      --model llama3-8b --layers 2 --batch 2 --seq 4096 -- --model llama3-8b --layers 2 --batch 2 --seq 4096 --fp8-plan PLAN
+    change qwen-top top:fp8 qwen-topfp8 "Qwen2.5 7B widths, the top fp8 what-if" \
+      --model qwen2.5-7b --layers 2 --batch 2 --seq 4096 -- --model qwen2.5-7b --layers 2 --batch 2 --seq 4096 --fp8-plan PLAN
     ;;
   table) python3 "$HERE/changed_steps.py" table "$W" | tee "$W/table.txt" ;;
   *) echo "usage: $0 run|table" >&2; exit 2 ;;
