@@ -41,15 +41,17 @@ says the casts' kernel time too:
 --steps N records N steps in one trace (each in its ProfilerStep#i range; the log's times are per
 step, their mean), so that a comparison of two traces is not one step's noise.
 
---alternate-baseline FILE (with an fp8 option) records, in the same process and profiler session,
-N steps of the model without its fp8 change between N steps with it (A B B A A B ...: a drift of the
-clock over the recording cancels), then splits the trace by step (each kernel with the step whose
-launch made it, scripts/step_trace.py): the steps without the change go to FILE, those with it to
---out. Two recordings made one after the other put the step before a change in another clock state
-than the step after it (the same step's GEMMs moved 1.8 % between two recordings on an H100):
+--alternate-baseline FILE (with an fp8 option and an even --steps N) records, in the same process and
+profiler session, N steps of the model without its fp8 change between N steps with it (A B B A A B B
+A ...: a linear drift of the clock over the recording cancels), then splits the trace by step (each
+kernel with the step whose launch made it, scripts/step_trace.py): the steps without the change go to
+FILE, those with it to --out. Two recordings made one after the other put the step before a change in
+another clock state than the step after it (the same step's GEMMs moved 1.8 % between two recordings
+on an H100). Each half keeps the other's steps as gaps: compare their kernel times; for profile's
+replay of a step, record it alone.
 
   python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head tensor \
-      --fp8-casts-lib build/libshapescope_casts.so --steps 3 --alternate-baseline before.json --out after.json
+      --fp8-casts-lib build/libshapescope_casts.so --steps 4 --alternate-baseline before.json --out after.json
 
 While the step runs, the GPU's SM clock, board power and utilization are sampled through NVML every
 20 ms and kept in the trace (its "shapescopeClocks" key: the clock the step ran at; docs/method.md);
@@ -288,6 +290,9 @@ def main():
     if args.alternate_baseline and not (args.fp8_linears or args.fp8_head or args.fp8_plan):
         parser.error("--alternate-baseline: alternates the fp8 steps of --fp8-linears, --fp8-head or --fp8-plan "
                      "with steps without them; give one")
+    if args.alternate_baseline and args.steps % 2:
+        parser.error(f"--steps: {args.steps} with --alternate-baseline: give an even number (A B B A cancels a "
+                     "clock drift only over an even number of steps each)")
     if args.alternate_baseline and Path(args.alternate_baseline).resolve() == Path(args.out).resolve():
         parser.error(f"--alternate-baseline: {args.alternate_baseline!r} is --out; the two traces need two files")
     if args.steps < 1:
@@ -312,7 +317,7 @@ def main():
 
     sampler = _clocks.ClockSampler.for_torch_device(torch)
     # With --alternate-baseline, steps without fp8 (in ranges BaselineStep#i) alternate with the fp8
-    # ones as A B B A A B ..., so that a drift of the clock between them cancels.
+    # ones as A B B A A B B A ..., so that a linear drift of the clock cancels (N even).
     order = [True] * args.steps if not args.alternate_baseline else \
         [i % 4 in (1, 2) for i in range(2 * args.steps)]
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
@@ -328,14 +333,19 @@ def main():
                 torch.cuda.synchronize()
                 counts[changed] += 1
     fp8_linear.set_enabled(True)
-    prof.export_chrome_trace(args.out)
     if args.alternate_baseline:
-        with open(args.out) as f:
+        # Both variants' steps in one trace beside --out, split into the two; left there if the split fails.
+        both_path = str(Path(args.out).with_suffix("")) + ".alternated.json"
+        prof.export_chrome_trace(both_path)
+        with open(both_path) as f:
             both = json.load(f)
         baseline, changed = step_trace.split_alternated(both, BASELINE_RANGE + "#", CHANGED_RANGE + "#")
         for path, half in ((args.alternate_baseline, baseline), (args.out, changed)):
             with open(path, "w") as f:
                 json.dump(half, f)
+        Path(both_path).unlink()
+    else:
+        prof.export_chrome_trace(args.out)
         sampler.attach(args.alternate_baseline)
         summarize(args, args.alternate_baseline, vocab, "the baseline, alternated with the changed steps: ")
     clocks_line = sampler.attach(args.out)

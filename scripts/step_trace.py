@@ -9,8 +9,13 @@ import bisect
 
 # Words in the names of the GEMM kernels cuBLAS, cuBLASLt and CUTLASS launch.
 GEMM_WORDS = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
-GPU_SIDE = ("kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation")
-LAUNCHES = ("cuda_runtime", "cuda_driver")
+# Categories in lower case: older PyTorch wrote "Kernel", "Runtime", "Memcpy", "Memset".
+GPU_SIDE = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation")
+LAUNCHES = ("cuda_runtime", "cuda_driver", "runtime", "driver")
+
+
+def cat_of(e):
+    return str(e.get("cat", "")).lower()
 
 
 def events_of(trace):
@@ -18,12 +23,12 @@ def events_of(trace):
 
 
 def gemm_kernels(events):
-    return [e for e in events if e.get("cat") == "kernel" and any(w in e["name"].lower() for w in GEMM_WORDS)]
+    return [e for e in events if cat_of(e) == "kernel" and any(w in e["name"].lower() for w in GEMM_WORDS)]
 
 
 def kernel_us(events):
     """Every GPU kernel's time (us): the whole step's, not only its GEMMs."""
-    return sum(e.get("dur", 0) for e in events if e.get("cat") == "kernel")
+    return sum(e.get("dur", 0) for e in events if cat_of(e) == "kernel")
 
 
 def steps_of(events, prefix="ProfilerStep#"):
@@ -38,12 +43,12 @@ def cast_kernel_us(events, cast_range):
     ranges = {}
     inside = set()  # the ranges' own ids too: kernels launched in a range outside any op (ShapescopeCasts)
     for e in events:
-        if e.get("name") == cast_range and e.get("cat") in ("user_annotation", "cpu_op"):
+        if e.get("name") == cast_range and cat_of(e) in ("user_annotation", "cpu_op"):
             ranges.setdefault(e.get("tid"), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
             if e.get("args", {}).get("External id") is not None:
                 inside.add(e["args"]["External id"])
     for e in events:
-        if e.get("cat") != "cpu_op" or e.get("name") == cast_range:
+        if cat_of(e) != "cpu_op" or e.get("name") == cast_range:
             continue
         for lo, hi in ranges.get(e.get("tid"), []):
             if lo <= e["ts"] and e["ts"] + e.get("dur", 0) <= hi:
@@ -53,7 +58,7 @@ def cast_kernel_us(events, cast_range):
                 break
     ext_of_corr, launched_inside = {}, set()
     for e in events:
-        if e.get("cat") in LAUNCHES:
+        if cat_of(e) in LAUNCHES:
             a = e.get("args", {})
             if "correlation" in a and "External id" in a:
                 ext_of_corr[a["correlation"]] = a["External id"]
@@ -63,7 +68,7 @@ def cast_kernel_us(events, cast_range):
                 launched_inside.add(a["correlation"])
     total = 0.0
     for e in events:
-        if e.get("cat") != "kernel":
+        if cat_of(e) != "kernel":
             continue
         a = e.get("args", {})
         ext = ext_of_corr.get(a.get("correlation"), a.get("External id"))
@@ -76,14 +81,18 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
     """(trace A, trace B) from a trace whose steps ran in ranges named prefix_a<i> and prefix_b<i>.
 
     Host events go by their start time (inside an A or a B range), GPU events (kernels, copies) and
-    the flow events that tie them to a launch by the time of their launch; events outside every range
-    (metadata, the synchronisations between steps) go to both. Both halves' ranges are renamed
-    renamed<i>, so that a reader counts them as steps. The trace's other keys are copied to both."""
+    the flow events that tie them to a launch by the time of their launch, GPU ranges without a launch
+    (an inner record_function's GPU side) by the GPU time of each step's kernels; events outside every
+    range (metadata, the synchronisations between steps) go to both. Both halves' ranges are renamed
+    renamed<i>, so that a reader counts them as steps. The trace's other keys are copied to both.
+
+    Each half keeps the other's steps as gaps: its kernel times are the steps', its timeline is not
+    (profile's replay of a half would idle the GPU where the other variant ran)."""
     events = events_of(trace)
     ranges = []  # (start, end, side) of every step range
     for e in events:
         name = str(e.get("name", ""))
-        if e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op"):
+        if e.get("ph") == "X" and cat_of(e) in ("user_annotation", "cpu_op"):
             for side, prefix in ((0, prefix_a), (1, prefix_b)):
                 if name.startswith(prefix):
                     ranges.append((e["ts"], e["ts"] + e.get("dur", 0), side))
@@ -92,23 +101,41 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
     ranges.sort()
     starts = [r[0] for r in ranges]
 
-    def side_at(ts):
+    def range_at(ts):
         i = bisect.bisect_right(starts, ts) - 1
-        if i >= 0 and ts <= ranges[i][1]:
-            return ranges[i][2]
-        return None
+        return i if i >= 0 and ts <= ranges[i][1] else None
+
+    def side_at(ts):
+        i = range_at(ts)
+        return None if i is None else ranges[i][2]
 
     launch_ts = {}
     for e in events:
-        if e.get("cat") in LAUNCHES and "correlation" in e.get("args", {}):
+        if cat_of(e) in LAUNCHES and "correlation" in e.get("args", {}):
             launch_ts[e["args"]["correlation"]] = e.get("ts")
+    # The GPU time each step's kernels span (from their launches' ranges): for GPU ranges without a launch.
+    gpu_spans = {}
+    for e in events:
+        if cat_of(e) == "kernel" and "ts" in e:
+            i = range_at(launch_ts.get(e.get("args", {}).get("correlation"), -1))
+            if i is not None:
+                lo, hi = gpu_spans.get(i, (e["ts"], e["ts"]))
+                gpu_spans[i] = (min(lo, e["ts"]), max(hi, e["ts"] + e.get("dur", 0)))
+
+    def side_on_gpu(ts):
+        for i, (lo, hi) in gpu_spans.items():
+            if lo <= ts <= hi:
+                return ranges[i][2]
+        return None
+
     halves = ([], [])
     for e in events:
-        cat, name = e.get("cat"), str(e.get("name", ""))
+        cat, name = cat_of(e), str(e.get("name", ""))
         if name.startswith(prefix_a) or name.startswith(prefix_b):  # the ranges, host and GPU side
             side = 0 if name.startswith(prefix_a) else 1
         elif cat in GPU_SIDE:
-            side = side_at(launch_ts.get(e.get("args", {}).get("correlation"), -1))
+            launched = launch_ts.get(e.get("args", {}).get("correlation"))
+            side = side_at(launched) if launched is not None else side_on_gpu(e.get("ts", -1))
         elif cat == "ac2g":  # a launch -> kernel flow: its id is the correlation
             side = side_at(launch_ts.get(e.get("id"), -1))
         elif "ts" in e:

@@ -80,9 +80,14 @@ def pick(w, name, select, tokens=None):
                 if x["saving_us"] > best.get(gemm, (0,))[0]:
                     best[gemm] = (x["saving_us"], x["number"], x["change"])
     elif select.startswith("top:"):
-        # The single precision what-if of the largest saving whose change names WORD (profile's top one).
+        # The single precision what-if of the largest saving whose change names WORD (profile's top one),
+        # among those a Linear of the step runs (the plan can apply only those).
         word = select.split(":")[1]
         for x in what_ifs(w, name):
+            m = FP8_WHAT_IF.match(x["change"])
+            if tokens and not (m and linear_pass(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4),
+                                                 int(tokens))):
+                continue
             if x["kind"] == "precision" and f"in {word}" in x["change"]:
                 gemm = x["change"].split(":")[0]
                 if not best or x["saving_us"] > max(v[0] for v in best.values()):

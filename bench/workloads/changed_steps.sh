@@ -70,7 +70,10 @@ change() {
     if [ "${ALTERNATE:-1}" = 1 ]; then
       # The step without the change alternated with the changed one in one recording (A B B A ...):
       # both in the same clock state; the table compares these two.
-      record "$after-$impl" "${changed[@]}" "${extra[@]}" --alternate-baseline "$W/$after-$impl-base.json" < /dev/null
+      # An even number of steps each (record_trace.py's A B B A order cancels a drift only then).
+      local steps=${RECORD_STEPS:-2}
+      RECORD_STEPS=$((steps + steps % 2)) record "$after-$impl" "${changed[@]}" "${extra[@]}" \
+        --alternate-baseline "$W/$after-$impl-base.json" < /dev/null
       printf '%s\t%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" "$after-$impl-base" >> "$W/changes.txt"
     else
       record "$after-$impl" "${changed[@]}" "${extra[@]}" < /dev/null

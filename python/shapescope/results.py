@@ -363,7 +363,8 @@ class WhatIfList(Record):
 
 @_from_table
 class WhatIfs(Record):
-    """What would make the step faster: both lists' what-ifs ranked and numbered together, each list,
+    """What would make the step faster: both lists' what-ifs ranked (each keeps its number from run to run
+    on the same trace and store; predicted ones are numbered by the model's own candidates), each list,
     the changed steps measured, the step's GEMM time, and the lines about the measurement; predicted,
     `not_predicted`: the kinds of change the model cannot price."""
 

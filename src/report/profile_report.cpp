@@ -394,7 +394,7 @@ Json what_ifs_json(const ProfileResult& r) {
     return Json{{"ranked", ranked},
                 {"all", list.all ? changed_step_json(r, r.changed_steps[*list.all]) : Json(nullptr)}};
   };
-  Json ranked = Json::array();  // both lists, numbered as listed
+  Json ranked = Json::array();  // both lists; each what-if keeps its candidate's number
   for (const WhatIfList* list : {&w.same_dtype, &w.precision})
     for (const WhatIf& x : list->ranked) ranked.push_back(what_if_json(r, x));
   Json steps = Json::array();

@@ -69,7 +69,11 @@ void pair_changed_steps(ProfileResult& result, const DeviceContext& device, Stor
       measured.push_back(s);
       after.push_back(changed_terms_of(result, result.changed_steps[s].candidates));
     }
-  if (after.empty() || result.request.pair_seconds <= 0) return;
+  if (after.empty()) return;
+  if (result.request.pair_seconds <= 0) {
+    for (size_t s : measured) result.changed_steps[s].why_not = "not measured (--pair-seconds 0)";
+    return;
+  }
   const PairedSteps got = pair_steps(step_terms(result), after, device, store, what_if_rule(result.request.pair_seconds),
                                      result.request.clocks, {}, interrupted, true);
   if (got.interrupted) throw Error(ExitCode::kInterrupted, kInterrupted);

@@ -264,7 +264,9 @@ std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
       // A number is a candidate's (WhatIf::number): one this run's pairing left out of the lists (its
       // saving within the least effect) is still the change it named.
       const WhatIfCandidate* chosen = n >= 1 && n <= result.candidates.size() ? &result.candidates[n - 1] : nullptr;
-      if (!chosen)
+      if (!chosen && result.candidates.empty())
+        s.why_not = fmt::format("--what-if: there is no what-if {} (this profile has none)", n);
+      else if (!chosen)
         s.why_not = fmt::format("--what-if: there is no what-if {} (this profile's are numbered 1 to {})", n,
                                 result.candidates.size());
       else if (chosen->per_call.empty())
@@ -274,6 +276,10 @@ std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
       if (!s.why_not.empty()) break;
       entries[chosen->entry] = true;
       s.candidates.push_back(n - 1);
+      const auto listed = [&](const WhatIfList& l) {
+        return std::any_of(l.ranked.begin(), l.ranked.end(), [&](const WhatIf& x) { return x.number == n; });
+      };
+      if (!listed(w.same_dtype) && !listed(w.precision)) s.unlisted.push_back(n);
     }
     if (!s.why_not.empty()) s.candidates.clear();
     out.push_back(std::move(s));

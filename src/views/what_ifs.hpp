@@ -79,6 +79,8 @@ struct ChangedStep {
   std::optional<double> before_us, after_us;  // per step, as measured with it
   bool replayed = false;            // measured in the step's replay (else in paired passes of its GEMMs)
   bool predicted = false;           // profile --predict: the model's sum (it prices no interaction)
+  std::vector<size_t> unlisted;     // --what-if numbers this run's lists do not show (their saving within
+                                    // the least effect, or not measured): named in its line
   std::string why_not;
 };
 

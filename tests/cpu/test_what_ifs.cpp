@@ -387,14 +387,20 @@ TEST(WhatIfs, AWhatIfsNumberNamesItsCandidateInEveryRun) {
   EXPECT_EQ(planned.back().candidates, (std::vector<size_t>{1, 2}));
   EXPECT_EQ(planned.back().why_not, "");
 
-  r.request.what_ifs = {1};  // not listed in this run, still the change it named
+  EXPECT_TRUE(planned.back().unlisted.empty());
+  r.request.what_ifs = {1};  // not listed in this run, still the change it named, and its line says so
   planned = plan_changed_steps(r);
   EXPECT_EQ(planned.back().candidates, (std::vector<size_t>{0}));
+  EXPECT_EQ(planned.back().unlisted, (std::vector<size_t>{1}));
 
   r.request.what_ifs = {2, 4};
   planned = plan_changed_steps(r);
   EXPECT_TRUE(planned.back().candidates.empty());
   EXPECT_EQ(planned.back().why_not, "--what-if: there is no what-if 4 (this profile's are numbered 1 to 3)");
+
+  r.candidates.clear();
+  r.request.what_ifs = {1};
+  EXPECT_EQ(plan_changed_steps(r).back().why_not, "--what-if: there is no what-if 1 (this profile has none)");
 }
 
 }  // namespace

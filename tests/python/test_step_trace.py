@@ -72,6 +72,25 @@ class SplitAlternated(unittest.TestCase):
         self.assertEqual(repr(trace), before)
 
 
+class SplitOlderAndInnerEvents(unittest.TestCase):
+    def test_capitalised_categories_of_older_traces_split_the_same(self):
+        trace = alternated_trace()
+        for e in trace["traceEvents"]:
+            e["cat"] = {"kernel": "Kernel", "cuda_runtime": "Runtime"}.get(e.get("cat"), e.get("cat"))
+        base, changed = step_trace.split_alternated(trace, "Base#", "Changed#")
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(base)), 20)
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(changed)), 8)
+
+    def test_a_gpu_range_without_a_launch_goes_with_the_step_whose_kernels_it_spans(self):
+        trace = alternated_trace()
+        # The GPU side of an inner record_function (e.g. the fp8 casts') inside Changed#1's kernel, which
+        # runs at 2700..2704 on the GPU.
+        trace["traceEvents"].append({"ph": "X", "cat": "gpu_user_annotation", "name": "casts", "ts": 2701, "dur": 2})
+        base, changed = step_trace.split_alternated(trace, "Base#", "Changed#")
+        self.assertNotIn("casts", [e.get("name") for e in step_trace.events_of(base)])
+        self.assertIn("casts", [e.get("name") for e in step_trace.events_of(changed)])
+
+
 class CastKernels(unittest.TestCase):
     def test_kernels_launched_inside_the_cast_range_outside_any_op(self):
         events = [
