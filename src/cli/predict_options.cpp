@@ -191,6 +191,7 @@ std::shared_ptr<const GpuPerfModel> profile_prediction(const CLI::App& cmd, cons
       {"--what-if", "measures those what-ifs applied at once as a step; predicted, each list's changes at once are "
                     "the model's sum"},
       {"--max-error", "keeps precision what-ifs by the numerical error a GPU measures"},
+      {"--micro-batches", "prices an fp8 what-if's weight casts, measured kernels the model does not predict"},
   };
   for (const auto& [name, what] : measuring) {
     const CLI::Option* given = cmd.get_option_no_throw(name);

@@ -361,6 +361,7 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
       {" --gpu h100-sxm --predict --pair-seconds 2", "--pair-seconds: '2' is how long the what-ifs", 2},
       {" --gpu h100-sxm --predict --burst-idle 2", "--burst-idle: '2' paces GEMMs", 2},
       {" --gpu h100-sxm --predict --max-error 0.01", "--max-error: '0.01' keeps precision what-ifs", 2},
+      {" --gpu h100-sxm --predict --micro-batches 4", "--micro-batches: '4' prices an fp8 what-if's weight casts", 2},
       {" --gpu h100-sxm --predict --backend cublaslt", "--backend: 'cublaslt': the performance model", 2},
       {" --gpu h100-sxm", "--gpu: 'h100-sxm' names the GPU --predict predicts for; add --predict", 2},
       {" --predict", "--predict: no GPU here to predict for: name one with --gpu KEY", 2},
