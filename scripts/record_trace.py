@@ -241,7 +241,7 @@ def summarize(args, path, vocab, label):
     trace's events."""
     with open(path) as f:
         events = step_trace.events_of(json.load(f))
-    kernels = [e for e in events if e.get("cat") == "kernel"]
+    kernels = [e for e in events if step_trace.cat_of(e) == "kernel"]
     gemm = step_trace.gemm_kernels(events)
     total = sum(e.get("dur", 0) for e in gemm)
     print(f"{label}{args.model}: vocab {vocab}, tokens {args.batch * args.seq}; {len(kernels)} kernels{in_steps(args)}, "
@@ -344,10 +344,10 @@ def main():
             with open(path, "w") as f:
                 json.dump(half, f)
         Path(both_path).unlink()
-    else:
-        prof.export_chrome_trace(args.out)
         sampler.attach(args.alternate_baseline)
         summarize(args, args.alternate_baseline, vocab, "the baseline, alternated with the changed steps: ")
+    else:
+        prof.export_chrome_trace(args.out)
     clocks_line = sampler.attach(args.out)
     events = summarize(args, args.out, vocab, "")
     config = model.config
