@@ -109,27 +109,27 @@ def pick(w, name, select, tokens=None):
     print(",".join(str(n) for _, n, _ in sorted(best.values(), key=lambda v: v[1])))
 
 
-def step_numbers(w, name):
-    """(whole GPU kernel time, GEMM kernel time, fp8 cast kernel time) per step of the trace W/NAME.json
-    (ms): every kernel, not only GEMMs; the steps are its ProfilerStep# ranges."""
-    events = step_trace.events_of(json.load(open(f"{w}/{name}.json")))
-    steps = step_trace.steps_of(events)
-    gemms = sum(e.get("dur", 0) for e in step_trace.gemm_kernels(events))
-    casts = step_trace.cast_kernel_us(events, CAST_RANGE)
-    return step_trace.kernel_us(events) / steps / 1000, gemms / steps / 1000, casts / steps / 1000
+class Step:
+    """One recorded trace W/NAME.json, read once, per step (its ProfilerStep# ranges): `ms`, the whole
+    GPU kernel time, GEMM and fp8 cast kernel time (every kernel, not only GEMMs); `gemms`, each GEMM
+    kernel's calls and us by name."""
 
-
-def kernel_lines(w, before, after):
-    """The GEMM kernels of the two traces by name: calls and time per step, where they differ by 1 % or more
-    (which GEMM ran faster or slower than profile measured it is read from these)."""
-    per = []
-    for name in (before, after):
+    def __init__(self, w, name):
         events = step_trace.events_of(json.load(open(f"{w}/{name}.json")))
-        steps, by = step_trace.steps_of(events), {}
+        steps, self.gemms = step_trace.steps_of(events), {}
         for e in step_trace.gemm_kernels(events):
-            n, us = by.get(e["name"], (0, 0.0))
-            by[e["name"]] = (n + 1, us + e.get("dur", 0))
-        per.append({k: (n / steps, us / steps) for k, (n, us) in by.items()})
+            n, us = self.gemms.get(e["name"], (0, 0.0))
+            self.gemms[e["name"]] = (n + 1, us + e.get("dur", 0))
+        self.gemms = {k: (n / steps, us / steps) for k, (n, us) in self.gemms.items()}
+        gemm_us = sum(us for _, us in self.gemms.values())
+        casts = step_trace.cast_kernel_us(events, CAST_RANGE) / steps
+        self.ms = step_trace.kernel_us(events) / steps / 1000, gemm_us / 1000, casts / 1000
+
+
+def kernel_lines(before, after):
+    """The GEMM kernels of two steps by name: calls and time per step, where they differ by 1 % or more
+    (which GEMM ran faster or slower than profile measured it is read from these)."""
+    per = [before.gemms, after.gemms]
     lines = []
     for k in sorted(set(per[0]) | set(per[1]), key=lambda k: -max(per[0].get(k, (0, 0))[1], per[1].get(k, (0, 0))[1])):
         (n0, a), (n1, b) = per[0].get(k, (0, 0.0)), per[1].get(k, (0, 0.0))
@@ -153,9 +153,10 @@ def table(w):
             steps = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")]
             s = steps[0]
             predicted = (s["before_us"] - s["after_us"]) / 1000
-            profiled = step_numbers(w, name)
-            before = step_numbers(w, alternated[0]) if alternated else profiled
-            later = step_numbers(w, after)
+            profiled_step = Step(w, name)
+            before_step = Step(w, alternated[0]) if alternated else profiled_step
+            after_step = Step(w, after)
+            profiled, before, later = profiled_step.ms, before_step.ms, after_step.ms
             moved = before[0] - later[0]
             gemms = before[1] - later[1] - (later[2] - before[2])
             print(f"{label:44} | {before[0]:11.2f} | {later[0]:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
@@ -163,7 +164,7 @@ def table(w):
                   f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
                   f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
             details.append(f"  {label}: GEMM kernels before ({alternated[0] if alternated else name}) and after ({after})")
-            details += kernel_lines(w, alternated[0] if alternated else name, after)
+            details += kernel_lines(before_step, after_step)
         except Exception as e:  # a stage that did not run: say so, go on
             print(f"{label:44} | not complete: {type(e).__name__}: {e}")
     print("\n".join(details))
