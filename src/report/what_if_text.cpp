@@ -76,13 +76,11 @@ std::string changed_step_line(const ProfileResult& r, const ChangedStep& s) {
                                : "its GEMMs paired against the step's";
   if (!s.ratio || !s.before_us || !s.after_us)
     return fmt::format("{}: not measured as a step ({})", s.name, s.why_not.empty() ? "no ratio" : s.why_not);
-  std::vector<std::string> unlisted;
-  for (size_t n : s.unlisted) unlisted.push_back(std::to_string(n));
   const std::string note =
-      unlisted.empty() ? ""
-                       : fmt::format("; not in this run's lists (a saving within the least effect, or not measured): "
-                                     "what-if {}",
-                                     fmt::join(unlisted, ", "));
+      s.unlisted.empty() ? ""
+                         : fmt::format("; not in this run's lists (a saving within the least effect, or not measured): "
+                                       "what-if {}",
+                                       fmt::join(s.unlisted, ", "));
   return fmt::format("{} at once ({} change{}), measured as a step ({}): the step's GEMM time {} -> {} ({}), "
                      "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]{}",
                      s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(*s.before_us),

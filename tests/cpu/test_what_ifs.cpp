@@ -75,6 +75,29 @@ ProfileEntry entry(double calls, double row_us, const Problem& target, double ta
   return e;
 }
 
+// A measured step of `gemms` GEMMs, each a quarter of its 10 ms GEMM time (10 calls of 250 us).
+ProfileResult quarters_step(int gemms) {
+  ProfileResult r;
+  r.measured = MeasurementSummary{};
+  r.totals.measured_us = 10000;
+  for (int i = 0; i < gemms; ++i) {
+    r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
+    r.entries.back().row.step_us = 2500;
+  }
+  return r;
+}
+
+// A candidate of `kind` for an entry, its paired ratio to the step (none: not measured).
+WhatIfCandidate paired_candidate(WhatIfKind kind, size_t entry, std::optional<PairedRatio> ratio) {
+  WhatIfCandidate c;
+  c.kind = kind;
+  c.entry = entry;
+  c.fix = 0;
+  c.per_call = {StepTerm(square(2048), BackendKind::kCublas, 10)};
+  c.ratio = ratio;
+  return c;
+}
+
 TEST(WhatIfs, TheCandidatesAreEachKindsFastestFixAsTheCallsItRuns) {
   ProfileResult r;
   const Problem target = square(1793);
@@ -206,28 +229,13 @@ TEST(WhatIfs, TheGradientsGetAPrecisionWhatIfOfTheirNtFormWithItsCasts) {
 }
 
 TEST(WhatIfs, ASavingIsTheStepsShareThePairedRatioGivesWithItsInterval) {
-  ProfileResult r;
-  r.measured = MeasurementSummary{};
-  r.totals.measured_us = 10000;
-  for (int i = 0; i < 4; ++i) {
-    r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
-    r.entries.back().row.step_us = 2500;  // a quarter of the step each
-  }
-  const auto candidate = [](WhatIfKind kind, size_t entry, std::optional<PairedRatio> ratio) {
-    WhatIfCandidate c;
-    c.kind = kind;
-    c.entry = entry;
-    c.fix = 0;
-    c.per_call = {StepTerm(square(2048), BackendKind::kCublas, 10)};
-    c.ratio = ratio;
-    return c;
-  };
-  r.candidates = {candidate(WhatIfKind::kPadding, 0, ratio(0.89, 0.9, 0.91)),
-                  candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
+  ProfileResult r = quarters_step(4);
+  r.candidates = {paired_candidate(WhatIfKind::kPadding, 0, ratio(0.89, 0.9, 0.91)),
+                  paired_candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
                   // 0.4 % of the step, which is 1.6 % of its GEMM (0.8..2.4 %): straddles 2 %, no claim.
-                  candidate(WhatIfKind::kAlgorithm, 2, ratio(0.994, 0.996, 0.998)),
-                  candidate(WhatIfKind::kLayout, 3, std::nullopt),                // not measured: no claim
-                  candidate(WhatIfKind::kAlgorithm, 3, ratio(0.94, 0.95, 0.96))};
+                  paired_candidate(WhatIfKind::kAlgorithm, 2, ratio(0.994, 0.996, 0.998)),
+                  paired_candidate(WhatIfKind::kLayout, 3, std::nullopt),                // not measured: no claim
+                  paired_candidate(WhatIfKind::kAlgorithm, 3, ratio(0.94, 0.95, 0.96))};
   ChangedStep all;
   all.name = kEverySameDtypeChange;
   r.changed_steps = {all};
@@ -356,24 +364,10 @@ TEST(WhatIfs, TheJsonOfAMeasuredProfileFitsItsTable) {
 // sits at the least effect may drop out of its lists (seen on an H100: the first run listed an
 // algorithm what-if as 1 and the fp8 ones as 2-5 after it, the second only the fp8 ones).
 TEST(WhatIfs, AWhatIfsNumberNamesItsCandidateInEveryRun) {
-  ProfileResult r;
-  r.measured = MeasurementSummary{};
-  r.totals.measured_us = 10000;
-  for (int i = 0; i < 3; ++i) {
-    r.entries.push_back(entry(10, 250, square(1024 + i), 250, {}));
-    r.entries.back().row.step_us = 2500;
-  }
-  const auto candidate = [](WhatIfKind kind, size_t entry, PairedRatio ratio) {
-    WhatIfCandidate c;
-    c.kind = kind;
-    c.entry = entry;
-    c.per_call = {StepTerm(square(2048), BackendKind::kCublas, 10)};
-    c.ratio = ratio;
-    return c;
-  };
-  r.candidates = {candidate(WhatIfKind::kAlgorithm, 0, ratio(0.994, 0.996, 0.998)),  // below the least effect
-                  candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
-                  candidate(WhatIfKind::kPrecision, 2, ratio(0.8, 0.85, 0.9))};
+  ProfileResult r = quarters_step(3);
+  r.candidates = {paired_candidate(WhatIfKind::kAlgorithm, 0, ratio(0.994, 0.996, 0.998)),  // below the least effect
+                  paired_candidate(WhatIfKind::kPrecision, 1, ratio(0.7, 0.75, 0.8)),
+                  paired_candidate(WhatIfKind::kPrecision, 2, ratio(0.8, 0.85, 0.9))};
   const WhatIfs w = what_ifs(r);
   ASSERT_TRUE(w.same_dtype.ranked.empty());
   ASSERT_EQ(w.precision.ranked.size(), 2u);
