@@ -339,8 +339,8 @@ def main():
         prof.export_chrome_trace(both_path)
         with open(both_path) as f:
             both = json.load(f)
-        baseline, changed = step_trace.split_alternated(both, BASELINE_RANGE + "#", CHANGED_RANGE + "#")
-        for path, half in ((args.alternate_baseline, baseline), (args.out, changed)):
+        baseline, with_change = step_trace.split_alternated(both, BASELINE_RANGE + "#", CHANGED_RANGE + "#")
+        for path, half in ((args.alternate_baseline, baseline), (args.out, with_change)):
             with open(path, "w") as f:
                 json.dump(half, f)
         Path(both_path).unlink()
