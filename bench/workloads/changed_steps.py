@@ -22,6 +22,7 @@ recorded alternated with the changed one: record_trace.py --alternate-baseline),
 one; the step profile read is then shown beside it.
 """
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -149,20 +150,24 @@ def table(w):
     for line in open(f"{w}/changes.txt"):
         name, after, label, *alternated = line.rstrip("\n").split("\t")
         try:
-            d = json.load(open(f"{w}/profile-{name}-change.out"))
-            steps = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")]
-            s = steps[0]
-            predicted = (s["before_us"] - s["after_us"]) / 1000
             profiled_step = Step(w, name)
             before_step = Step(w, alternated[0]) if alternated else profiled_step
             after_step = Step(w, after)
             profiled, before, later = profiled_step.ms, before_step.ms, after_step.ms
             moved = before[0] - later[0]
             gemms = before[1] - later[1] - (later[2] - before[2])
-            print(f"{label:44} | {before[0]:11.2f} | {later[0]:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
-                  f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {later[2]:16.2f} | "
-                  f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
-                  f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
+            # profile's changed step as measured by default, and replayed (--clocks replay) where that ran too.
+            for suffix in ("", "-replay"):
+                if suffix and not os.path.exists(f"{w}/profile-{name}-change{suffix}.out"):
+                    continue
+                d = json.load(open(f"{w}/profile-{name}-change{suffix}.out"))
+                s = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")][0]
+                predicted = (s["before_us"] - s["after_us"]) / 1000
+                print(f"{(label if not suffix else '  the same, --clocks replay'):44} | {before[0]:11.2f} | "
+                      f"{later[0]:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
+                      f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {later[2]:16.2f} | "
+                      f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
+                      f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
             details.append(f"  {label}: GEMM kernels before ({alternated[0] if alternated else name}) and after ({after})")
             details += kernel_lines(before_step, after_step)
         except Exception as e:  # a stage that did not run: say so, go on

@@ -20,6 +20,8 @@
 # Run on the GPU host from the repository root (OUT: a folder for the results, BIN: the binary):
 #   OUT=out BIN=build/shapescope bench/workloads/changed_steps.sh run     # record, profile, re-record
 #   CHANGES="gpt2 llama" ... run                                          # only those
+#   REPLAY_TOO=1 ... run            # each changed step predicted replayed too (profile --clocks replay)
+#   RECORD_STEPS=4 RECORD_WARMUP=10 ... run   # steps per trace; steps run before recording (default 2)
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
 # About 10 minutes on an H100. Logs: $OUT/changed/.
 set -u
@@ -54,6 +56,12 @@ change() {
   # The same profile with those what-ifs measured as one step (the store's points reused).
   timed "profile-$name-change" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json --what-if "$picked" \
     < /dev/null
+  # REPLAY_TOO=1: the same changed step replayed as well (--clocks replay), for the table to set beside.
+  if [ "${REPLAY_TOO:-0}" = 1 ]; then
+    timed "profile-$name-change-replay" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json \
+      --what-if "$picked" --clocks replay < /dev/null
+    echo "profile $name --clocks replay: $(cat "$W/profile-$name-change-replay.time"); $(tail -n 1 "$W/profile-$name-change-replay.err")"
+  fi
   if [[ " ${changed[*]} " != *" PLAN "* ]]; then
     record "$after" "${changed[@]}" < /dev/null
     printf '%s\t%s\t%s\n' "$name" "$after" "$label" >> "$W/changes.txt"

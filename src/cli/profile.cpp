@@ -130,6 +130,10 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
                                                 : (w.notes.empty() ? std::string("it holds no GEMM") : w.notes.front());
     throw usage_error(fmt::format("{}: nothing to profile: {}", w.source, why));
   }
+  if (o.request.replay_always && !w.timeline)
+    throw usage_error(fmt::format("--clocks: 'replay' replays a trace's step in its order; {} has no step to replay "
+                                  "(give --trace, or --clocks step, sustained or burst)",
+                                  w.source));
   o.request.backend = o.backend.kind;
   o.request.fused_in_total = o.attention_in_total;
   o.request.verdicts = !o.no_verdict;
@@ -140,7 +144,11 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
     else write_profile_text(std::cout, result);
   };
   if (model) return write(profile_predict(w, o.request, model));
-  if (device_count() == 0) return write(profile_from_store(w, o.request));
+  if (device_count() == 0) {
+    if (o.request.replay_always)
+      throw Error(ExitCode::kNoGpu, "--clocks: 'replay' replays the step on a GPU, and there is none here");
+    return write(profile_from_store(w, o.request));
+  }
   // Checked now, written only when a GEMM is measured.
   Store store(o.request.db);
   const DeviceContext device = query_device(o.device);
@@ -159,17 +167,20 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
 
 // --clocks: the step's own clock (`step`, the default: a trace's step is replayed) or a state every
 // GEMM is measured in (sustained, burst: `given` is set).
-void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given) {
-  const auto read = [&clocks, &given](const std::string& text) {
-    given = text != "step";
+void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always) {
+  const auto read = [&clocks, &given, &replay_always](const std::string& text) {
+    replay_always = text == "replay";
+    given = text != "step" && !replay_always;
     const std::optional<ClockState> state = parse_clock_state(text);
     if (given && (!state || *state == ClockState::kUnrecorded))
-      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (step, sustained, burst)", text));
+      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (step, replay, sustained, burst)", text));
     if (given) clocks = *state;
   };
   cmd->add_option_function<std::string>("--clocks", read,
                                         "step (a trace's step replayed in its order, its other kernels stood in for: "
-                                        "the clock it runs at) | sustained (the power limit) | burst (boost clocks)")
+                                        "the clock it runs at, unless its GEMMs ran at the boost clock) | replay (the step "
+                                        "replayed whatever clock its GEMMs ran at) | sustained (the power limit) | burst "
+                                        "(boost clocks)")
       ->default_str("step");
 }
 
@@ -216,7 +227,7 @@ void register_profile(CLI::App& app) {
   add_backend_option(cmd, o->backend, "profile", {BackendKind::kCublas, BackendKind::kCublasLt},
                      "cublas | cublaslt (grouped calls always run on cublas_grouped)");
   add_samples_option(cmd, o->request.samples, "samples per GEMM");
-  add_step_clocks_option(cmd, o->request.clocks, o->request.clocks_given);
+  add_step_clocks_option(cmd, o->request.clocks, o->request.clocks_given, o->request.replay_always);
   add_burst_idle_option(cmd, o->request.burst_idle);
   add_db_option(cmd, o->request.db, "result store (SQLite file)");
   add_device_option(cmd, o->device);

@@ -216,7 +216,7 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
                        f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred(),
                        recorded());
   }
-  if (r.ran_at_boost && r.trace_clock)
+  if (r.ran_at_boost && r.trace_clock && !r.request.replay_always)
     return fmt::format("clocks: the trace's compute-bound GEMMs ran at about {:.0f} MHz ({:.0f}-{:.0f}, {} GEMMs: their "
                        "times against the same GEMMs measured here at {:.0f} MHz), the boost clock: the times are the "
                        "GEMMs' at burst clocks, the step not replayed{}",

@@ -40,6 +40,9 @@ struct ProfileRequest {
   // one (their kernels, the verdicts, the clock inference) are then measured at burst clocks.
   ClockState clocks = ClockState::kSustained;
   bool clocks_given = false;
+  // --clocks replay: a trace's step replayed even where its compute-bound GEMMs ran at the boost clock
+  // (by default those are measured at burst clocks and the changed steps paired, not replayed).
+  bool replay_always = false;
   double burst_idle = MeasureOptions{}.burst_idle;  // at burst clocks (the verdicts' state): --burst-idle
   std::string db = kDefaultStore;
   bool fused_in_total = false;     // count attention's GEMMs in the total (no FlashAttention)

@@ -199,7 +199,7 @@ void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store&
     result.trace_clock = trace_clock(result);
     const std::optional<double> burst = result.measured ? result.measured->median_clock_mhz : std::nullopt;
     result.ran_at_boost = result.trace_clock && burst && result.trace_clock->mhz >= kBoostShare * *burst;
-    replay = !result.ran_at_boost;
+    replay = !result.ran_at_boost || result.request.replay_always;
   }
   if (!replay || !replay_with_changes(result, device, store, interrupted))
     pair_changed_steps(result, device, store, interrupted);

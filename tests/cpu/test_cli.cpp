@@ -103,11 +103,18 @@ TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
   // Measuring commands take sustained or burst; selections also the states of older stores.
   for (const std::string measuring : {"sweep --n 64 --dry-run", "explain 1793", "pad --model gpt2 --tokens 64 --dry-run",
                                       "profile --model gpt2 --tokens 64"}) {
-    // profile also takes `step`, its default: a trace's step replayed at its own clock.
-    const std::string states = measuring.rfind("profile", 0) == 0 ? "(step, sustained, burst)" : "(sustained, burst)";
+    // profile also takes `step`, its default: a trace's step replayed at its own clock; and `replay`.
+    const std::string states =
+        measuring.rfind("profile", 0) == 0 ? "(step, replay, sustained, burst)" : "(sustained, burst)";
     expect_refused(measuring + " --clocks warm", ExitCode::kUsage, {"--clocks: 'warm' is not a clock state " + states});
     expect_refused(measuring + " --clocks unrecorded", ExitCode::kUsage, {"--clocks: 'unrecorded'"});
   }
+  // `replay` replays a trace's step: a model's GEMMs have none, and without a GPU nothing replays.
+  expect_refused("profile --model gpt2 --tokens 64 --clocks replay", ExitCode::kUsage,
+                 {"--clocks: 'replay' replays a trace's step in its order; gpt2 at 64 tokens has no step to replay"});
+  if (device_count() == 0)
+    expect_refused("profile --trace " + std::string(SHAPESCOPE_TEST_DATA) + "/traces/gpt2.json --clocks replay --db /nonexistent/x.db",
+                   ExitCode::kNoGpu, {"--clocks: 'replay' replays the step on a GPU, and there is none here"});
   const std::string store = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
   for (const std::string& selecting : {"export --db " + store, "plot flops --db " + store, "report --db " + store})
     expect_refused(selecting + " --clocks hot", ExitCode::kUsage,
