@@ -48,7 +48,10 @@ kernel with the step whose launch made it, scripts/step_trace.py): the steps wit
 FILE, those with it to --out. Two recordings made one after the other put the step before a change in
 another clock state than the step after it (the same step's GEMMs moved 1.8 % between two recordings
 on an H100). Each half keeps the other's steps as gaps: compare their kernel times; for profile's
-replay of a step, record it alone.
+replay of a step, record it alone. With --timed-pairs N it then runs N more pairs of steps without and
+with the change (A B B A ..., after the traces are written, without the profiler) timed with CUDA
+events, and prints the whole step's move per step with a 95 % interval ("timed pairs: ..."): near the
+power limit a few steps of a trace move by more than a small change saves.
 
   python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head tensor \
       --fp8-casts-lib build/libshapescope_casts.so --steps 4 --alternate-baseline before.json --out after.json
@@ -63,6 +66,7 @@ compared with shapescope's.
 """
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -224,6 +228,34 @@ def finish(model, vocab, args):
     return model, vocab
 
 
+def timed_pairs(args, step):
+    """--timed-pairs N: after the traces are written, N more steps without the change and N with it,
+    alternated (A B B A ...) and timed with CUDA events, without the profiler: the whole step's move
+    with an interval. A few steps of a trace move by more than a small change saves near the power limit
+    (the clock follows the power within a step), so the traces' move alone cannot tell 10 % of it."""
+    for _ in range(args.warmup):  # the export left the GPU idle: back to the steps' clock first
+        for changed in (True, False):
+            fp8_linear.set_enabled(changed)
+            step()
+    times = {False: [], True: []}
+    for i in range(2 * args.timed_pairs):
+        changed = i % 4 in (1, 2)
+        fp8_linear.set_enabled(changed)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        torch.cuda.synchronize()
+        times[changed].append(start.elapsed_time(end))
+    fp8_linear.set_enabled(True)
+    moved = [b - a for b, a in zip(times[False], times[True])]
+    mean, low, high = step_trace.mean_interval(moved)
+    print(f"timed pairs: {args.timed_pairs} pairs (A B B A, CUDA events, no profiler): step without the change "
+          f"{statistics.median(times[False]):.3f} ms, with it {statistics.median(times[True]):.3f} ms (medians); "
+          f"moved {mean:.3f} ms per step [{low:.3f}, {high:.3f}] (mean, 95 % bootstrap interval), "
+          f"pairs {min(moved):.3f} to {max(moved):.3f} ms")
+
+
 # The alternated steps' ranges while recording; each half of the split trace names its own ProfilerStep#i.
 BASELINE_RANGE, CHANGED_RANGE = "BaselineStep", "ChangedStep"
 
@@ -269,6 +301,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--alternate-baseline", default=None, metavar="FILE")
+    parser.add_argument("--timed-pairs", type=int, default=0, metavar="N")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.upcast_attn and (args.model != "gpt2" or args.attn != "eager"):
@@ -297,6 +330,11 @@ def main():
         parser.error(f"--alternate-baseline: {args.alternate_baseline!r} is --out; the two traces need two files")
     if args.steps < 1:
         parser.error(f"--steps: {args.steps} is not a number of steps (1 or more)")
+    if args.timed_pairs and not args.alternate_baseline:
+        parser.error(f"--timed-pairs: {args.timed_pairs} pairs of steps without and with the change: needs "
+                     "--alternate-baseline")
+    if args.timed_pairs < 0 or args.timed_pairs == 1:
+        parser.error(f"--timed-pairs: {args.timed_pairs} is not a number of pairs (0, or 2 or more)")
     torch.manual_seed(0)
     model, vocab = build(args)
     model.train()
@@ -355,6 +393,8 @@ def main():
     if args.fp8_linears or args.fp8_head or args.fp8_plan:
         print(f"fp8 casts (kernels inside record_function(\"{fp8_linear.CAST_RANGE}\")): "
               f"{fp8_linear.cast_kernel_us(events) / 1000 / args.steps:.3f} ms{per_step(args)}")
+    if args.timed_pairs:
+        timed_pairs(args, step)
     print(f"attention {getattr(config, '_attn_implementation', '?')}, experts "
           f"{getattr(config, '_experts_implementation', '-')}, transformers {__import__('transformers').__version__}")
     ops = {}

@@ -6,6 +6,8 @@ and the bench scripts that compare recorded steps (bench/workloads/changed_steps
 Standard library only.
 """
 import bisect
+import random
+import statistics
 
 # Words in the names of the GEMM kernels cuBLAS, cuBLASLt and CUTLASS launch.
 GEMM_WORDS = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
@@ -29,6 +31,26 @@ def gemm_kernels(events):
 def kernel_us(events):
     """Every GPU kernel's time (us): the whole step's, not only its GEMMs."""
     return sum(e.get("dur", 0) for e in events if cat_of(e) == "kernel")
+
+
+def kernel_us_per_step(events, prefix="ProfilerStep#"):
+    """Every GPU kernel's time (us) per step, in the order of the steps' numbers (prefix<i>): each
+    kernel with the host range its launch ran in; kernels launched outside every step count in none."""
+    ranges = sorted((e["ts"], e["ts"] + e.get("dur", 0), int(str(e["name"])[len(prefix):]))
+                    for e in events if e.get("ph") == "X" and cat_of(e) in ("user_annotation", "cpu_op")
+                    and str(e.get("name", "")).startswith(prefix) and str(e["name"])[len(prefix):].isdigit())
+    starts = [r[0] for r in ranges]
+    launch_ts = {e["args"]["correlation"]: e.get("ts") for e in events
+                 if cat_of(e) in LAUNCHES and "correlation" in e.get("args", {})}
+    per = {r[2]: 0.0 for r in ranges}
+    for e in events:
+        if cat_of(e) != "kernel":
+            continue
+        ts = launch_ts.get(e.get("args", {}).get("correlation"))
+        i = bisect.bisect_right(starts, ts) - 1 if ts is not None else -1
+        if i >= 0 and ts <= ranges[i][1]:
+            per[ranges[i][2]] += e.get("dur", 0)
+    return [per[k] for k in sorted(per)]
 
 
 def steps_of(events, prefix="ProfilerStep#"):
@@ -153,3 +175,13 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
     if isinstance(trace, dict):
         return tuple(dict(trace, traceEvents=h) for h in halves)
     return halves
+
+
+def mean_interval(values, resamples=2000, seed=0):
+    """(mean, low, high): the mean of `values` and its 95 % bootstrap percentile interval (the same
+    resamples every run: seeded)."""
+    if len(values) < 2:
+        raise ValueError("mean_interval: needs 2 values or more")
+    rng = random.Random(seed)
+    means = sorted(statistics.fmean(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return statistics.fmean(values), means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]

@@ -125,6 +125,18 @@ class Step:
         gemm_us = sum(us for _, us in self.gemms.values())
         casts = step_trace.cast_kernel_us(events, CAST_RANGE) / steps
         self.ms = step_trace.kernel_us(events) / steps / 1000, gemm_us / 1000, casts / 1000
+        self.per_step_ms = [us / 1000 for us in step_trace.kernel_us_per_step(events)]
+
+
+def pairs_moved(before, after):
+    """The whole step's move per pair of an alternated recording (step i before less step i after: A B B A
+    pairs them across the drift), as 'median (low-high)', or '-' for separate recordings."""
+    moved = sorted(b - a for b, a in zip(before.per_step_ms, after.per_step_ms))
+    if len(moved) < 2:
+        return "-"
+    mid = len(moved) // 2
+    median = moved[mid] if len(moved) % 2 else (moved[mid - 1] + moved[mid]) / 2
+    return f"{median:.2f} ({moved[0]:.2f}-{moved[-1]:.2f})"
 
 
 def kernel_lines(before, after):
@@ -139,13 +151,23 @@ def kernel_lines(before, after):
     return lines
 
 
+def timed_pairs(w, after):
+    """record_trace.py --timed-pairs' move of the whole step (mean, low, high in ms), or None."""
+    try:
+        text = open(f"{w}/record-{after}.txt").read()
+    except OSError:
+        return None
+    m = re.search(r"^timed pairs: .*moved ([-\d.]+) ms per step \[([-\d.]+), ([-\d.]+)\]", text, re.M)
+    return tuple(float(x) for x in m.groups()) if m else None
+
+
 def table(w):
     print("moved: the whole step's GPU time (every kernel) before minus after; GEMMs: the GEMM kernels' alone, less "
           "the fp8 casts the changed step added (profile's prediction holds both); before: the step without the change "
           "recorded alternated with the changed one (A B B A) where 'alternated' says so, else its own recording")
     print(f"{'change':44} | {'before [ms]':>11} | {'after [ms]':>10} | {'moved [ms]':>10} | {'predicted [ms]':>14} | "
           f"moved / predicted | GEMMs - casts moved [ms] | GEMMs - casts / predicted | casts after [ms] | what-ifs | "
-          f"measured as | before from | profiled step's own recording [ms]")
+          f"measured as | before from | profiled step's own recording [ms] | moved per step pair [ms]")
     details = []
     for line in open(f"{w}/changes.txt"):
         name, after, label, *alternated = line.rstrip("\n").split("\t")
@@ -157,17 +179,26 @@ def table(w):
             moved = before[0] - later[0]
             gemms = before[1] - later[1] - (later[2] - before[2])
             # profile's changed step as measured by default, and replayed (--clocks replay) where that ran too.
+            predictions = []
             for suffix in ("", "-replay"):
                 if suffix and not os.path.exists(f"{w}/profile-{name}-change{suffix}.out"):
                     continue
                 d = json.load(open(f"{w}/profile-{name}-change{suffix}.out"))
                 s = [s for s in d["what_ifs"]["changed_steps"] if s["name"].startswith("what-if")][0]
                 predicted = (s["before_us"] - s["after_us"]) / 1000
+                predictions.append(("replayed" if s["replayed"] else "paired", predicted))
                 print(f"{(label if not suffix else '  the same, --clocks replay'):44} | {before[0]:11.2f} | "
                       f"{later[0]:10.2f} | {moved:10.2f} | {predicted:14.2f} | "
                       f"{moved / predicted:17.3f} | {gemms:24.2f} | {gemms / predicted:25.3f} | {later[2]:16.2f} | "
                       f"{s['name'][8:]:>8} | {'replayed' if s['replayed'] else 'paired':>11} | "
-                      f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f}")
+                      f"{'alternated' if alternated else 'own':>11} | {profiled[0]:.2f} | "
+                      f"{pairs_moved(before_step, after_step) if alternated else '-'}")
+            timed = timed_pairs(w, after)
+            if timed:
+                mean, low, high = timed
+                details.append(f"  {label}: timed pairs (no profiler): moved {mean:.2f} ms per step [{low:.2f}, {high:.2f}]; "
+                               + ", ".join(f"{p}: predicted {v:.2f}, moved / predicted {mean / v:.3f} "
+                                           f"[{low / v:.3f}, {high / v:.3f}]" for p, v in predictions))
             details.append(f"  {label}: GEMM kernels before ({alternated[0] if alternated else name}) and after ({after})")
             details += kernel_lines(before_step, after_step)
         except Exception as e:  # a stage that did not run: say so, go on

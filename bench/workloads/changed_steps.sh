@@ -22,6 +22,7 @@
 #   CHANGES="gpt2 llama" ... run                                          # only those
 #   REPLAY_TOO=1 ... run            # each changed step predicted replayed too (profile --clocks replay)
 #   RECORD_STEPS=4 RECORD_WARMUP=10 ... run   # steps per trace; steps run before recording (default 2)
+#   TIMED_PAIRS=40 ... run          # then 40 alternated pairs timed without the profiler (the move's interval)
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
 # About 10 minutes on an H100. Logs: $OUT/changed/.
 set -u
@@ -81,7 +82,7 @@ change() {
       # An even number of steps each (record_trace.py's A B B A order cancels a drift only then).
       local steps=${RECORD_STEPS:-2}
       RECORD_STEPS=$((steps + steps % 2)) record "$after-$impl" "${changed[@]}" "${extra[@]}" \
-        --alternate-baseline "$W/$after-$impl-base.json" < /dev/null
+        --alternate-baseline "$W/$after-$impl-base.json" ${TIMED_PAIRS:+--timed-pairs "$TIMED_PAIRS"} < /dev/null
       printf '%s\t%s\t%s\t%s\n' "$name" "$after-$impl" "$label, casts $impl" "$after-$impl-base" >> "$W/changes.txt"
     else
       record "$after-$impl" "${changed[@]}" "${extra[@]}" < /dev/null

@@ -10,5 +10,5 @@ record() {
   PYTHONUNBUFFERED=1 python3 scripts/record_trace.py "$@" ${RECORD_STEPS:+--steps "$RECORD_STEPS"} \
     ${RECORD_WARMUP:+--warmup "$RECORD_WARMUP"} \
     --out "$W/$name.json" > "$W/record-$name.txt" 2>&1
-  echo "record $name: exit $?; $(grep -E 'ms GEMM kernel time|^clocks|^no clocks|^attention' "$W/record-$name.txt" | tr '\n' ' ')"
+  echo "record $name: exit $?; $(grep -E 'ms GEMM kernel time|^clocks|^no clocks|^attention|^timed pairs' "$W/record-$name.txt" | tr '\n' ' ')"
 }

@@ -182,4 +182,21 @@ void check_store_for_dry_run(const std::string& db) {
   if (std::filesystem::exists(db, ec)) Store(db, Store::Access::kReadOnly);
 }
 
+void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always) {
+  const auto read = [&clocks, &given, &replay_always](const std::string& text) {
+    replay_always = text == "replay";
+    given = text != "step" && !replay_always;
+    const std::optional<ClockState> state = parse_clock_state(text);
+    if (given && (!state || *state == ClockState::kUnrecorded))
+      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (step, replay, sustained, burst)", text));
+    if (given) clocks = *state;
+  };
+  cmd->add_option_function<std::string>("--clocks", read,
+                                        "step (a trace's step replayed in its order, its other kernels stood in for: "
+                                        "the clock it runs at, unless it ran at the boost clock: by the NVML samples "
+                                        "recorded with it, else by its GEMMs' times) | replay (the step replayed whatever "
+                                        "its clock) | sustained (the power limit) | burst (boost clocks)")
+      ->default_str("step");
+}
+
 }  // namespace shapescope

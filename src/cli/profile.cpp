@@ -165,25 +165,6 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
   write(profile_measure(w, o.request, device, store, progress_for, &g_interrupted));
 }
 
-// --clocks: the step's own clock (`step`, the default: a trace's step is replayed) or a state every
-// GEMM is measured in (sustained, burst: `given` is set).
-void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always) {
-  const auto read = [&clocks, &given, &replay_always](const std::string& text) {
-    replay_always = text == "replay";
-    given = text != "step" && !replay_always;
-    const std::optional<ClockState> state = parse_clock_state(text);
-    if (given && (!state || *state == ClockState::kUnrecorded))
-      throw usage_error(fmt::format("--clocks: '{}' is not a clock state (step, replay, sustained, burst)", text));
-    if (given) clocks = *state;
-  };
-  cmd->add_option_function<std::string>("--clocks", read,
-                                        "step (a trace's step replayed in its order, its other kernels stood in for: "
-                                        "the clock it runs at, unless its GEMMs ran at the boost clock) | replay (the step "
-                                        "replayed whatever clock its GEMMs ran at) | sustained (the power limit) | burst "
-                                        "(boost clocks)")
-      ->default_str("step");
-}
-
 }  // namespace
 
 void register_profile(CLI::App& app) {

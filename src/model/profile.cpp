@@ -1,5 +1,7 @@
 #include "model/profile.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/backend_kind.hpp"
@@ -104,6 +106,22 @@ std::optional<ClockInference> infer_clock(const std::vector<ClockEvidence>& evid
     return clocks.back().first;
   };
   return ClockInference{at(0.5), at(0.25), at(0.75), clocks.size()};
+}
+
+StepClockCall step_clock_call(const std::optional<ClockInference>& by_gemms, std::optional<double> burst_mhz,
+                              const std::optional<RecordedClocks>& recorded, bool replay_always) {
+  if (replay_always) return {true, false, "--clocks replay"};
+  if (recorded && recorded->busy_samples > 0) {
+    const std::optional<double> boost = recorded->max_sm_clock_mhz ? recorded->max_sm_clock_mhz : burst_mhz;
+    if (boost && recorded->sm_clock_median_mhz < kBoostShare * *boost)
+      return {true, false,
+              fmt::format("the step recorded at {:.0f} MHz (NVML, median), below the boost clock ({:.0f} MHz)",
+                          recorded->sm_clock_median_mhz, *boost)};
+  }
+  if (!by_gemms) return {true, false, "no compute-bound GEMM of the trace tells its clock"};
+  if (burst_mhz && by_gemms->mhz >= kBoostShare * *burst_mhz) return {false, true, ""};
+  return {true, false,
+          fmt::format("the trace's compute-bound GEMMs ran at about {:.0f} MHz, below the boost clock", by_gemms->mhz)};
 }
 
 GpuMatch trace_gpu_match(const Workload& w, const DeviceContext& d) {

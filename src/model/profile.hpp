@@ -77,6 +77,23 @@ std::optional<ClockInference> infer_clock(const std::vector<ClockEvidence>& evid
 // dominate shorter ones, and do not scale with it).
 constexpr double kClockEvidenceFromUs = 20;
 
+// A trace's GEMMs that ran at this share of the boost clock or more ran at the boost clock.
+constexpr double kBoostShare = 0.97;
+
+// Whether a trace's step is replayed, so that its GEMMs run at the clock the step settles at, or the
+// GEMMs measured one by one at burst clocks stand for it, and why. The step ran below the boost clock
+// where the NVML samples recorded with the trace say so (below kBoostShare of the GPU's maximum SM
+// clock as recorded, else of `burst_mhz`), even where its GEMMs' own times read near boost (a step at
+// its power limit speeds the rest of itself up when a change removes work: only a replay has that);
+// without samples the GEMMs' times decide.
+struct StepClockCall {
+  bool replay = true;
+  bool ran_at_boost = false;  // not replayed: the trace's compute-bound GEMMs ran at the boost clock
+  std::string why;            // "the step recorded at 1710 MHz (NVML), below the boost clock (1980 MHz)"
+};
+StepClockCall step_clock_call(const std::optional<ClockInference>& by_gemms, std::optional<double> burst_mhz,
+                              const std::optional<RecordedClocks>& recorded, bool replay_always);
+
 // Whether a profile's times come from the GPU its trace was recorded on: the same name, and the same
 // SM count where both are known. kUnknown: the source names no GPU (a GEMM list, a config).
 enum class GpuMatch { kUnknown, kSame, kOther };

@@ -209,14 +209,14 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
     std::string power;
     if (f.power_w) power = fmt::format(", {:.0f} W", *f.power_w);
     if (f.power_max_w) power += fmt::format(" (at most {:.0f} W)", *f.power_max_w);
-    return fmt::format("clocks: the step replayed on this GPU in its trace's order, its other kernels stood in for ({} "
+    return fmt::format("clocks: the step replayed{} on this GPU in its trace's order, its other kernels stood in for ({} "
                        "of memory traffic, {} of tensor-core work for attention, {} idle per replay): {} replays after "
                        "{} to warm up, SM clock {:.0f} MHz ({:.0f}-{:.0f}){}{}{}",
-                       us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
+                       r.replay_why.empty() ? "" : fmt::format(" ({})", r.replay_why), us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
                        f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred(),
                        recorded());
   }
-  if (r.ran_at_boost && r.trace_clock && !r.request.replay_always)
+  if (r.ran_at_boost && r.trace_clock)
     return fmt::format("clocks: the trace's compute-bound GEMMs ran at about {:.0f} MHz ({:.0f}-{:.0f}, {} GEMMs: their "
                        "times against the same GEMMs measured here at {:.0f} MHz), the boost clock: the times are the "
                        "GEMMs' at burst clocks, the step not replayed{}",

@@ -25,9 +25,6 @@
 
 namespace shapescope {
 
-// A trace's GEMMs that ran at this share of the burst clock or more ran at the boost clock.
-constexpr double kBoostShare = 0.97;
-
 // The what-ifs' paired run: the step's GEMMs and every candidate's, in the same passes.
 constexpr double kProfilePairSeconds = 3;
 
@@ -133,6 +130,7 @@ struct ProfileResult {
   // The trace's compute-bound GEMMs ran at the boost clock (kBoostShare of the clock the GEMMs measured
   // here at burst ran at, or more): those burst times are the step's, and it is not replayed.
   bool ran_at_boost = false;
+  std::string replay_why;                      // why the step was replayed (model/profile.hpp: step_clock_call)
   std::string not_replayed;                    // why a trace's step was not replayed ("" otherwise)
   // The what-ifs: every candidate change with its measurement (views/what_ifs.hpp ranks them), the
   // paired run they were measured in, and the changed steps (a list's changes at once, --what-if N).

@@ -191,15 +191,18 @@ void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store&
   result.note_phase("what-ifs paired", seconds_since(since));
   since = std::chrono::steady_clock::now();
   result.changed_steps = plan_changed_steps(result);
-  // A trace's step: the clock its own compute-bound GEMMs ran at decides. At the boost clock the GEMMs
-  // measured one by one (burst) already are the step's; below it the step is replayed, so that the GPU
-  // draws the step's power and settles where the step runs.
+  // A trace's step: the clock it ran at decides (model/profile.hpp: step_clock_call). At the boost clock
+  // the GEMMs measured one by one (burst) already are the step's; below it the step is replayed, so that
+  // the GPU draws the step's power and settles where the step runs.
   bool replay = result.workload.timeline && !result.request.clocks_given;
   if (replay) {
     result.trace_clock = trace_clock(result);
-    const std::optional<double> burst = result.measured ? result.measured->median_clock_mhz : std::nullopt;
-    result.ran_at_boost = result.trace_clock && burst && result.trace_clock->mhz >= kBoostShare * *burst;
-    replay = !result.ran_at_boost || result.request.replay_always;
+    const StepClockCall call =
+        step_clock_call(result.trace_clock, result.measured ? result.measured->median_clock_mhz : std::nullopt,
+                        result.workload.recorded_clocks, result.request.replay_always);
+    result.ran_at_boost = call.ran_at_boost;
+    result.replay_why = call.why;
+    replay = call.replay;
   }
   if (!replay || !replay_with_changes(result, device, store, interrupted))
     pair_changed_steps(result, device, store, interrupted);

@@ -156,6 +156,37 @@ TEST(ClockInference, ComputeBoundTimesGiveTheClock) {
   EXPECT_FALSE(infer_clock({{kClockEvidenceFromUs / 2, 5, 1980}, {100, 90, 0}}));
 }
 
+TEST(ClockInference, TheRecordedClockDecidesTheReplayBeforeTheGemmsTimes) {
+  const ClockInference gemms_at_boost{1915, 1900, 1930, 15};  // within kBoostShare of 1961
+  const ClockInference gemms_below{1700, 1650, 1750, 15};
+  // Without NVML samples the GEMMs' times decide: near boost they stand, below it the step is replayed.
+  StepClockCall c = step_clock_call(gemms_at_boost, 1961, std::nullopt, false);
+  EXPECT_FALSE(c.replay);
+  EXPECT_TRUE(c.ran_at_boost);
+  c = step_clock_call(gemms_below, 1961, std::nullopt, false);
+  EXPECT_TRUE(c.replay);
+  EXPECT_NE(c.why.find("about 1700 MHz"), std::string::npos) << c.why;
+  // Samples recorded below boost replay the step although its GEMMs read near boost (a step at its power
+  // limit), against the GPU's recorded maximum clock where the trace has it.
+  RecordedClocks recorded;
+  recorded.busy_samples = 21;
+  recorded.sm_clock_median_mhz = 1710;
+  recorded.max_sm_clock_mhz = 1980;
+  c = step_clock_call(gemms_at_boost, 1961, recorded, false);
+  EXPECT_TRUE(c.replay);
+  EXPECT_FALSE(c.ran_at_boost);
+  EXPECT_EQ(c.why, "the step recorded at 1710 MHz (NVML, median), below the boost clock (1980 MHz)");
+  // Samples at boost leave it to the GEMMs; samples without a busy one say nothing.
+  recorded.sm_clock_median_mhz = 1980;
+  EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
+  recorded.sm_clock_median_mhz = 1710;
+  recorded.busy_samples = 0;
+  EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
+  // --clocks replay replays whatever the clock; no evidence at all replays too.
+  EXPECT_TRUE(step_clock_call(gemms_at_boost, 1961, std::nullopt, true).replay);
+  EXPECT_TRUE(step_clock_call(std::nullopt, 1961, std::nullopt, false).replay);
+}
+
 TEST(StepReplay, AChangedStepCastsEachWeightOncePerStep) {
   // Two steps of two layers: one GEMM shape called 4 times, an fp8 change with a weight cast per step.
   StepTimeline t;

@@ -46,6 +46,12 @@ class SplitAlternated(unittest.TestCase):
         self.assertEqual(len(step_trace.gemm_kernels(b)), 2)
         self.assertEqual(sorted(e["id"] for e in b if e.get("cat") == "ac2g"), [200, 200, 203, 203])
 
+    def test_each_step_has_its_own_kernel_time(self):
+        self.assertEqual(step_trace.kernel_us_per_step(step_trace.events_of(self.base)), [10, 10])
+        self.assertEqual(step_trace.kernel_us_per_step(step_trace.events_of(self.changed)), [4, 4])
+        # A kernel launched outside every step counts in none.
+        self.assertEqual(step_trace.kernel_us_per_step(step_trace.events_of(alternated_trace()), "Base#"), [10, 10])
+
     def test_ranges_are_renamed_to_steps_on_both_sides(self):
         for half in (self.base, self.changed):
             events = step_trace.events_of(half)
@@ -104,6 +110,22 @@ class CastKernels(unittest.TestCase):
         ]
         self.assertEqual(step_trace.cast_kernel_us(events, "casts"), 7)
 
+
+
+class MeanInterval(unittest.TestCase):
+    def test_the_interval_holds_the_mean_and_narrows_with_more_pairs(self):
+        few = [3.0, -1.0, 7.0, 2.0]
+        mean, low, high = step_trace.mean_interval(few)
+        self.assertAlmostEqual(mean, 2.75)
+        self.assertTrue(low < mean < high)
+        many = few * 25
+        _, low100, high100 = step_trace.mean_interval(many)
+        self.assertLess(high100 - low100, (high - low) / 3)
+        self.assertEqual(step_trace.mean_interval(few), (mean, low, high))  # seeded: the same every run
+
+    def test_one_value_is_refused(self):
+        with self.assertRaises(ValueError):
+            step_trace.mean_interval([1.0])
 
 if __name__ == "__main__":
     unittest.main()
