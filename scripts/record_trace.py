@@ -48,9 +48,9 @@ kernel with the step whose launch made it, scripts/step_trace.py): the steps wit
 FILE, those with it to --out. Two recordings made one after the other put the step before a change in
 another clock state than the step after it (the same step's GEMMs moved 1.8 % between two recordings
 on an H100). Each half keeps the other's steps as gaps: compare their kernel times; for profile's
-replay of a step, record it alone. With --timed-pairs N it then runs N more pairs of steps without and
-with the change (A B B A ..., after the traces are written, without the profiler) timed with CUDA
-events, and prints the whole step's move per step with a 95 % interval ("timed pairs: ..."): near the
+replay of a step, record it alone. With --timed-pairs N (even) it then runs N more pairs of steps
+without and with the change (A B B A ..., after the traces are written, without the profiler) timed
+with CUDA events, and prints the whole step's move per step with a 95 % interval ("timed pairs: ..."): near the
 power limit a few steps of a trace move by more than a small change saves.
 
   python3 scripts/record_trace.py --model llama3-8b --layers 2 --batch 2 --seq 2048 --fp8-head tensor \
@@ -333,8 +333,11 @@ def main():
     if args.timed_pairs and not args.alternate_baseline:
         parser.error(f"--timed-pairs: {args.timed_pairs} pairs of steps without and with the change: needs "
                      "--alternate-baseline")
-    if args.timed_pairs < 0 or args.timed_pairs == 1:
-        parser.error(f"--timed-pairs: {args.timed_pairs} is not a number of pairs (0, or 2 or more)")
+    if args.timed_pairs < 0 or args.timed_pairs % 2:
+        parser.error(f"--timed-pairs: {args.timed_pairs} is not an even number of pairs (A B B A cancels a clock "
+                     "drift only over an even number; 0 for none)")
+    if args.warmup < 0:
+        parser.error(f"--warmup: {args.warmup} is not a number of steps (0 or more)")
     torch.manual_seed(0)
     model, vocab = build(args)
     model.train()

@@ -193,9 +193,9 @@ void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool
   };
   cmd->add_option_function<std::string>("--clocks", read,
                                         "step (a trace's step replayed in its order, its other kernels stood in for: "
-                                        "the clock it runs at, unless it ran at the boost clock: by the NVML samples "
-                                        "recorded with it, else by its GEMMs' times) | replay (the step replayed whatever "
-                                        "its clock) | sustained (the power limit) | burst (boost clocks)")
+                                        "the clock it runs at, unless it ran at the boost clock by its GEMMs' times and "
+                                        "by the NVML samples recorded with it near its power limit) | replay (the step "
+                                        "replayed whatever its clock) | sustained (the power limit) | burst (boost clocks)")
       ->default_str("step");
 }
 

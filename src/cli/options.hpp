@@ -29,9 +29,9 @@ CLI::Option* add_db_option(CLI::App* cmd, std::string& db, const std::string& he
 CLI::Option* add_db_option(CLI::App* cmd, std::vector<std::string>& dbs, std::string& db, const std::string& help);
 // --clocks of a measuring command: sustained or burst (`clocks` holds the default).
 CLI::Option* add_clocks_option(CLI::App* cmd, ClockState& clocks);
-// --clocks of profile: the step's own clock (`step`, the default: a trace's step replayed unless its
-// GEMMs ran at the boost clock), `replay` (`replay_always` set: replayed whatever its clock) or a state
-// every GEMM is measured in (sustained, burst: `given` set).
+// --clocks of profile: the step's own clock (`step`, the default: a trace's step replayed unless it ran
+// at the boost clock, model/profile.hpp: step_clock_call), `replay` (`replay_always` set: replayed
+// whatever its clock) or a state every GEMM is measured in (sustained, burst: `given` set).
 void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always);
 // --clocks of a selection of stored points: sustained, burst or unrecorded; not given: any.
 CLI::Option* add_clocks_option(CLI::App* cmd, std::optional<ClockState>& clocks);

@@ -111,12 +111,17 @@ std::optional<ClockInference> infer_clock(const std::vector<ClockEvidence>& evid
 StepClockCall step_clock_call(const std::optional<ClockInference>& by_gemms, std::optional<double> burst_mhz,
                               const std::optional<RecordedClocks>& recorded, bool replay_always) {
   if (replay_always) return {true, false, "--clocks replay"};
-  if (recorded && recorded->busy_samples > 0) {
+  const bool held_by_power = recorded && recorded->busy_samples > 0 && recorded->power_median_w &&
+                             recorded->power_limit_w &&
+                             *recorded->power_median_w >= kPowerHeldShare * *recorded->power_limit_w;
+  if (held_by_power) {
     const std::optional<double> boost = recorded->max_sm_clock_mhz ? recorded->max_sm_clock_mhz : burst_mhz;
     if (boost && recorded->sm_clock_median_mhz < kBoostShare * *boost)
       return {true, false,
-              fmt::format("the step recorded at {:.0f} MHz (NVML, median), below the boost clock ({:.0f} MHz)",
-                          recorded->sm_clock_median_mhz, *boost)};
+              fmt::format("the step recorded at {:.0f} MHz and {:.0f} W (NVML, medians; power limit {:.0f} W), "
+                          "below the boost clock ({:.0f} MHz)",
+                          recorded->sm_clock_median_mhz, *recorded->power_median_w, *recorded->power_limit_w,
+                          *boost)};
   }
   if (!by_gemms) return {true, false, "no compute-bound GEMM of the trace tells its clock"};
   if (burst_mhz && by_gemms->mhz >= kBoostShare * *burst_mhz) return {false, true, ""};

@@ -79,17 +79,21 @@ constexpr double kClockEvidenceFromUs = 20;
 
 // A trace's GEMMs that ran at this share of the boost clock or more ran at the boost clock.
 constexpr double kBoostShare = 0.97;
+// A step whose NVML samples read at least this share of the power limit (median) was held down by
+// power. Below it a low clock in its few samples is no power limit: the H200's small steps read
+// 1665-1875 MHz at 154-191 W of 700 W, and replayed read 1.03-1.12x their traces.
+constexpr double kPowerHeldShare = 0.5;
 
 // Whether a trace's step is replayed, so that its GEMMs run at the clock the step settles at, or the
 // GEMMs measured one by one at burst clocks stand for it, and why. The step ran below the boost clock
 // where the NVML samples recorded with the trace say so (below kBoostShare of the GPU's maximum SM
-// clock as recorded, else of `burst_mhz`), even where its GEMMs' own times read near boost (a step at
-// its power limit speeds the rest of itself up when a change removes work: only a replay has that);
-// without samples the GEMMs' times decide.
+// clock as recorded, else of `burst_mhz`) while it drew kPowerHeldShare of its recorded power limit or
+// more, even where its GEMMs' own times read near boost (a step at its power limit speeds the rest of
+// itself up when a change removes work: only a replay has that); otherwise the GEMMs' times decide.
 struct StepClockCall {
   bool replay = true;
   bool ran_at_boost = false;  // not replayed: the trace's compute-bound GEMMs ran at the boost clock
-  std::string why;            // "the step recorded at 1710 MHz (NVML), below the boost clock (1980 MHz)"
+  std::string why;            // "the step recorded at 1710 MHz and 667 W (NVML, medians; ...), below the boost ..."
 };
 StepClockCall step_clock_call(const std::optional<ClockInference>& by_gemms, std::optional<double> burst_mhz,
                               const std::optional<RecordedClocks>& recorded, bool replay_always);

@@ -166,21 +166,39 @@ TEST(ClockInference, TheRecordedClockDecidesTheReplayBeforeTheGemmsTimes) {
   c = step_clock_call(gemms_below, 1961, std::nullopt, false);
   EXPECT_TRUE(c.replay);
   EXPECT_NE(c.why.find("about 1700 MHz"), std::string::npos) << c.why;
-  // Samples recorded below boost replay the step although its GEMMs read near boost (a step at its power
-  // limit), against the GPU's recorded maximum clock where the trace has it.
+  // Samples recorded below boost at the power limit replay the step although its GEMMs read near boost,
+  // against the GPU's recorded maximum clock where the trace has it.
   RecordedClocks recorded;
   recorded.busy_samples = 21;
   recorded.sm_clock_median_mhz = 1710;
   recorded.max_sm_clock_mhz = 1980;
+  recorded.power_median_w = 667;
+  recorded.power_limit_w = 700;
   c = step_clock_call(gemms_at_boost, 1961, recorded, false);
   EXPECT_TRUE(c.replay);
   EXPECT_FALSE(c.ran_at_boost);
-  EXPECT_EQ(c.why, "the step recorded at 1710 MHz (NVML, median), below the boost clock (1980 MHz)");
-  // Samples at boost leave it to the GEMMs; samples without a busy one say nothing.
+  EXPECT_EQ(c.why, "the step recorded at 1710 MHz and 667 W (NVML, medians; power limit 700 W), below the boost "
+                   "clock (1980 MHz)");
+  // Samples at boost leave it to the GEMMs (both must say boost); samples without a busy one say nothing.
   recorded.sm_clock_median_mhz = 1980;
   EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
+  EXPECT_TRUE(step_clock_call(gemms_below, 1961, recorded, false).replay);
   recorded.sm_clock_median_mhz = 1710;
   recorded.busy_samples = 0;
+  EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
+  // A low clock in a step far below its power limit is not the limit's: an H200's small OPT step recorded
+  // 1875 MHz at 154 W of 700 W while its GEMMs ran at boost, and replayed it read 1.08x its trace.
+  recorded.busy_samples = 2;
+  recorded.sm_clock_median_mhz = 1875;
+  recorded.power_median_w = 154;
+  c = step_clock_call(gemms_at_boost, 1961, recorded, false);
+  EXPECT_FALSE(c.replay) << c.why;
+  EXPECT_TRUE(c.ran_at_boost);
+  // Without the power or the limit recorded the samples cannot tell: the GEMMs decide.
+  recorded.power_median_w = std::nullopt;
+  EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
+  recorded.power_median_w = 667;
+  recorded.power_limit_w = std::nullopt;
   EXPECT_FALSE(step_clock_call(gemms_at_boost, 1961, recorded, false).replay);
   // --clocks replay replays whatever the clock; no evidence at all replays too.
   EXPECT_TRUE(step_clock_call(gemms_at_boost, 1961, std::nullopt, true).replay);
