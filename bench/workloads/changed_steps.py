@@ -136,7 +136,7 @@ def pairs_moved(before, after):
         return "-"
     mid = len(moved) // 2
     median = moved[mid] if len(moved) % 2 else (moved[mid - 1] + moved[mid]) / 2
-    return f"{median:.2f} ({moved[0]:.2f}-{moved[-1]:.2f})"
+    return f"{median:.2f} ({moved[0]:.2f} to {moved[-1]:.2f})"
 
 
 def kernel_lines(before, after):
@@ -198,7 +198,8 @@ def table(w):
                 mean, low, high = timed
                 details.append(f"  {label}: timed pairs (no profiler): moved {mean:.2f} ms per step [{low:.2f}, {high:.2f}]; "
                                + ", ".join(f"{p}: predicted {v:.2f}, moved / predicted {mean / v:.3f} "
-                                           f"[{low / v:.3f}, {high / v:.3f}]" for p, v in predictions))
+                                           f"[{low / v:.3f}, {high / v:.3f}]" if v else f"{p}: predicted 0"
+                                           for p, v in predictions))
             details.append(f"  {label}: GEMM kernels before ({alternated[0] if alternated else name}) and after ({after})")
             details += kernel_lines(before_step, after_step)
         except Exception as e:  # a stage that did not run: say so, go on

@@ -127,8 +127,8 @@ struct ProfileResult {
   // and the clock the trace's own compute-bound GEMMs ran at (model/profile.hpp: infer_clock).
   std::optional<StepReplayFacts> replay;
   std::optional<ClockInference> trace_clock;
-  // The trace's compute-bound GEMMs ran at the boost clock (kBoostShare of the clock the GEMMs measured
-  // here at burst ran at, or more): those burst times are the step's, and it is not replayed.
+  // Not replayed, as the trace ran at the boost clock (model/profile.hpp: step_clock_call): the GEMMs'
+  // burst times are the step's.
   bool ran_at_boost = false;
   std::string replay_why;                      // why the step was replayed (model/profile.hpp: step_clock_call)
   std::string not_replayed;                    // why a trace's step was not replayed ("" otherwise)

@@ -204,9 +204,9 @@ void measure_what_ifs(ProfileResult& result, const DeviceContext& device, Store&
     result.replay_why = call.why;
     replay = call.replay;
   }
-  if (!replay || !replay_with_changes(result, device, store, interrupted))
-    pair_changed_steps(result, device, store, interrupted);
-  result.note_phase(replay ? "the step replayed" : "changed steps paired", seconds_since(since));
+  const bool replayed = replay && replay_with_changes(result, device, store, interrupted);
+  if (!replayed) pair_changed_steps(result, device, store, interrupted);
+  result.note_phase(replayed ? "the step replayed" : "changed steps paired", seconds_since(since));
 }
 
 }  // namespace shapescope

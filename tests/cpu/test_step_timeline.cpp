@@ -165,7 +165,7 @@ TEST(ClockInference, TheRecordedClockDecidesTheReplayBeforeTheGemmsTimes) {
   EXPECT_TRUE(c.ran_at_boost);
   c = step_clock_call(gemms_below, 1961, std::nullopt, false);
   EXPECT_TRUE(c.replay);
-  EXPECT_NE(c.why.find("about 1700 MHz"), std::string::npos) << c.why;
+  EXPECT_EQ(c.why, "the trace's compute-bound GEMMs ran below the boost clock");
   // Samples recorded below boost at the power limit replay the step although its GEMMs read near boost,
   // against the GPU's recorded maximum clock where the trace has it.
   RecordedClocks recorded;
