@@ -15,6 +15,8 @@
 #include "model/config_workload.hpp"
 #include "model/profile.hpp"
 #include "model/trace_import.hpp"
+#include "report/profile_report.hpp"
+#include "views/profile.hpp"
 #include "model_util.hpp"
 #include "store/store.hpp"
 #include "stored_points.hpp"
@@ -454,6 +456,30 @@ TEST_F(ProfileCli, PadOfATraceProposesWhatPadOfItsModelDoes) {
   EXPECT_NE(bad.err.find("--tokens: '12288' goes with --model or --config; --trace records its own shapes"),
             std::string::npos)
       << bad.err;
+}
+
+// The clock line of a replayed step says why it was replayed (model/profile.hpp: step_clock_call),
+// beside the replay's own clock and the one recorded with the trace.
+TEST(ProfileReport, AReplayedStepSaysWhyInItsClockLine) {
+  ProfileResult r;
+  r.workload.source = "step.json";
+  r.measured.emplace();  // a replay runs where the GEMMs were measured
+  r.measured->device.gpu_name = "NVIDIA H100 80GB HBM3";
+  StepReplayFacts f;
+  f.replays = 28, f.warmup_replays = 4;
+  f.clock_low_mhz = 1620, f.clock_median_mhz = 1642, f.clock_high_mhz = 1665;
+  f.power_w = 680;
+  r.replay = f;
+  r.replay_why = "the step recorded at 1710 MHz and 667 W (NVML, medians; power limit 700 W), below the boost clock "
+                 "(1980 MHz)";
+  std::ostringstream out;
+  write_profile_json(out, r);
+  const std::string note = nlohmann::json::parse(out.str())["clocks_note"];
+  EXPECT_NE(note.find("clocks: the step replayed (the step recorded at 1710 MHz and 667 W (NVML, medians; power "
+                      "limit 700 W), below the boost clock (1980 MHz)) on this GPU"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("SM clock 1642 MHz (1620-1665), 680 W"), std::string::npos) << note;
 }
 
 }  // namespace
