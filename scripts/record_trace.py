@@ -228,18 +228,30 @@ def finish(model, vocab, args):
     return model, vocab
 
 
+def alternated(n):
+    """The fp8 change's state per step of n steps without it alternated with n with it, as A B B A A B B A
+    ...: a linear drift of the clock cancels over an even n."""
+    return [i % 4 in (1, 2) for i in range(2 * n)]
+
+
+def warm_up(args, step):
+    """--warmup steps before anything is measured: with --alternate-baseline each warm-up step runs both
+    variants (the GPU reaches the clock the alternated steps hold it at); it leaves the fp8 change on."""
+    for _ in range(args.warmup):
+        for changed in ([True, False] if args.alternate_baseline else [True]):
+            fp8_linear.set_enabled(changed)
+            step()
+    fp8_linear.set_enabled(True)
+
+
 def timed_pairs(args, step):
     """--timed-pairs N: after the traces are written, N more steps without the change and N with it,
     alternated (A B B A ...) and timed with CUDA events, without the profiler: the whole step's move
     with an interval. A few steps of a trace move by more than a small change saves near the power limit
     (the clock follows the power within a step), so the traces' move alone cannot tell 10 % of it."""
-    for _ in range(args.warmup):  # the export left the GPU idle: back to the steps' clock first
-        for changed in (True, False):
-            fp8_linear.set_enabled(changed)
-            step()
+    warm_up(args, step)  # the export left the GPU idle: back to the steps' clock first
     times = {False: [], True: []}
-    for i in range(2 * args.timed_pairs):
-        changed = i % 4 in (1, 2)
+    for changed in alternated(args.timed_pairs):
         fp8_linear.set_enabled(changed)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -348,19 +360,13 @@ def main():
         out.loss.backward()
         model.zero_grad(set_to_none=True)
 
-    for _ in range(args.warmup):
-        for changed in ([True, False] if args.alternate_baseline else [True]):
-            fp8_linear.set_enabled(changed)
-            step()
-    fp8_linear.set_enabled(True)
+    warm_up(args, step)
     torch.cuda.synchronize()
     from torch.profiler import ProfilerActivity, profile, record_function
 
     sampler = _clocks.ClockSampler.for_torch_device(torch)
-    # With --alternate-baseline, steps without fp8 (in ranges BaselineStep#i) alternate with the fp8
-    # ones as A B B A A B B A ..., so that a linear drift of the clock cancels (N even).
-    order = [True] * args.steps if not args.alternate_baseline else \
-        [i % 4 in (1, 2) for i in range(2 * args.steps)]
+    # With --alternate-baseline, steps without fp8 (in ranges BaselineStep#i) alternate with the fp8 ones.
+    order = alternated(args.steps) if args.alternate_baseline else [True] * args.steps
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
         with sampler:
             counts = [0, 0]

@@ -24,6 +24,7 @@ one; the step profile read is then shown beside it.
 import json
 import os
 import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -130,13 +131,11 @@ class Step:
 
 def pairs_moved(before, after):
     """The whole step's move per pair of an alternated recording (step i before less step i after: A B B A
-    pairs them across the drift), as 'median (low-high)', or '-' for separate recordings."""
-    moved = sorted(b - a for b, a in zip(before.per_step_ms, after.per_step_ms))
+    pairs them across the drift), as "median (low to high)", or '-' for separate recordings."""
+    moved = [b - a for b, a in zip(before.per_step_ms, after.per_step_ms)]
     if len(moved) < 2:
         return "-"
-    mid = len(moved) // 2
-    median = moved[mid] if len(moved) % 2 else (moved[mid - 1] + moved[mid]) / 2
-    return f"{median:.2f} ({moved[0]:.2f} to {moved[-1]:.2f})"
+    return f"{statistics.median(moved):.2f} ({min(moved):.2f} to {max(moved):.2f})"
 
 
 def kernel_lines(before, after):

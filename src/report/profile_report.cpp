@@ -209,10 +209,11 @@ std::optional<std::string> clocks_note(const ProfileResult& r) {
     std::string power;
     if (f.power_w) power = fmt::format(", {:.0f} W", *f.power_w);
     if (f.power_max_w) power += fmt::format(" (at most {:.0f} W)", *f.power_max_w);
+    const std::string why = r.replay_why.empty() ? "" : fmt::format(" ({})", r.replay_why);
     return fmt::format("clocks: the step replayed{} on this GPU in its trace's order, its other kernels stood in for ({} "
                        "of memory traffic, {} of tensor-core work for attention, {} idle per replay): {} replays after "
                        "{} to warm up, SM clock {:.0f} MHz ({:.0f}-{:.0f}){}{}{}",
-                       r.replay_why.empty() ? "" : fmt::format(" ({})", r.replay_why), us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
+                       why, us_or_ms(f.memory_us), us_or_ms(f.compute_us), us_or_ms(f.idle_us), f.replays,
                        f.warmup_replays, f.clock_median_mhz, f.clock_low_mhz, f.clock_high_mhz, power, inferred(),
                        recorded());
   }
