@@ -51,6 +51,20 @@ CLI::Option* add_int_option(CLI::App* cmd, const std::string& name, int& value, 
   return add_bounded_option(cmd, name, value, low, high, help);
 }
 
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& name, double& value, double low, double high,
+                             const std::string& help) {
+  return cmd
+      ->add_option_function<double>(
+          name,
+          [&value, name, low, high](const double& given) {
+            if (!(given >= low && given <= high))
+              throw usage_error(fmt::format("{}: {:g} must be between {:g} and {:g}", name, given, low, high));
+            value = given;
+          },
+          help)
+      ->default_str(fmt::format("{:g}", value));
+}
+
 namespace {
 // T's whole decimal numbers, passed on as such (CLI11 would read a leading 0 as octal).
 template <class T>

@@ -47,6 +47,10 @@ CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_erro
 // refused naming the option and that range ("--slowest: 'x' is not a whole number from 1 to 100").
 CLI::Option* add_int_option(CLI::App* cmd, const std::string& name, int& value, int low, int high,
                             const std::string& help);
+// A real option between `low` and `high` (inclusive): a value outside is refused naming the option,
+// the value and that range ("--what-if-seconds: 0.5 must be between 1 and 600").
+CLI::Option* add_real_option(CLI::App* cmd, const std::string& name, double& value, double low, double high,
+                             const std::string& help);
 // --lt-algos: cuBLASLt's top K algorithms, K between 1 and 64.
 CLI::Option* add_lt_algos_option(CLI::App* cmd, int& lt_algos, const std::string& help);
 // --lt-algos above 1 times cuBLASLt's alternatives: refused without cublaslt among the backends.

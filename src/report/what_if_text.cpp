@@ -81,11 +81,15 @@ std::string changed_step_line(const ProfileResult& r, const ChangedStep& s) {
                          : fmt::format("; not in this run's lists (a saving within the least effect, or not measured): "
                                        "what-if {}",
                                        fmt::join(s.unlisted, ", "));
+  // The move per step, the two medians' difference as the headline has them, with the ratio's interval
+  // on the step's time (what a user checks a re-recorded step against).
+  const double before = *s.before_us;
   return fmt::format("{} at once ({} change{}), measured as a step ({}): the step's GEMM time {} -> {} ({}), "
-                     "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]{}",
-                     s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(*s.before_us),
-                     us_or_ms(*s.after_us), signed_percent(*s.after_us / *s.before_us - 1), s.ratio->median,
-                     s.ratio->low, s.ratio->high, s.ratio->pairs, note);
+                     "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]: saves {} per step [{} to {}]{}",
+                     s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(before),
+                     us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median, s.ratio->low,
+                     s.ratio->high, s.ratio->pairs, us_or_ms(before - *s.after_us),
+                     us_or_ms(before * (1 - s.ratio->high)), us_or_ms(before * (1 - s.ratio->low)), note);
 }
 
 WhatIfListText same_dtype_text(const ProfileResult& r, const WhatIfs& w) {

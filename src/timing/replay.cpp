@@ -122,21 +122,6 @@ void warm_up(const StepGraph& step, const ReplayRule& rule, const ClockSampler* 
   }
 }
 
-// Whether the counted passes may stop: the step's sum (and every ratio) known within the target.
-bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
-                 const ReplayRule& rule, double seconds) {
-  if (step_sums.size() >= size_t(rule.max_replays)) return true;
-  if (step_sums.size() < size_t(rule.min_replays)) return false;
-  size_t pairs = SIZE_MAX;
-  for (size_t i = 1; i < ratios.size(); ++i) pairs = std::min(pairs, ratios[i].size());
-  const bool enough_pairs = ratios.size() <= 1 || pairs >= size_t(rule.min_replays);
-  if (seconds >= rule.max_seconds && (enough_pairs || seconds >= kHardLimit * rule.max_seconds)) return true;
-  if (!enough_pairs || relative_half_width(step_sums) > rule.target) return false;
-  for (size_t i = 1; i < ratios.size(); ++i)
-    if (paired_ratio(ratios[i]).relative_half_width() > rule.target) return false;
-  return true;
-}
-
 }  // namespace
 
 ReplayOutcome run_replay(const std::vector<GemmCall*>& calls, const ReplayRule& rule, const ReplayResources& resources,

@@ -42,6 +42,12 @@ struct ReplayRule {
   double target = 0.005;      // stop once the step's timed sum (and each ratio) is known within +-0.5 %
   double max_seconds = 4;     // of counted passes, at most (once min_replays are in)
   double warmup_seconds = 3;  // replays before counting, at most, waiting for the clock to settle
+  // The changed steps (indices into `steps`) whose move, 1 - their ratio, is asked for within
+  // `move_target` of itself (profile --what-if names them): the passes go on, within max_seconds,
+  // until each one's interval is that narrow. A move of 5 % of the step, known to +-5 %, needs its
+  // ratio to +-0.25 %, where the step's own rule (`target`) stops at +-0.5 %.
+  std::vector<size_t> precise;
+  double move_target = 0.05;
 };
 
 struct ReplayOutcome {
@@ -58,6 +64,14 @@ struct ReplayOutcome {
   SettleFacts settle;
   bool interrupted = false;
 };
+
+// Whether the counted passes may stop, from the step's timed sums so far (one per replay of it), each
+// changed step's ratios (one per pass; [0] unused) and the seconds of counted passes: at max_replays;
+// never before min_replays, nor before every changed step has min_replays pairs (unless the passes
+// have run kHardLimit x max_seconds); at max_seconds; else once the step's sum and every ratio are
+// known within `target`, and each `precise` step's move within `move_target` of itself.
+bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
+                 const ReplayRule& rule, double seconds);
 
 // Merges consecutive stand-ins of one kind and idle gaps, and drops stand-ins shorter than `min_us`
 // (a graph node costs about a microsecond to start: shorter work cannot be stood in for).

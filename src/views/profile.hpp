@@ -27,6 +27,8 @@ namespace shapescope {
 
 // The what-ifs' paired run: the step's GEMMs and every candidate's, in the same passes.
 constexpr double kProfilePairSeconds = 3;
+// A --what-if step's move, replayed: its passes' time limit (s) by default (--what-if-seconds).
+constexpr double kWhatIfSeconds = 30;
 
 struct ProfileRequest {
   BackendKind backend = BackendKind::kCublas;  // for ordinary GEMMs (profile_backend picks the others')
@@ -48,6 +50,9 @@ struct ProfileRequest {
   // about this long (0: none measured). Explain's verdicts are not paired one by one.
   double pair_seconds = kProfilePairSeconds;
   std::vector<size_t> what_ifs;    // --what-if N[,M...]: those what-ifs at once, measured as a step too
+  // --what-if-seconds: a replayed step's passes go on for up to this long (counted replays) until the
+  // --what-if step's move is known within +-5 % (timing/replay_plan.hpp: ReplayRule::precise).
+  double what_if_seconds = kWhatIfSeconds;
   PhaseDone phase_done;            // told each phase's wall time as it ends (progress on stderr)
   std::optional<double> max_error;  // --max-error: precision what-ifs within this error only
   // --micro-batches: the micro-batches (gradient accumulation) of one step. A weight's fp8 cast is paid

@@ -146,6 +146,7 @@ bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Sto
     if (result.changed_steps[s].candidates.empty()) continue;
     StepChange change;
     change.micro_batches = result.request.micro_batches;
+    change.precise = result.changed_steps[s].named;
     for (size_t c : result.changed_steps[s].candidates) {
       const WhatIfCandidate& x = result.candidates[c];
       const size_t gemm = result.entries[x.entry].row.gemm;
@@ -158,7 +159,7 @@ bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Sto
   StepReplay replay;
   try {
     replay = replay_step(*result.workload.timeline, call_of, changes, result.workload.gemms.size(), device, store,
-                         interrupted);
+                         result.request.what_if_seconds, interrupted);
   } catch (const Error& e) {
     if (e.code() != ExitCode::kNoGpu) throw;
     result.not_replayed = e.what();

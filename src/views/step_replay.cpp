@@ -109,7 +109,7 @@ std::vector<Problem> replay_problems(const StepTimeline& timeline, const std::ma
 
 StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                        const std::vector<StepChange>& changes, size_t gemms, const DeviceContext& device, Store& store,
-                       const std::atomic<bool>* interrupted) {
+                       double precise_seconds, const std::atomic<bool>* interrupted) {
   ReplayRequest r;
   r.request.backends.clear();
   r.request.measure.clocks = ClockState::kSustained;  // the replay settles at the step's own clock
@@ -117,7 +117,11 @@ StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, Repl
   ReplayRule rule;
   rule.terms = gemms;
   rule.steps.push_back(sequence(timeline, call_of, nullptr, r));
-  for (const StepChange& c : changes) rule.steps.push_back(sequence(timeline, call_of, &c, r));
+  for (const StepChange& c : changes) {
+    rule.steps.push_back(sequence(timeline, call_of, &c, r));
+    if (c.precise) rule.precise.push_back(rule.steps.size() - 1);
+  }
+  if (!rule.precise.empty()) rule.max_seconds = precise_seconds;
   r.request.replay = rule;
   const MeasureOutcome got = measure(r.request, device, store, ProgressCallback(), interrupted);
   StepReplay out;

@@ -38,6 +38,9 @@ struct StepChange {
   // several steps and layers pays one per weight per step.
   std::map<size_t, std::vector<ReplayCall>> per_step;
   int micro_batches = 1;
+  // Its move asked for within ReplayRule::move_target (profile --what-if): the replay goes on for up to
+  // replay_step's `precise_seconds` until it is known that well.
+  bool precise = false;
 };
 
 struct StepReplayFacts {
@@ -70,8 +73,9 @@ struct StepReplay {
 std::vector<Problem> replay_problems(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                                      const StepChange* change);
 
+// `precise_seconds`: the counted replays' limit when a change is `precise` (else the rule's default).
 StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, ReplayCall>& call_of,
                        const std::vector<StepChange>& changes, size_t gemms, const DeviceContext& device, Store& store,
-                       const std::atomic<bool>* interrupted);
+                       double precise_seconds, const std::atomic<bool>* interrupted);
 
 }  // namespace shapescope

@@ -259,6 +259,7 @@ std::vector<ChangedStep> plan_changed_steps(const ProfileResult& result) {
     std::vector<std::string> numbers;
     for (size_t n : result.request.what_ifs) numbers.push_back(std::to_string(n));
     s.name = fmt::format("what-if{} {}", numbers.size() > 1 ? "s" : "", fmt::join(numbers, ","));
+    s.named = true;
     std::map<size_t, bool> entries;  // one change per GEMM
     for (size_t n : result.request.what_ifs) {
       // A number is a candidate's (WhatIf::number): one this run's pairing left out of the lists (its

@@ -79,6 +79,7 @@ struct ChangedStep {
   std::optional<double> before_us, after_us;  // per step, as measured with it
   bool replayed = false;            // measured in the step's replay (else in paired passes of its GEMMs)
   bool predicted = false;           // profile --predict: the model's sum (it prices no interaction)
+  bool named = false;               // --what-if's: replayed, its move is measured to +-5 % where time allows
   std::vector<size_t> unlisted;     // --what-if numbers this run's lists do not show (their saving within
                                     // the least effect, or not measured): named in its line
   std::string why_not;

@@ -121,6 +121,17 @@ TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
                    {"--clocks: 'hot' is not a clock state (sustained, burst, unrecorded)"});
 }
 
+// --what-if-seconds bounds the replay of the --what-if step: without --what-if it has nothing to bound,
+// and a time outside 1 to 600 s is refused, both before a store is opened or a GPU looked for.
+TEST(Cli, WhatIfSecondsNeedsAWhatIfAndATimeInRange) {
+  expect_refused("profile --model gpt2 --tokens 64 --what-if-seconds 20", ExitCode::kUsage,
+                 {"--what-if-seconds: needs --what-if (the changed step whose move it measures)"});
+  expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds 0.5", ExitCode::kUsage,
+                 {"--what-if-seconds: 0.5 must be between 1 and 600"});
+  expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds nan", ExitCode::kUsage,
+                 {"--what-if-seconds"});
+}
+
 // The options several commands share are registered once: each command refuses the same bad value in
 // the same words, before it opens a store or looks for a GPU.
 TEST(Cli, SharedOptionsAreRefusedAlikeByEveryCommand) {

@@ -10,6 +10,7 @@
 #include "model/profile.hpp"
 #include "model/step_timeline.hpp"
 #include "model/trace_import.hpp"
+#include "timing/paired.hpp"
 #include "timing/replay_plan.hpp"
 #include "views/step_replay.hpp"
 
@@ -137,6 +138,29 @@ TEST(ReplayPlan, StandInsMergeAndShortOnesGo) {
   EXPECT_DOUBLE_EQ(standin_us(items), 9.5);
   // Timed calls' times add up per term, in item order.
   EXPECT_EQ(term_sums(out, {10, 20, 30}, 2), (std::vector<double>{40, 20}));
+}
+
+// A changed step named by --what-if keeps the passes going until its move (1 - ratio), not only its
+// ratio, is known within the rule's move target; the time limit still ends them.
+TEST(ReplayPlan, ANamedChangeRunsUntilItsMoveIsKnown) {
+  ReplayRule rule;
+  rule.steps.resize(2);
+  const std::vector<double> sums(8, 100.0);  // the step's sums: known exactly
+  // Eight pairs of a 5 % move, their ratios spread +-0.4 %: the ratio is known within the step's
+  // +-0.5 % target, its move (0.05 +- ~0.003) not within 5 % of itself (+-0.0025).
+  const std::vector<double> spread = {0.946, 0.954, 0.947, 0.953, 0.948, 0.952, 0.946, 0.954};
+  const std::vector<std::vector<double>> ratios = {{}, spread};
+  EXPECT_TRUE(replay_done(sums, ratios, rule, 1.0)) << "not named: the ratio's target is met";
+  rule.precise = {1};
+  EXPECT_FALSE(replay_done(sums, ratios, rule, 1.0)) << "named: the move is not known within 5 %";
+  EXPECT_TRUE(replay_done(sums, ratios, rule, rule.max_seconds)) << "the time limit ends the passes";
+  // The same move measured tighter: known within 5 % of itself.
+  const std::vector<double> tight = {0.949, 0.951, 0.9495, 0.9505, 0.949, 0.951, 0.9495, 0.9505};
+  EXPECT_TRUE(replay_done(sums, {{}, tight}, rule, 1.0));
+  // Too few pairs: not before min_replays of them, unless the hard limit has passed.
+  const std::vector<double> three(tight.begin(), tight.begin() + 3);
+  EXPECT_FALSE(replay_done(sums, {{}, three}, rule, rule.max_seconds));
+  EXPECT_TRUE(replay_done(sums, {{}, three}, rule, kHardLimit * rule.max_seconds));
 }
 
 TEST(ClockInference, ComputeBoundTimesGiveTheClock) {

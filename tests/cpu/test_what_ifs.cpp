@@ -336,6 +336,10 @@ TEST(WhatIfs, ThePageAndTheTextShowThem) {
                    "same passes, at the step's clock): the step's GEMM time 10.00 ms -> 8000.0 us"),
             std::string::npos)
       << t;
+  // The move per step, with the ratio's interval on the step's time.
+  EXPECT_NE(t.find("x0.800 [95 %: 0.790..0.810, 16 pairs]: saves 2000.0 us per step [1900.0 us to 2100.0 us]"),
+            std::string::npos)
+      << t;
   EXPECT_EQ(t.find("in another precision"), std::string::npos) << "no precision list without a precision what-if";
   ProfileResult from_store = r;
   from_store.measured.reset();  // from a store: nothing was paired, no what-ifs

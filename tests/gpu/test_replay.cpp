@@ -106,7 +106,8 @@ TEST(Replay, AStepOfGemmsThroughMeasure) {
                                            {1, {other, BackendSpec(BackendKind::kCublas), 0}}};
   StepChange doubled;
   doubled.per_call[0] = {{large, BackendSpec(BackendKind::kCublas), 0}};
-  const StepReplay r = replay_step(t, call_of, {doubled}, 2, device, store, nullptr);
+  doubled.precise = true;  // its move (the large GEMM's extra time) wanted within +-5 %: within 10 s
+  const StepReplay r = replay_step(t, call_of, {doubled}, 2, device, store, 10, nullptr);
   ASSERT_FALSE(r.interrupted);
   ASSERT_TRUE(r.per_call_us[0] && r.per_call_us[1]);
   EXPECT_GT(*r.per_call_us[0], 5);
@@ -119,6 +120,8 @@ TEST(Replay, AStepOfGemmsThroughMeasure) {
   ASSERT_TRUE(r.change_ratio[0]) << r.why_not[0];
   EXPECT_GT(r.change_ratio[0]->median, 1.3);
   EXPECT_LT(r.change_ratio[0]->median, 2.0);
+  const PairedRatio& moved = *r.change_ratio[0];
+  EXPECT_LE((moved.high - moved.low) / 2, 0.05 * (moved.median - 1) + 1e-12) << "the move is not known within 5 %";
 }
 
 }  // namespace
