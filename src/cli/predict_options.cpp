@@ -190,6 +190,7 @@ std::shared_ptr<const GpuPerfModel> profile_prediction(const CLI::App& cmd, cons
       {"--pair-seconds", "is how long the what-ifs are measured against the step"},
       {"--what-if", "measures those what-ifs applied at once as a step; predicted, each list's changes at once are "
                     "the model's sum"},
+      {"--what-if-seconds", "is how long the --what-if step is replayed against the step"},
       {"--max-error", "keeps precision what-ifs by the numerical error a GPU measures"},
       {"--micro-batches", "prices an fp8 what-if's weight casts, measured kernels the model does not predict"},
   };
