@@ -199,4 +199,20 @@ void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool
       ->default_str("step");
 }
 
+CLI::Option* add_what_if_seconds_option(CLI::App* cmd, double& seconds) {
+  return add_real_option(cmd, "--what-if-seconds", seconds, 1, 600,
+                         "a replayed step: its passes go on until the --what-if step's saving is known within +-5 %, "
+                         "for at most this many seconds (longer only until it has 3 pairs)");
+}
+
+void check_what_if_seconds(const CLI::Option& option, bool what_ifs, const std::string& no_step, bool paired) {
+  if (option.count() == 0) return;
+  const std::string given = fmt::format("--what-if-seconds: '{}'", option.as<std::string>());
+  if (!what_ifs) throw usage_error(given + " needs --what-if (the changed step whose saving it measures)");
+  if (!no_step.empty())
+    throw usage_error(fmt::format("{} bounds the replay of a trace's step; {} has no step to replay", given, no_step));
+  if (paired)
+    throw usage_error(given + " bounds the replay of the step; --clocks sustained and burst pair its GEMMs instead");
+}
+
 }  // namespace shapescope

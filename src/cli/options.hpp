@@ -33,6 +33,12 @@ CLI::Option* add_clocks_option(CLI::App* cmd, ClockState& clocks);
 // at the boost clock, model/profile.hpp: step_clock_call), `replay` (`replay_always` set: replayed
 // whatever its clock) or a state every GEMM is measured in (sustained, burst: `given` set).
 void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always);
+// --what-if-seconds of profile: how long a replayed step's passes may go on for the --what-if step's
+// move (1 to 600 s). check_what_if_seconds refuses it, given, where it bounds nothing: without
+// --what-if, for a workload with no step to replay (`no_step`: its name; "" for a trace), and at
+// --clocks sustained or burst (`paired`), where the changed step is paired, not replayed.
+CLI::Option* add_what_if_seconds_option(CLI::App* cmd, double& seconds);
+void check_what_if_seconds(const CLI::Option& option, bool what_ifs, const std::string& no_step, bool paired);
 // --clocks of a selection of stored points: sustained, burst or unrecorded; not given: any.
 CLI::Option* add_clocks_option(CLI::App* cmd, std::optional<ClockState>& clocks);
 // --samples: exactly N samples per point, N between 1 and 100000.

@@ -38,7 +38,8 @@ struct ProfileOptions {
   bool wide = false;
   bool no_verdict = false;
   std::string html;           // --html FILE: the page too; "-": the page instead of the table
-  bool html_given = false, what_if_seconds_given = false;
+  bool html_given = false;
+  CLI::Option* what_if_seconds = nullptr;  // --what-if-seconds, checked once the workload is known
   bool force = false;         // --html may replace a result store
   PredictOptions predict;     // --predict, --perf-model, --scale-to
   const GpuProfile* gpu = nullptr;  // --gpu: the GPU --predict predicts for
@@ -100,8 +101,6 @@ void check_options(const ProfileOptions& o) {
     throw usage_error(fmt::format("--sequence: {} is read only with --attention (the length of QK^T and PV's "
                                   "sequences); without it nothing uses it",
                                   o.sequence));
-  if (o.what_if_seconds_given && o.request.what_ifs.empty())
-    throw usage_error("--what-if-seconds: needs --what-if (the changed step whose move it measures)");
   if (o.html_given && o.html == "-" && o.json)
     throw usage_error("--html: '-' puts the page on standard output, where --format json would go too; give a file");
   // Never over an input: the store, the trace, the list or the config.
@@ -136,6 +135,8 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
     throw usage_error(fmt::format("--clocks: 'replay' replays a trace's step in its order; {} has no step to replay "
                                   "(give --trace, or --clocks step, sustained or burst)",
                                   w.source));
+  check_what_if_seconds(*o.what_if_seconds, !o.request.what_ifs.empty(), w.timeline ? "" : w.source,
+                        o.request.clocks_given);
   o.request.backend = o.backend.kind;
   o.request.fused_in_total = o.attention_in_total;
   o.request.verdicts = !o.no_verdict;
@@ -226,8 +227,7 @@ void register_profile(CLI::App& app) {
         }
       },
       "also measure the step with these what-ifs applied at once, as a step (their numbers: 3 or 1,2,3)");
-  CLI::Option* what_if_seconds = add_real_option(cmd, "--what-if-seconds", o->request.what_if_seconds, 1, 600,
-                  "a replayed step: replay the --what-if step until its move is known within +-5 %, at most this long");
+  o->what_if_seconds = add_what_if_seconds_option(cmd, o->request.what_if_seconds);
   add_max_error_option(cmd, o->request.max_error);
   add_int_option(cmd, "--micro-batches", o->request.micro_batches, 1, 1 << 20,
                  "micro-batches per step (gradient accumulation): an fp8 what-if's weight casts per step = calls / this");
@@ -237,9 +237,8 @@ void register_profile(CLI::App& app) {
   cmd->add_flag("--force", o->force, kForceHelp);
   add_predict_options(cmd, o->predict, "measuring (no GPU needed)");
   add_gpu_option(cmd, o->gpu, "with --predict: the GPU to predict for: " + profile_keys());
-  cmd->callback([o, html, what_if_seconds, cmd] {
+  cmd->callback([o, html, cmd] {
     o->html_given = html->count() > 0;
-    o->what_if_seconds_given = what_if_seconds->count() > 0;
     run_profile(*o, *cmd);
   });
 }

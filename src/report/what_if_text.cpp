@@ -81,15 +81,24 @@ std::string changed_step_line(const ProfileResult& r, const ChangedStep& s) {
                          : fmt::format("; not in this run's lists (a saving within the least effect, or not measured): "
                                        "what-if {}",
                                        fmt::join(s.unlisted, ", "));
-  // The move per step, the two medians' difference as the headline has them, with the ratio's interval
-  // on the step's time (what a user checks a re-recorded step against).
-  const double before = *s.before_us;
+  // What it saves (or costs) per step, with the ratio's interval on the step's time: what a user checks
+  // a re-recorded step against. A --what-if step replayed until its saving is known within +-5 % says
+  // where the time limit came first.
+  const double before = *s.before_us, low = before * (s.ratio->low - 1), high = before * (s.ratio->high - 1);
+  const bool saves = s.ratio->median <= 1;
+  const std::string move = saves ? fmt::format("saves {} per step [{} to {}]", us_or_ms(before - *s.after_us),
+                                               us_or_ms(-high), us_or_ms(-low))
+                                 : fmt::format("costs {} per step [{} to {}]", us_or_ms(*s.after_us - before),
+                                               us_or_ms(low), us_or_ms(high));
+  const std::string unknown =
+      s.named && s.replayed && !move_known(*s.ratio)
+          ? fmt::format("; --what-if-seconds ended the passes before it was known within +-{:g} %", kMoveTarget * 100)
+          : "";
   return fmt::format("{} at once ({} change{}), measured as a step ({}): the step's GEMM time {} -> {} ({}), "
-                     "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]: saves {} per step [{} to {}]{}",
+                     "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]: {}{}{}",
                      s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(before),
                      us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median, s.ratio->low,
-                     s.ratio->high, s.ratio->pairs, us_or_ms(before - *s.after_us),
-                     us_or_ms(before * (1 - s.ratio->high)), us_or_ms(before * (1 - s.ratio->low)), note);
+                     s.ratio->high, s.ratio->pairs, move, unknown, note);
 }
 
 WhatIfListText same_dtype_text(const ProfileResult& r, const WhatIfs& w) {

@@ -42,23 +42,38 @@ std::vector<double> term_sums(const std::vector<ReplayItem>& items, const std::v
   return sums;
 }
 
+bool replay_keeps(size_t step, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule) {
+  if (step == 0 || rule.precise.empty()) return true;
+  if (std::find(rule.precise.begin(), rule.precise.end(), step) != rule.precise.end()) return true;
+  return step >= ratios.size() || ratios[step].size() < size_t(kMinAdaptiveSamples);
+}
+
 bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
                  const ReplayRule& rule, double seconds) {
   if (step_sums.size() >= size_t(rule.max_replays)) return true;
   if (step_sums.size() < size_t(rule.min_replays)) return false;
-  size_t pairs = SIZE_MAX;
-  for (size_t i = 1; i < ratios.size(); ++i) pairs = std::min(pairs, ratios[i].size());
-  const bool enough_pairs = ratios.size() <= 1 || pairs >= size_t(rule.min_replays);
-  if (seconds >= rule.max_seconds && (enough_pairs || seconds >= kHardLimit * rule.max_seconds)) return true;
+  size_t pairs = SIZE_MAX;  // the fewest of the changed steps still in the passes
+  for (size_t i = 1; i < ratios.size(); ++i)
+    if (replay_keeps(i, ratios, rule)) pairs = std::min(pairs, ratios[i].size());
+  const bool enough_pairs = pairs == SIZE_MAX || pairs >= size_t(rule.min_replays);
+  // A named change's time limit is the user's: it ends the passes once every step has an interval.
+  const bool an_interval = !rule.precise.empty() && (pairs == SIZE_MAX || pairs >= size_t(kMinAdaptiveSamples));
+  if (seconds >= rule.max_seconds && (enough_pairs || an_interval || seconds >= kHardLimit * rule.max_seconds))
+    return true;
   if (!enough_pairs || relative_half_width(step_sums) > rule.target) return false;
   for (size_t i = 1; i < ratios.size(); ++i)
-    if (paired_ratio(ratios[i]).relative_half_width() > rule.target) return false;
-  for (const size_t i : rule.precise) {
-    if (i == 0 || i >= ratios.size()) continue;
-    const PairedRatio r = paired_ratio(ratios[i]);
-    if ((r.high - r.low) / 2 > rule.move_target * std::abs(1 - r.median)) return false;
-  }
+    if (replay_keeps(i, ratios, rule) && paired_ratio(ratios[i]).relative_half_width() > rule.target) return false;
+  for (const size_t i : rule.precise)
+    if (i > 0 && i < ratios.size() && !move_known(paired_ratio(ratios[i]), rule.move_target, rule.move_floor))
+      return false;
   return true;
+}
+
+std::vector<size_t> kept_precise(const std::vector<size_t>& precise, const std::vector<size_t>& kept) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < kept.size(); ++i)
+    if (std::find(precise.begin(), precise.end(), kept[i]) != precise.end()) out.push_back(i);
+  return out;
 }
 
 }  // namespace shapescope

@@ -47,7 +47,8 @@ struct ReplayRule {
   // until each one's interval is that narrow. A move of 5 % of the step, known to +-5 %, needs its
   // ratio to +-0.25 %, where the step's own rule (`target`) stops at +-0.5 %.
   std::vector<size_t> precise;
-  double move_target = 0.05;
+  double move_target = kMoveTarget;
+  double move_floor = kMoveFloor;  // core/paired_ratio.hpp: move_known
 };
 
 struct ReplayOutcome {
@@ -65,13 +66,25 @@ struct ReplayOutcome {
   bool interrupted = false;
 };
 
+// Whether changed step `step` still runs in the passes, given every changed step's ratios so far (one
+// per pass; [0] unused): every one does where the rule has no `precise` step. Where it has, the
+// others leave once they have an interval (kMinAdaptiveSamples pairs), so that the passes that remain
+// replay the step and the precise steps alone: a pass of the step and three changed steps replays 13
+// times, of the step and one changed step 5 times, and the named change gets its pairs sooner.
+bool replay_keeps(size_t step, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule);
+
 // Whether the counted passes may stop, from the step's timed sums so far (one per replay of it), each
-// changed step's ratios (one per pass; [0] unused) and the seconds of counted passes: at max_replays;
-// never before min_replays, nor before every changed step has min_replays pairs (unless the passes
-// have run kHardLimit x max_seconds); at max_seconds; else once the step's sum and every ratio are
-// known within `target`, and each `precise` step's move within `move_target` of itself.
+// changed step's ratios and the seconds of counted passes: at max_replays; never before min_replays,
+// nor before every changed step still in the passes has min_replays pairs (unless the passes have run
+// kHardLimit x max_seconds, or the rule has precise steps and each has an interval); at max_seconds;
+// else once the step's sum and the ratios still in the passes are known within `target`, and each
+// `precise` step's move within `move_target` of itself (core/paired_ratio.hpp: move_known).
 bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
                  const ReplayRule& rule, double seconds);
+
+// The precise steps' numbers once only the steps `kept` (their old numbers, in order) are replayed:
+// a step left out before a precise one shifts it down; a precise step left out is gone.
+std::vector<size_t> kept_precise(const std::vector<size_t>& precise, const std::vector<size_t>& kept);
 
 // Merges consecutive stand-ins of one kind and idle gaps, and drops stand-ins shorter than `min_us`
 // (a graph node costs about a microsecond to start: shorter work cannot be stood in for).

@@ -175,9 +175,11 @@ bool replay_with_changes(ProfileResult& result, const DeviceContext& device, Sto
       s.why_not = replay.why_not[i];
       continue;
     }
+    // As the paired changed steps': the step's time x the paired ratio (the changed step's own median
+    // is a second, unpaired estimate, which the clock's drift between passes moves).
     s.ratio = replay.change_ratio[i];
     s.before_us = replay.step_us / steps;
-    s.after_us = *replay.change_us[i] / steps;
+    s.after_us = *s.before_us * s.ratio->median;
   }
   retime_entries(result, replay);
   return true;

@@ -1,6 +1,7 @@
 #include "views/step_replay.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "common/error.hpp"
 #include "measure/measure.hpp"
@@ -121,7 +122,10 @@ StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, Repl
     rule.steps.push_back(sequence(timeline, call_of, &c, r));
     if (c.precise) rule.precise.push_back(rule.steps.size() - 1);
   }
-  if (!rule.precise.empty()) rule.max_seconds = precise_seconds;
+  if (!rule.precise.empty()) {  // the time limit is the user's: not the count of a short step's replays
+    rule.max_seconds = precise_seconds;
+    rule.max_replays = std::numeric_limits<int>::max();
+  }
   r.request.replay = rule;
   const MeasureOutcome got = measure(r.request, device, store, ProgressCallback(), interrupted);
   StepReplay out;

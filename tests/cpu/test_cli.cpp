@@ -121,11 +121,20 @@ TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
                    {"--clocks: 'hot' is not a clock state (sustained, burst, unrecorded)"});
 }
 
-// --what-if-seconds bounds the replay of the --what-if step: without --what-if it has nothing to bound,
-// and a time outside 1 to 600 s is refused, both before a store is opened or a GPU looked for.
+// --what-if-seconds bounds the replay of the --what-if step: without --what-if, without a trace's step
+// or at a clock state that pairs it has nothing to bound, and a time outside 1 to 600 s is refused,
+// each before a store is opened or a GPU looked for.
 TEST(Cli, WhatIfSecondsNeedsAWhatIfAndATimeInRange) {
   expect_refused("profile --model gpt2 --tokens 64 --what-if-seconds 20", ExitCode::kUsage,
-                 {"--what-if-seconds: needs --what-if (the changed step whose move it measures)"});
+                 {"--what-if-seconds: '20' needs --what-if (the changed step whose saving it measures)"});
+  // Nothing is replayed for a model's GEMMs, nor at --clocks sustained or burst: nothing it bounds.
+  expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds 20", ExitCode::kUsage,
+                 {"--what-if-seconds: '20' bounds the replay of a trace's step; gpt2 at 64 tokens has no step to replay"});
+  expect_refused("profile --trace " + std::string(SHAPESCOPE_TEST_DATA) +
+                     "/traces/gpt2.json --what-if 1 --what-if-seconds 20 --clocks burst --db /nonexistent/x.db",
+                 ExitCode::kUsage,
+                 {"--what-if-seconds: '20' bounds the replay of the step; --clocks sustained and burst pair its GEMMs "
+                  "instead"});
   expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds 0.5", ExitCode::kUsage,
                  {"--what-if-seconds: 0.5 must be between 1 and 600"});
   expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds nan", ExitCode::kUsage,

@@ -359,7 +359,7 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
       {" --gpu h100-sxm --predict --what-if 1,3", "--what-if: '1,3' measures those what-ifs applied at once", 2},
       {" --gpu h100-sxm --predict --samples 5", "--samples: '5' is how often each GEMM is measured", 2},
       {" --gpu h100-sxm --predict --pair-seconds 2", "--pair-seconds: '2' is how long the what-ifs", 2},
-      {" --gpu h100-sxm --predict --what-if-seconds 20", "--what-if-seconds: needs --what-if", 2},
+      {" --gpu h100-sxm --predict --what-if-seconds 20", "--what-if-seconds: '20' is how long the --what-if step", 2},
       {" --gpu h100-sxm --predict --burst-idle 2", "--burst-idle: '2' paces GEMMs", 2},
       {" --gpu h100-sxm --predict --max-error 0.01", "--max-error: '0.01' keeps precision what-ifs", 2},
       {" --gpu h100-sxm --predict --micro-batches 4", "--micro-batches: '4' prices an fp8 what-if's weight casts", 2},

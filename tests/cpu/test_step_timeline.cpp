@@ -157,10 +157,52 @@ TEST(ReplayPlan, ANamedChangeRunsUntilItsMoveIsKnown) {
   // The same move measured tighter: known within 5 % of itself.
   const std::vector<double> tight = {0.949, 0.951, 0.9495, 0.9505, 0.949, 0.951, 0.9495, 0.9505};
   EXPECT_TRUE(replay_done(sums, {{}, tight}, rule, 1.0));
-  // Too few pairs: not before min_replays of them, unless the hard limit has passed.
-  const std::vector<double> three(tight.begin(), tight.begin() + 3);
-  EXPECT_FALSE(replay_done(sums, {{}, three}, rule, rule.max_seconds));
-  EXPECT_TRUE(replay_done(sums, {{}, three}, rule, kHardLimit * rule.max_seconds));
+  // Too few pairs: not before min_replays of them, unless the hard limit has passed; a named change's
+  // time limit ends the passes once it has an interval (three pairs), not kHardLimit times later.
+  const std::vector<double> two(tight.begin(), tight.begin() + 2), three(tight.begin(), tight.begin() + 3);
+  EXPECT_FALSE(replay_done(sums, {{}, two}, rule, rule.max_seconds));
+  EXPECT_TRUE(replay_done(sums, {{}, two}, rule, kHardLimit * rule.max_seconds));
+  EXPECT_TRUE(replay_done(sums, {{}, three}, rule, rule.max_seconds));
+  rule.precise.clear();
+  EXPECT_FALSE(replay_done(sums, {{}, three}, rule, rule.max_seconds)) << "no named change: six pairs or the hard limit";
+}
+
+// A named step keeps its rule when a step before it cannot run here and is left out of the replay.
+TEST(ReplayPlan, ANamedStepKeepsItsRuleWhenAStepBeforeItIsLeftOut) {
+  EXPECT_EQ(kept_precise({3}, {0, 1, 3}), (std::vector<size_t>{2}));
+  EXPECT_EQ(kept_precise({3}, {0, 1, 2, 3}), (std::vector<size_t>{3}));
+  EXPECT_TRUE(kept_precise({2}, {0, 1, 3}).empty()) << "the named step itself left out";
+}
+
+// A move near nothing is known once its interval is within a tenth of a percent of the step: 5 % of
+// no move is no interval at all.
+TEST(ReplayPlan, AMoveNearNothingIsKnownWithinAFloor) {
+  PairedRatio r;
+  r.median = 1.0, r.low = 0.9995, r.high = 1.0005, r.pairs = 6;
+  EXPECT_TRUE(move_known(r));
+  r.low = 0.998, r.high = 1.002;
+  EXPECT_FALSE(move_known(r));
+  r.median = 0.9, r.low = 0.896, r.high = 0.904;  // a 10 % move to +-4 %
+  EXPECT_TRUE(move_known(r));
+  r.pairs = 0;
+  EXPECT_FALSE(move_known(r)) << "no pairs, nothing known";
+}
+
+// With a named change, the other changed steps leave the passes once they have an interval, and the
+// stopping rule no longer waits for them; without one, every changed step stays.
+TEST(ReplayPlan, TheOtherChangesLeaveThePassesOfANamedOne) {
+  ReplayRule rule;
+  rule.steps.resize(3);
+  const std::vector<double> three = {0.99, 1.0, 1.01}, many = {0.949, 0.951, 0.9495, 0.9505, 0.949, 0.951};
+  const std::vector<std::vector<double>> ratios = {{}, three, many};
+  EXPECT_TRUE(replay_keeps(1, ratios, rule));
+  rule.precise = {2};
+  EXPECT_TRUE(replay_keeps(0, ratios, rule));
+  EXPECT_FALSE(replay_keeps(1, ratios, rule)) << "an interval (3 pairs) and not named";
+  EXPECT_TRUE(replay_keeps(2, ratios, rule));
+  EXPECT_TRUE(replay_keeps(1, {{}, {0.99, 1.0}, many}, rule)) << "two pairs make no interval";
+  // Step 1's three pairs (+-1 %) no longer hold the passes: step 2's move is known within 5 %.
+  EXPECT_TRUE(replay_done(std::vector<double>(8, 100.0), ratios, rule, 1.0));
 }
 
 TEST(ClockInference, ComputeBoundTimesGiveTheClock) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report/profile_html.hpp"
+#include "report/what_if_text.hpp"
 #include "report/profile_report.hpp"
 #include "core/fp8.hpp"
 #include "views/explain_precision.hpp"
@@ -315,6 +316,32 @@ ProfileResult measured_with_a_what_if() {
   all.replayed = true;
   r.changed_steps = {all};
   return r;
+}
+
+// A changed step that makes the step slower costs, in ms from 10 ms up; a named one whose saving the
+// replay could not pin down within 5 % before its time limit says so.
+TEST(WhatIfs, AChangedStepSaysWhatItCostsAndWhetherItsSavingIsKnown) {
+  ProfileResult r = measured_with_a_what_if();
+  ASSERT_EQ(r.changed_steps.size(), 1u);
+  ChangedStep slower = r.changed_steps[0];
+  slower.before_us = 200000;
+  slower.ratio = ratio(1.03, 1.05, 1.07);
+  slower.after_us = 210000;
+  EXPECT_NE(changed_step_line(r, slower).find("x1.050 [95 %: 1.030..1.070, 16 pairs]: costs 10.00 ms per step "
+                                              "[6000.0 us to 14.00 ms]"),
+            std::string::npos)
+      << changed_step_line(r, slower);
+  ChangedStep named = r.changed_steps[0];
+  named.named = true;
+  named.ratio = ratio(0.93, 0.944, 0.95);  // a 5.6 % move known to +-0.7 % of the step: +-12 % of itself
+  named.after_us = 9440;
+  const std::string line = changed_step_line(r, named);
+  EXPECT_NE(line.find("saves 560.0 us per step [500.0 us to 700.0 us]; --what-if-seconds ended the passes before "
+                      "it was known within +-5 %"),
+            std::string::npos)
+      << line;
+  named.ratio = ratio(0.942, 0.944, 0.946);  // known to +-0.2 %: within 5 % of 5.6 %
+  EXPECT_EQ(changed_step_line(r, named).find("ended the passes"), std::string::npos);
 }
 
 // The page (profile --html) and the text put the lists first and after the total, each with its
