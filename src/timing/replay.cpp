@@ -157,12 +157,7 @@ ReplayOutcome run_replay(const std::vector<GemmCall*>& calls, const ReplayRule& 
       out.interrupted = true;
       break;
     }
-    // The changed steps still in the passes (timing/replay_plan.hpp: replay_keeps), in this pass's order.
-    std::vector<size_t> order;
-    if (k > 1)
-      for (size_t s : pass_order(k, resources.seed + pass))
-        if (replay_keeps(s, ratios, rule)) order.push_back(s);
-    const std::vector<size_t> sequence = order.empty() ? std::vector<size_t>{0} : pass_sequence(order);
+    const std::vector<size_t> sequence = replay_pass(k, ratios, rule, resources.seed + pass);
     const double began = ClockSampler::now();
     std::vector<double> sample_sums;
     for (size_t s : sequence) {

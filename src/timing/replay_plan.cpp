@@ -48,6 +48,15 @@ bool replay_keeps(size_t step, const std::vector<std::vector<double>>& ratios, c
   return step >= ratios.size() || ratios[step].size() < size_t(kMinAdaptiveSamples);
 }
 
+std::vector<size_t> replay_pass(size_t steps, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule,
+                                unsigned long long seed) {
+  std::vector<size_t> order;
+  if (steps > 1)
+    for (const size_t s : pass_order(steps, seed))
+      if (replay_keeps(s, ratios, rule)) order.push_back(s);
+  return order.empty() ? std::vector<size_t>{0} : pass_sequence(order);
+}
+
 bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
                  const ReplayRule& rule, double seconds) {
   if (step_sums.size() >= size_t(rule.max_replays)) return true;

@@ -73,6 +73,12 @@ struct ReplayOutcome {
 // times, of the step and one changed step 5 times, and the named change gets its pairs sooner.
 bool replay_keeps(size_t step, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule);
 
+// One pass's replays, in order (`steps` of them in the rule, `seed` this pass's): the step between any
+// two changed steps (timing/paired.hpp: pass_sequence), of the changed steps those still in the
+// passes; the step alone where there is none.
+std::vector<size_t> replay_pass(size_t steps, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule,
+                                unsigned long long seed);
+
 // Whether the counted passes may stop, from the step's timed sums so far (one per replay of it), each
 // changed step's ratios and the seconds of counted passes: at max_replays; never before min_replays,
 // nor before every changed step still in the passes has min_replays pairs (unless the passes have run

@@ -201,6 +201,10 @@ TEST(ReplayPlan, TheOtherChangesLeaveThePassesOfANamedOne) {
   EXPECT_FALSE(replay_keeps(1, ratios, rule)) << "an interval (3 pairs) and not named";
   EXPECT_TRUE(replay_keeps(2, ratios, rule));
   EXPECT_TRUE(replay_keeps(1, {{}, {0.99, 1.0}, many}, rule)) << "two pairs make no interval";
+  // The passes replay the step around step 2 alone: 0 2 0 2 0 (every changed step: 0 a 0 b 0 b 0 a 0).
+  EXPECT_EQ(replay_pass(3, ratios, rule, 7), (std::vector<size_t>{0, 2, 0, 2, 0}));
+  EXPECT_EQ(replay_pass(3, {{}, {}, {}}, rule, 7).size(), 9u);
+  EXPECT_EQ(replay_pass(1, {{}}, rule, 7), (std::vector<size_t>{0}));
   // Step 1's three pairs (+-1 %) no longer hold the passes: step 2's move is known within 5 %.
   EXPECT_TRUE(replay_done(std::vector<double>(8, 100.0), ratios, rule, 1.0));
 }
