@@ -1,6 +1,6 @@
 #!/bin/bash
-# Run 34: the top fp8 what-if alone (Llama 8192 tokens, Qwen2.5-7B widths), after 10 warm-up steps,
-# alternated 4+4, then 40 timed pairs; profile's default (the recorded-clock rule) against them.
+# Runs 30, 32 and 34 (run 30 with a shorter summary at the end; the measuring lines the same): the top fp8 what-if alone (Llama 8192 tokens, Qwen2.5-7B widths), after 10 warm-up steps,
+# alternated 4+4, then PAIRS timed pairs (default 40); profile's default (the recorded-clock rule) against them.
 set -u
 mkdir -p build
 for b in shapescope libshapescope_casts.so; do xz -dc devbin/$b.xz > build/$b; chmod +x build/$b; done
@@ -11,5 +11,5 @@ s=$SECONDS; RECORD_STEPS=4 RECORD_WARMUP=10 TIMED_PAIRS=${PAIRS:-40} ALTERNATE=1
 cut -c1-300 $OUT/run.txt
 for f in $OUT/changed/profile-*.err; do echo "== $f"; grep -E "replayed|paired in" $f | cut -c1-200; python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(*d[\"what_ifs\"][\"lines\"], sep=\"\\n\")" ${f%.err}.out | cut -c1-400; done
 OUT=$OUT bench/workloads/changed_steps.sh table 2>&1 | cut -c1-400 | grep -v "^    " | head -20
-tar czf $OUT/r34.tgz --exclude='*.db*' --exclude='*.json' -C $OUT changed run.txt
+tar czf $OUT/run.tgz --exclude='*.db*' --exclude='*.json' -C $OUT changed run.txt
 rm -rf $OUT/changed
