@@ -23,6 +23,7 @@
 #   REPLAY_TOO=1 ... run            # each changed step predicted replayed too (profile --clocks replay)
 #   RECORD_STEPS=4 RECORD_WARMUP=10 ... run   # steps per trace; steps run before recording (default 2)
 #   TIMED_PAIRS=40 ... run          # then 40 alternated pairs timed without the profiler (the move's interval)
+#   WHAT_IF_SECONDS=120 ... run     # the changed step's replay for up to 120 s (profile --what-if-seconds)
 #   OUT=out bench/workloads/changed_steps.sh table                        # the table (no GPU)
 # About 10 minutes on an H100. Logs: $OUT/changed/.
 set -u
@@ -56,11 +57,11 @@ change() {
   if [ -z "$picked" ]; then echo "$name: no what-if to apply"; return; fi
   # The same profile with those what-ifs measured as one step (the store's points reused).
   timed "profile-$name-change" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json --what-if "$picked" \
-    < /dev/null
+    ${WHAT_IF_SECONDS:+--what-if-seconds "$WHAT_IF_SECONDS"} < /dev/null
   # REPLAY_TOO=1: the same changed step replayed as well (--clocks replay), for the table to set beside.
   if [ "${REPLAY_TOO:-0}" = 1 ]; then
     timed "profile-$name-change-replay" "$BIN" profile --trace "$W/$name.json" --db "$W/$name.db" --json \
-      --what-if "$picked" --clocks replay < /dev/null
+      --what-if "$picked" --clocks replay ${WHAT_IF_SECONDS:+--what-if-seconds "$WHAT_IF_SECONDS"} < /dev/null
     echo "profile $name --clocks replay: $(cat "$W/profile-$name-change-replay.time"); $(tail -n 1 "$W/profile-$name-change-replay.err")"
   fi
   if [[ " ${changed[*]} " != *" PLAN "* ]]; then
