@@ -448,6 +448,8 @@ RECORDS = {
         ("after_us", "float"),
         ("text", "str"),
         ("why_not", "str"),
+        ("named", "bool"),
+        ("saving_known", "bool"),
         ("ratio", "PairedRatioRecord"),
     ),
     "Fp8Casts": (

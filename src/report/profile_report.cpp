@@ -379,7 +379,9 @@ Json what_if_json(const ProfileResult& r, const WhatIf& x) {
 Json changed_step_json(const ProfileResult& r, const ChangedStep& s) {
   Json j = {{"name", s.name}, {"what_ifs", s.candidates.size()}, {"replayed", s.replayed}, {"predicted", s.predicted},
             {"before_us", optional_json(s.before_us)}, {"after_us", optional_json(s.after_us)},
-            {"text", changed_step_line(r, s)}, {"why_not", s.why_not}};
+            {"text", changed_step_line(r, s)}, {"why_not", s.why_not}, {"named", s.named}};
+  // Whether what it saves is known within +-5 % (core/paired_ratio.hpp: move_known); null unmeasured.
+  j["saving_known"] = s.ratio && !s.predicted ? Json(move_known(*s.ratio)) : Json(nullptr);
   j["ratio"] = s.ratio ? Json{{"median", s.ratio->median}, {"low", s.ratio->low}, {"high", s.ratio->high},
                               {"pairs", s.ratio->pairs}}
                        : Json(nullptr);

@@ -4,6 +4,8 @@
 // (same dtype, precision) and their numbering, and what is left out.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 
 #include "report/profile_html.hpp"
@@ -384,10 +386,16 @@ TEST(WhatIfs, TheJsonOfAMeasuredProfileFitsItsTable) {
   r.fp8_casts->us_per_step = 120;
   r.fp8_casts->casts = 4;
   r.fp8_casts->measured = 4;
+  r.changed_steps[0].ratio = ratio(0.795, 0.8, 0.805);
   std::ostringstream json;
   ASSERT_NO_THROW(write_profile_json(json, r));
   for (const char* key : {"\"what_ifs\": {", "\"changed_steps\": [", "\"median\": 0.8", "\"fp8_casts\": {", "\"text\": "})
     EXPECT_NE(json.str().find(key), std::string::npos) << key << " missing from\n" << json.str();
+  // The changed step (x0.800 [0.795, 0.805]: a 20 % saving known to +-2.5 %, not named by --what-if).
+  const auto parsed = nlohmann::json::parse(json.str());
+  const auto& step = parsed["what_ifs"]["changed_steps"][0];
+  EXPECT_EQ(step["named"], false);
+  EXPECT_EQ(step["saving_known"], true);
 }
 
 
