@@ -68,7 +68,7 @@ ReplayComparison compare_replayed(const ComparedCalls& c, const ReplayRule& rule
     runnable.steps.push_back(std::move(items));
     original.push_back(s);
   }
-  runnable.precise = kept_precise(rule.precise, original);
+  keep_precise(runnable, rule, original);
   ReplayResources resources;
   resources.buffer = options.flush_buffer;
   resources.buffer_bytes = options.flush_bytes;

@@ -167,7 +167,7 @@ using explain_text::us;
 // (below six pairs the interval's own coverage: 75 % for three).
 std::string paired_phrase(const PairedRatio& q) {
   const double s = q.speedup();
-  const std::string level = q.coverage >= 0.95 ? "95 %" : shapescope::percent(q.coverage, 0);
+  const std::string level = shapescope::percent(interval_level(q), 0);
   return fmt::format("{:.3g}x {}, {} interval {:.3g}-{:.3g}x, {} pairs", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower", level,
                      s >= 1 ? q.speedup_low() : 1 / q.speedup_high(), s >= 1 ? q.speedup_high() : 1 / q.speedup_low(),
                      q.pairs);

@@ -95,9 +95,10 @@ std::string changed_step_line(const ProfileResult& r, const ChangedStep& s) {
           ? fmt::format("; --what-if-seconds ended the passes before it was known within +-{:g} %", kMoveTarget * 100)
           : "";
   return fmt::format("{} at once ({} change{}), measured as a step ({}): the step's GEMM time {} -> {} ({}), "
-                     "x{:.3f} [95 %: {:.3f}..{:.3f}, {} pairs]: {}{}{}",
+                     "x{:.3f} [{}: {:.3f}..{:.3f}, {} pairs]: {}{}{}",
                      s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(before),
-                     us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median, s.ratio->low,
+                     us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median,
+                     percent(interval_level(*s.ratio), 0), s.ratio->low,
                      s.ratio->high, s.ratio->pairs, move, unknown, note);
 }
 

@@ -78,11 +78,15 @@ bool replay_done(const std::vector<double>& step_sums, const std::vector<std::ve
   return true;
 }
 
-std::vector<size_t> kept_precise(const std::vector<size_t>& precise, const std::vector<size_t>& kept) {
-  std::vector<size_t> out;
+void keep_precise(ReplayRule& runnable, const ReplayRule& rule, const std::vector<size_t>& kept) {
+  runnable.precise.clear();
   for (size_t i = 0; i < kept.size(); ++i)
-    if (std::find(precise.begin(), precise.end(), kept[i]) != precise.end()) out.push_back(i);
-  return out;
+    if (std::find(rule.precise.begin(), rule.precise.end(), kept[i]) != rule.precise.end())
+      runnable.precise.push_back(i);
+  if (!rule.precise.empty() && runnable.precise.empty()) {
+    runnable.max_seconds = ReplayRule{}.max_seconds;
+    runnable.max_replays = ReplayRule{}.max_replays;
+  }
 }
 
 }  // namespace shapescope

@@ -88,9 +88,10 @@ std::vector<size_t> replay_pass(size_t steps, const std::vector<std::vector<doub
 bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
                  const ReplayRule& rule, double seconds);
 
-// The precise steps' numbers once only the steps `kept` (their old numbers, in order) are replayed:
-// a step left out before a precise one shifts it down; a precise step left out is gone.
-std::vector<size_t> kept_precise(const std::vector<size_t>& precise, const std::vector<size_t>& kept);
+// `runnable`'s precise steps once only the steps `kept` of `rule` (their old numbers, in order) are
+// replayed: a step left out before a precise one shifts it down; a precise step left out is gone, and
+// where none is left the step's own limits (ReplayRule's max_seconds and max_replays) hold again.
+void keep_precise(ReplayRule& runnable, const ReplayRule& rule, const std::vector<size_t>& kept);
 
 // Merges consecutive stand-ins of one kind and idle gaps, and drops stand-ins shorter than `min_us`
 // (a graph node costs about a microsecond to start: shorter work cannot be stood in for).

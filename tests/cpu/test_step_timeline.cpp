@@ -168,10 +168,22 @@ TEST(ReplayPlan, ANamedChangeRunsUntilItsMoveIsKnown) {
 }
 
 // A named step keeps its rule when a step before it cannot run here and is left out of the replay.
+// Left out itself, the step's own limits hold again (not the user's 30 s, nor an unbounded count).
 TEST(ReplayPlan, ANamedStepKeepsItsRuleWhenAStepBeforeItIsLeftOut) {
-  EXPECT_EQ(kept_precise({3}, {0, 1, 3}), (std::vector<size_t>{2}));
-  EXPECT_EQ(kept_precise({3}, {0, 1, 2, 3}), (std::vector<size_t>{3}));
-  EXPECT_TRUE(kept_precise({2}, {0, 1, 3}).empty()) << "the named step itself left out";
+  ReplayRule rule;
+  rule.precise = {3};
+  rule.max_seconds = 30;
+  rule.max_replays = 1 << 30;
+  ReplayRule runnable = rule;
+  keep_precise(runnable, rule, {0, 1, 3});
+  EXPECT_EQ(runnable.precise, (std::vector<size_t>{2}));
+  EXPECT_EQ(runnable.max_seconds, 30);
+  keep_precise(runnable, rule, {0, 1, 2, 3});
+  EXPECT_EQ(runnable.precise, (std::vector<size_t>{3}));
+  keep_precise(runnable, rule, {0, 1, 2});
+  EXPECT_TRUE(runnable.precise.empty()) << "the named step itself left out";
+  EXPECT_EQ(runnable.max_seconds, ReplayRule{}.max_seconds);
+  EXPECT_EQ(runnable.max_replays, ReplayRule{}.max_replays);
 }
 
 // A move near nothing is known once its interval is within a tenth of a percent of the step: 5 % of
@@ -184,8 +196,11 @@ TEST(ReplayPlan, AMoveNearNothingIsKnownWithinAFloor) {
   EXPECT_FALSE(move_known(r));
   r.median = 0.9, r.low = 0.896, r.high = 0.904;  // a 10 % move to +-4 %
   EXPECT_TRUE(move_known(r));
-  r.pairs = 0;
-  EXPECT_FALSE(move_known(r)) << "no pairs, nothing known";
+  r.pairs = 2;
+  EXPECT_FALSE(move_known(r)) << "two pairs make no interval";
+  r.pairs = 3, r.coverage = 0.75;
+  EXPECT_TRUE(move_known(r));
+  EXPECT_DOUBLE_EQ(interval_level(r), 0.75) << "three pairs: their least and largest, 75 %";
 }
 
 // With a named change, the other changed steps leave the passes once they have an interval, and the

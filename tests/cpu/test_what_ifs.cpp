@@ -344,6 +344,10 @@ TEST(WhatIfs, AChangedStepSaysWhatItCostsAndWhetherItsSavingIsKnown) {
       << line;
   named.ratio = ratio(0.942, 0.944, 0.946);  // known to +-0.2 %: within 5 % of 5.6 %
   EXPECT_EQ(changed_step_line(r, named).find("ended the passes"), std::string::npos);
+  // Three pairs: the interval is their least and largest, printed at its coverage, not as 95 %.
+  named.ratio->pairs = 3, named.ratio->coverage = 0.75;
+  EXPECT_NE(changed_step_line(r, named).find("x0.944 [75 %: 0.942..0.946, 3 pairs]"), std::string::npos)
+      << changed_step_line(r, named);
 }
 
 // The page (profile --html) and the text put the lists first and after the total, each with its
