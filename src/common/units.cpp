@@ -16,7 +16,7 @@ std::string mib(double bytes, int decimals) { return fmt::format("{:.{}f} MiB", 
 std::string in_mib(double bytes, int decimals) { return fmt::format("{:.{}f}", bytes / kMiB, decimals); }
 
 std::string us_or_ms(double us) {
-  if (us >= 1e4 || us <= -1e4) return fmt::format("{:.2f} ms", us / 1e3);
+  if (std::abs(us) >= 1e4) return fmt::format("{:.2f} ms", us / 1e3);
   return fmt::format("{:.1f} us", us);
 }
 

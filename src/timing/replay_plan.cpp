@@ -1,7 +1,6 @@
 #include "timing/replay_plan.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #include "timing/paired.hpp"

@@ -130,7 +130,6 @@ StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, Repl
   const MeasureOutcome got = measure(r.request, device, store, ProgressCallback(), interrupted);
   StepReplay out;
   out.interrupted = got.interrupted;
-  out.change_us.assign(changes.size(), std::nullopt);
   out.change_ratio.assign(changes.size(), std::nullopt);
   out.why_not.assign(changes.size(), "");
   out.per_call_us.assign(gemms, std::nullopt);
@@ -157,7 +156,6 @@ StepReplay replay_step(const StepTimeline& timeline, const std::map<size_t, Repl
       out.why_not[c] = skipped ? "a call it needs cannot run here" : "no replay of it could be compared";
       continue;
     }
-    out.change_us[c] = o.step_us[c + 1];
     out.change_ratio[c] = ratio;
   }
   return out;

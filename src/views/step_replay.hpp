@@ -60,9 +60,8 @@ struct StepReplay {
   std::vector<std::optional<double>> per_call_us;
   std::vector<double> per_call_noise;  // per GEMM: the relative half-width of that median's 95 % interval
   double step_us = 0;  // the step's GEMM time in one replay (median)
-  // Per change: its GEMM time per replay (the changed calls and what they add) and its ratio to the
-  // step's, both sides in the same passes; nullopt where it could not run (`why_not` says why).
-  std::vector<std::optional<double>> change_us;
+  // Per change: its GEMM time's ratio to the step's (the changed calls and what they add), both sides
+  // in the same passes; nullopt where it could not run (`why_not` says why).
   std::vector<std::optional<PairedRatio>> change_ratio;
   std::vector<std::string> why_not;
   bool interrupted = false;
