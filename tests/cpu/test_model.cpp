@@ -2,6 +2,7 @@
 // 36 waves), occupancy from real launch records, and the annotations of real points measured on an
 // H200 (tests/data/h200-2026-11-21).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -189,8 +190,11 @@ TEST(Roofline, IntensityAndBound) {
 class FixturePoints : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() /
-            ("shapescope_model_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".db");
+    // ctest runs each test in its own process, in parallel: one file per process, or one test's
+    // TearDown removes the store another is reading (random_seed() is 0 for all of them).
+    path_ = std::filesystem::temp_directory_path() / ("shapescope_model_" + std::to_string(getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                                                      ".db");
     std::filesystem::copy_file(std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db",
                                path_, std::filesystem::copy_options::overwrite_existing);
     Store store(path_.string());
