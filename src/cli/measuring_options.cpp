@@ -15,6 +15,7 @@
 #include "model/explain.hpp"
 #include "shape/plan.hpp"
 #include "store/store.hpp"
+#include "views/profile.hpp"
 
 namespace shapescope {
 
@@ -200,9 +201,9 @@ void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool
 }
 
 CLI::Option* add_what_if_seconds_option(CLI::App* cmd, double& seconds) {
-  return add_real_option(cmd, "--what-if-seconds", seconds, 1, 600,
+  return add_real_option(cmd, "--what-if-seconds", seconds, kWhatIfMinSeconds, 600,
                          "a replayed step: its passes go on until the --what-if step's saving is known within +-5 %, "
-                         "for at most this many seconds (up to 4 times as long while it has fewer than 3 pairs)");
+                         "for at most this many seconds (up to 4 times as long while that step has fewer than 3 pairs)");
 }
 
 void check_what_if_seconds(const CLI::Option& option, bool what_ifs, const std::string& no_step, bool paired) {

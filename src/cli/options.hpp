@@ -34,7 +34,7 @@ CLI::Option* add_clocks_option(CLI::App* cmd, ClockState& clocks);
 // whatever its clock) or a state every GEMM is measured in (sustained, burst: `given` set).
 void add_step_clocks_option(CLI::App* cmd, ClockState& clocks, bool& given, bool& replay_always);
 // --what-if-seconds of profile: how long a replayed step's passes may go on for the --what-if step's
-// move (1 to 600 s). check_what_if_seconds refuses it, given, where it bounds nothing: without
+// move (4 to 600 s: at least the step's own replay limit). check_what_if_seconds refuses it, given, where it bounds nothing: without
 // --what-if, for a workload with no step to replay (`no_step`: its name; "" for a trace), and at
 // --clocks sustained or burst (`paired`), where the changed step is paired, not replayed.
 CLI::Option* add_what_if_seconds_option(CLI::App* cmd, double& seconds);
@@ -54,7 +54,7 @@ CLI::Option* add_max_error_option(CLI::App* cmd, std::optional<double>& max_erro
 CLI::Option* add_int_option(CLI::App* cmd, const std::string& name, int& value, int low, int high,
                             const std::string& help);
 // A real option between `low` and `high` (inclusive): a value outside is refused naming the option,
-// the value and that range ("--what-if-seconds: 0.5 must be between 1 and 600").
+// the value and that range ("--what-if-seconds: 2 must be between 4 and 600").
 CLI::Option* add_real_option(CLI::App* cmd, const std::string& name, double& value, double low, double high,
                              const std::string& help);
 // --lt-algos: cuBLASLt's top K algorithms, K between 1 and 64.

@@ -21,19 +21,22 @@ struct PairedRatio {
   double speedup_low() const { return high > 0 ? 1 / high : 0; }
   double speedup_high() const { return low > 0 ? 1 / low : 0; }
 };
-// A changed step's move (1 - its ratio: the share of the step it saves) is known when its ratio's
-// half-width is within kMoveTarget of the move, or within kMoveFloor of the step for a move near
-// nothing (whose 5 % no interval reaches). profile --what-if replays its step until it is.
-// Three pairs at least: fewer make no interval (one pair's is zero wide).
+// The level an interval is printed at: 95 % from six pairs on, below that its own coverage (75 % for
+// three pairs: the interval is their least and largest; below three, no interval: level 0).
+inline double interval_level(const PairedRatio& r) {
+  if (r.pairs < 3) return 0;
+  return r.pairs >= 6 || r.coverage >= 0.95 ? 0.95 : r.coverage;
+}
+// A changed step's move (1 - its ratio: the share of the step it saves) is known when its 95 %
+// interval's half-width is within kMoveTarget of the move, or within kMoveFloor of the step for a move
+// near nothing (whose 5 % no interval reaches). profile --what-if replays its step until it is. An
+// interval at a lower level (fewer than six pairs: 75 % for three) knows nothing at 95 %.
 constexpr double kMoveTarget = 0.05, kMoveFloor = 0.001;
 inline bool move_known(const PairedRatio& r, double move_target = kMoveTarget, double move_floor = kMoveFloor) {
   const double move = r.median < 1 ? 1 - r.median : r.median - 1;
   const double bound = move_target * move > move_floor ? move_target * move : move_floor;
-  return r.pairs >= 3 && (r.high - r.low) / 2 <= bound;
+  return interval_level(r) >= 0.95 && (r.high - r.low) / 2 <= bound;
 }
-// The level an interval is printed at: 95 % from six pairs on, below that its own coverage (75 % for
-// three pairs: the interval is their least and largest).
-inline double interval_level(const PairedRatio& r) { return r.pairs >= 6 || r.coverage >= 0.95 ? 0.95 : r.coverage; }
 // What the interval says of the call against the reference, with `min_effect` (e.g. 0.02):
 //   faster      the whole interval is below 1 - min_effect;
 //   slower      the whole interval is above 1 + min_effect;

@@ -164,9 +164,12 @@ using explain_text::times;
 using explain_text::us;
 
 // "1.27x faster, 95 % interval 1.25-1.29x, 24 pairs": a paired point's time against the target's
-// (below six pairs the interval's own coverage: 75 % for three).
+// (below six pairs the interval's own coverage: 75 % for three; below three, none).
 std::string paired_phrase(const PairedRatio& q) {
   const double s = q.speedup();
+  if (interval_level(q) <= 0)
+    return fmt::format("{:.3g}x {}, {} pair{}, no interval", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower", q.pairs,
+                       q.pairs == 1 ? "" : "s");
   const std::string level = shapescope::percent(interval_level(q), 0);
   return fmt::format("{:.3g}x {}, {} interval {:.3g}-{:.3g}x, {} pairs", s >= 1 ? s : 1 / s, s >= 1 ? "faster" : "slower", level,
                      s >= 1 ? q.speedup_low() : 1 / q.speedup_high(), s >= 1 ? q.speedup_high() : 1 / q.speedup_low(),

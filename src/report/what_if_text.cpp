@@ -85,21 +85,24 @@ std::string changed_step_line(const ProfileResult& r, const ChangedStep& s) {
   // a re-recorded step against. A --what-if step replayed until its saving is known within +-5 % says
   // where the time limit came first.
   const double before = *s.before_us, low = before * (s.ratio->low - 1), high = before * (s.ratio->high - 1);
-  const bool saves = s.ratio->median <= 1;
-  const std::string move = saves ? fmt::format("saves {} per step [{} to {}]", us_or_ms(before - *s.after_us),
-                                               us_or_ms(-high), us_or_ms(-low))
-                                 : fmt::format("costs {} per step [{} to {}]", us_or_ms(*s.after_us - before),
-                                               us_or_ms(low), us_or_ms(high));
+  const bool saves = s.ratio->median <= 1, an_interval = interval_level(*s.ratio) > 0;
+  std::string move = fmt::format("{} {} per step", saves ? "saves" : "costs",
+                                 us_or_ms(saves ? before - *s.after_us : *s.after_us - before));
+  if (an_interval)
+    move += saves ? fmt::format(" [{} to {}]", us_or_ms(-high), us_or_ms(-low))
+                  : fmt::format(" [{} to {}]", us_or_ms(low), us_or_ms(high));
+  const std::string interval =
+      an_interval ? fmt::format("{}: {:.3f}..{:.3f}, ", percent(interval_level(*s.ratio), 0), s.ratio->low, s.ratio->high)
+                  : std::string("no interval, ");
   const std::string unknown =
       s.named && s.replayed && !move_known(*s.ratio)
           ? fmt::format("; --what-if-seconds ended the passes before it was known within +-{:g} %", kMoveTarget * 100)
           : "";
   return fmt::format("{} at once ({} change{}), measured as a step ({}): the step's GEMM time {} -> {} ({}), "
-                     "x{:.3f} [{}: {:.3f}..{:.3f}, {} pairs]: {}{}{}",
+                     "x{:.3f} [{}{} pair{}]: {}{}{}",
                      s.name, s.candidates.size(), s.candidates.size() == 1 ? "" : "s", how, us_or_ms(before),
-                     us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median,
-                     percent(interval_level(*s.ratio), 0), s.ratio->low,
-                     s.ratio->high, s.ratio->pairs, move, unknown, note);
+                     us_or_ms(*s.after_us), signed_percent(*s.after_us / before - 1), s.ratio->median, interval,
+                     s.ratio->pairs, s.ratio->pairs == 1 ? "" : "s", move, unknown, note);
 }
 
 WhatIfListText same_dtype_text(const ProfileResult& r, const WhatIfs& w) {

@@ -64,13 +64,20 @@ bool replay_done(const std::vector<double>& step_sums, const std::vector<std::ve
   for (size_t i = 1; i < ratios.size(); ++i)
     if (replay_keeps(i, ratios, rule)) pairs = std::min(pairs, ratios[i].size());
   const bool enough_pairs = pairs == SIZE_MAX || pairs >= size_t(rule.min_replays);
-  // A named change's time limit is the user's: it ends the passes once every step has an interval.
-  const bool an_interval = !rule.precise.empty() && (pairs == SIZE_MAX || pairs >= size_t(kMinAdaptiveSamples));
+  // A named change's time limit is the user's: it ends the passes once each named step has an interval
+  // (another changed step that gets no pairs, e.g. a sum of nothing, does not hold it).
+  bool an_interval = !rule.precise.empty();
+  for (const size_t i : rule.precise)
+    if (i > 0 && i < ratios.size() && ratios[i].size() < size_t(kMinAdaptiveSamples)) an_interval = false;
   if (seconds >= rule.max_seconds && (enough_pairs || an_interval || seconds >= kHardLimit * rule.max_seconds))
     return true;
   if (!enough_pairs || relative_half_width(step_sums) > rule.target) return false;
+  // A named step is asked for its move within move_target, not for its ratio within `target` (looser
+  // for a move above 10 %, tighter below).
+  const auto named = [&](size_t i) { return std::find(rule.precise.begin(), rule.precise.end(), i) != rule.precise.end(); };
   for (size_t i = 1; i < ratios.size(); ++i)
-    if (replay_keeps(i, ratios, rule) && paired_ratio(ratios[i]).relative_half_width() > rule.target) return false;
+    if (replay_keeps(i, ratios, rule) && !named(i) && paired_ratio(ratios[i]).relative_half_width() > rule.target)
+      return false;
   for (const size_t i : rule.precise)
     if (i > 0 && i < ratios.size() && !move_known(paired_ratio(ratios[i]), rule.move_target, rule.move_floor))
       return false;

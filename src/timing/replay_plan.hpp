@@ -33,6 +33,9 @@ struct ReplayItem {
   size_t term = 0;  // kCall: which term of the step its time adds to (a GEMM of the step, its costs)
 };
 
+// A step's replay: its counted passes' time limit (s), once min_replays are in.
+constexpr double kStepReplaySeconds = 4;
+
 struct ReplayRule {
   // [0]: the step; each other: a changed step, compared with [0] in the same passes.
   std::vector<std::vector<ReplayItem>> steps;
@@ -40,7 +43,7 @@ struct ReplayRule {
   int min_replays = 6;        // counted replays of the step, at least
   int max_replays = 200;
   double target = 0.005;      // stop once the step's timed sum (and each ratio) is known within +-0.5 %
-  double max_seconds = 4;     // of counted passes, at most (once min_replays are in)
+  double max_seconds = kStepReplaySeconds;  // of counted passes, at most (once min_replays are in)
   double warmup_seconds = 3;  // replays before counting, at most, waiting for the clock to settle
   // The changed steps (indices into `steps`) whose move, 1 - their ratio, is asked for within
   // `move_target` of itself (profile --what-if names them): the passes go on, within max_seconds,
@@ -82,9 +85,10 @@ std::vector<size_t> replay_pass(size_t steps, const std::vector<std::vector<doub
 // Whether the counted passes may stop, from the step's timed sums so far (one per replay of it), each
 // changed step's ratios and the seconds of counted passes: at max_replays; never before min_replays,
 // nor before every changed step still in the passes has min_replays pairs (unless the passes have run
-// kHardLimit x max_seconds, or the rule has precise steps and each has an interval); at max_seconds;
-// else once the step's sum and the ratios still in the passes are known within `target`, and each
-// `precise` step's move within `move_target` of itself (core/paired_ratio.hpp: move_known).
+// kHardLimit x max_seconds, or the rule has precise steps and each of them has an interval); at
+// max_seconds; else once the step's sum and the other ratios still in the passes are known within
+// `target`, and each `precise` step's move within `move_target` of itself (core/paired_ratio.hpp:
+// move_known), whatever its ratio's width.
 bool replay_done(const std::vector<double>& step_sums, const std::vector<std::vector<double>>& ratios,
                  const ReplayRule& rule, double seconds);
 

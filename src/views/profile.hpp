@@ -20,6 +20,7 @@
 #include "model/profile.hpp"
 #include "store/store.hpp"
 #include "views/measured_set.hpp"
+#include "timing/replay_plan.hpp"
 #include "views/step_replay.hpp"
 #include "views/what_ifs.hpp"
 
@@ -27,8 +28,10 @@ namespace shapescope {
 
 // The what-ifs' paired run: the step's GEMMs and every candidate's, in the same passes.
 constexpr double kProfilePairSeconds = 3;
-// A --what-if step's move, replayed: its passes' time limit (s) by default (--what-if-seconds).
-constexpr double kWhatIfSeconds = 30;
+// A --what-if step's move, replayed: its passes' time limit (s) by default (--what-if-seconds), and
+// the least a user may give: the limit it replaces is the step's own (a shorter one would time the
+// step itself, and every GEMM's time read from the replay, on fewer replays).
+constexpr double kWhatIfSeconds = 30, kWhatIfMinSeconds = kStepReplaySeconds;
 
 struct ProfileRequest {
   BackendKind backend = BackendKind::kCublas;  // for ordinary GEMMs (profile_backend picks the others')

@@ -122,7 +122,7 @@ TEST(Cli, ClockStatesAreRefusedByEveryCommandThatTakesThem) {
 }
 
 // --what-if-seconds bounds the replay of the --what-if step: without --what-if, without a trace's step
-// or at a clock state that pairs it has nothing to bound, and a time outside 1 to 600 s is refused,
+// or at a clock state that pairs it has nothing to bound, and a time outside 4 to 600 s (below 4, the step's own replay limit) is refused,
 // each before a store is opened or a GPU looked for.
 TEST(Cli, WhatIfSecondsNeedsAWhatIfAndATimeInRange) {
   expect_refused("profile --model gpt2 --tokens 64 --what-if-seconds 20", ExitCode::kUsage,
@@ -135,8 +135,8 @@ TEST(Cli, WhatIfSecondsNeedsAWhatIfAndATimeInRange) {
                  ExitCode::kUsage,
                  {"--what-if-seconds: '20' bounds the replay of the step; --clocks sustained and burst pair its GEMMs "
                   "instead"});
-  expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds 0.5", ExitCode::kUsage,
-                 {"--what-if-seconds: 0.5 must be between 1 and 600"});
+  expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds 2", ExitCode::kUsage,
+                 {"--what-if-seconds: 2 must be between 4 and 600"});
   expect_refused("profile --model gpt2 --tokens 64 --what-if 1 --what-if-seconds nan", ExitCode::kUsage,
                  {"--what-if-seconds"});
 }

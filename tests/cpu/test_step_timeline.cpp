@@ -167,6 +167,26 @@ TEST(ReplayPlan, ANamedChangeRunsUntilItsMoveIsKnown) {
   EXPECT_FALSE(replay_done(sums, {{}, three}, rule, rule.max_seconds)) << "no named change: six pairs or the hard limit";
 }
 
+// A named step is asked for its move, not its ratio: a 30 % saving to +-0.4 % of the step is known
+// within 5 % of itself, though its ratio (0.7 +- 0.004: +-0.57 %) misses the step's +-0.5 %. And its
+// time limit waits for the named step's interval only, not for a changed step that gets no pairs.
+TEST(ReplayPlan, ANamedStepIsJudgedByItsMoveAndWaitsForNoOther) {
+  ReplayRule rule;
+  rule.steps.resize(3);
+  rule.precise = {1};
+  const std::vector<double> sums(8, 100.0);
+  const std::vector<double> big = {0.696, 0.704, 0.697, 0.703, 0.698, 0.702, 0.696, 0.704};
+  const std::vector<double> small = {0.949, 0.951, 0.9495, 0.9505, 0.949, 0.951, 0.9495, 0.9505};
+  EXPECT_TRUE(replay_done(sums, {{}, big, small}, rule, 1.0)) << "the 30 % move is known within 5 %";
+  rule.precise.clear();
+  EXPECT_FALSE(replay_done(sums, {{}, big, small}, rule, 1.0)) << "not named: its ratio misses +-0.5 %";
+  rule.precise = {1};
+  const std::vector<double> three(small.begin(), small.begin() + 3);
+  EXPECT_TRUE(replay_done(sums, {{}, three, {}}, rule, rule.max_seconds))
+      << "the named step has an interval; step 2's missing pairs do not stretch the limit";
+  EXPECT_FALSE(replay_done(sums, {{}, {0.95, 0.95}, {}}, rule, rule.max_seconds)) << "the named step has none";
+}
+
 // A named step keeps its rule when a step before it cannot run here and is left out of the replay.
 // Left out itself, the step's own limits hold again (not the user's 30 s, nor an unbounded count).
 TEST(ReplayPlan, ANamedStepKeepsItsRuleWhenAStepBeforeItIsLeftOut) {
@@ -198,9 +218,17 @@ TEST(ReplayPlan, AMoveNearNothingIsKnownWithinAFloor) {
   EXPECT_TRUE(move_known(r));
   r.pairs = 2;
   EXPECT_FALSE(move_known(r)) << "two pairs make no interval";
+  EXPECT_DOUBLE_EQ(interval_level(r), 0) << "two pairs make no interval";
   r.pairs = 3, r.coverage = 0.75;
-  EXPECT_TRUE(move_known(r));
+  EXPECT_FALSE(move_known(r)) << "a 75 % interval knows nothing at 95 %";
   EXPECT_DOUBLE_EQ(interval_level(r), 0.75) << "three pairs: their least and largest, 75 %";
+  r.pairs = 6;
+  EXPECT_TRUE(move_known(r));
+  // A change that costs: its move is the ratio's excess over 1, known the same way.
+  r.median = 1.3, r.low = 1.29, r.high = 1.31;
+  EXPECT_TRUE(move_known(r)) << "a 30 % cost to +-1 %";
+  r.low = 1.27, r.high = 1.33;
+  EXPECT_FALSE(move_known(r)) << "a 30 % cost to +-3 %: +-10 % of it";
 }
 
 // With a named change, the other changed steps leave the passes once they have an interval, and the

@@ -344,10 +344,20 @@ TEST(WhatIfs, AChangedStepSaysWhatItCostsAndWhetherItsSavingIsKnown) {
       << line;
   named.ratio = ratio(0.942, 0.944, 0.946);  // known to +-0.2 %: within 5 % of 5.6 %
   EXPECT_EQ(changed_step_line(r, named).find("ended the passes"), std::string::npos);
-  // Three pairs: the interval is their least and largest, printed at its coverage, not as 95 %.
+  // Three pairs: the interval is their least and largest, printed at its coverage, not as 95 %, and at
+  // 75 % the saving is not known (the time limit ended the passes).
   named.ratio->pairs = 3, named.ratio->coverage = 0.75;
   EXPECT_NE(changed_step_line(r, named).find("x0.944 [75 %: 0.942..0.946, 3 pairs]"), std::string::npos)
       << changed_step_line(r, named);
+  EXPECT_NE(changed_step_line(r, named).find("ended the passes"), std::string::npos) << changed_step_line(r, named);
+  // Two pairs make no interval: none is printed, in the ratio or in the saving.
+  named.ratio->pairs = 2, named.ratio->coverage = 0.5;
+  EXPECT_NE(changed_step_line(r, named).find("x0.944 [no interval, 2 pairs]: saves 560.0 us per step; --what-if"),
+            std::string::npos)
+      << changed_step_line(r, named);
+  // A named step paired, not replayed, had no --what-if-seconds to run out of.
+  named.replayed = false;
+  EXPECT_EQ(changed_step_line(r, named).find("ended the passes"), std::string::npos) << changed_step_line(r, named);
 }
 
 // The page (profile --html) and the text put the lists first and after the total, each with its
