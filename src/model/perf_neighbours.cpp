@@ -34,9 +34,17 @@ struct Near {
 double log_rows(const PerfClass::Kernel& k) { return k.log_m + k.log_batch; }
 double log_rows(const Problem& p) { return std::log(double(p.m) * double(p.batch)); }
 
-double log_distance(const PerfClass::Kernel& k, const Problem& p) {
-  const double dm = log_rows(k) - log_rows(p), dn = k.log_n - std::log(double(p.n));
-  const double dk = k.log_k - std::log(double(p.k)), db = k.log_batch - std::log(double(p.batch));
+// A problem's logs, taken once per search (a search measures its distance to every shape of a class:
+// four logs each were half of a predicted profile's time).
+struct LogShape {
+  double rows, n, k, batch;
+  explicit LogShape(const Problem& p)
+      : rows(log_rows(p)), n(std::log(double(p.n))), k(std::log(double(p.k))), batch(std::log(double(p.batch))) {}
+};
+
+double log_distance(const PerfClass::Kernel& k, const LogShape& p) {
+  const double dm = log_rows(k) - p.rows, dn = k.log_n - p.n;
+  const double dk = k.log_k - p.k, db = k.log_batch - p.batch;
   return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
 }
 
@@ -45,6 +53,7 @@ double log_distance(const PerfClass::Kernel& k, const Problem& p) {
 std::vector<Near> nearest(const PerfClass& c, const Problem& p, PerfLeaveOut out, size_t count) {
   std::vector<Near> near;
   near.reserve(c.kernels.size());
+  const LogShape logs(p);
   const auto gather = [&](bool lines) {
     near.clear();
     for (size_t i = 0; i < c.kernels.size(); ++i) {
@@ -52,7 +61,7 @@ std::vector<Near> nearest(const PerfClass& c, const Problem& p, PerfLeaveOut out
       const bool same = k.m == p.m && k.n == p.n && k.k == p.k && k.batch == p.batch;
       if (out.self && (same || (lines && ((out.m && k.m == p.m) || (out.n && k.n == p.n) || (out.k && k.k == p.k)))))
         continue;
-      near.push_back({log_distance(k, p), i});
+      near.push_back({log_distance(k, logs), i});
     }
   };
   gather(true);
