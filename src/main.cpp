@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
   read_integer_options_whole(app);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // A reader that closes the pipe (| head) makes a write fail (EPIPE), which finish_stdout reports as
+  // a lost output (exit 6, as documented), instead of killing the process mid-command with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   // "shapescope help [COMMAND]" is "shapescope [COMMAND] --help".
   std::vector<std::string> args(argv + 1, argv + argc);
   g_arguments = args;

@@ -162,6 +162,8 @@ enum class SourceKind { kTrace, kGemms, kModel };
 SourceKind source_kind(const WorkloadSource& source);
 // The model of --model or --config (Error(kUsage) for an unknown preset or a bad config).
 ModelConfig resolve_model(const WorkloadSource& source);
+// The file a preset (--model NAME) is read from; "" for another source or a name that is no preset.
+std::string preset_file(const WorkloadSource& source);
 // The workload of --trace or --gemms (Error(kUsage) in one line for a bad file).
 Workload load_file_workload(const WorkloadSource& source);
 // The presets' names, for --help and messages: "deepseek-v2-lite, falcon-7b, ..."

@@ -34,13 +34,10 @@ struct ProfileOptions {
   int64_t sequence = 0;
   ProfileRequest request;
   int device = 0;
-  bool json = false;
-  bool wide = false;
-  bool no_verdict = false;
-  std::string html;           // --html FILE: the page too; "-": the page instead of the table
-  bool html_given = false;
+  bool json = false, wide = false, no_verdict = false;
+  std::string html;  // --html FILE: the page too; "-": the page instead of the table
+  bool html_given = false, force = false;  // --force: --html may replace a result store
   CLI::Option* what_if_seconds = nullptr;  // --what-if-seconds, checked once the workload is known
-  bool force = false;         // --html may replace a result store
   PredictOptions predict;     // --predict, --perf-model, --scale-to
   const GpuProfile* gpu = nullptr;  // --gpu: the GPU --predict predicts for
 };
@@ -103,9 +100,14 @@ void check_options(const ProfileOptions& o) {
                                   o.sequence));
   if (o.html_given && o.html == "-" && o.json)
     throw usage_error("--html: '-' puts the page on standard output, where --format json would go too; give a file");
-  // Never over an input: the store, the trace, the list or the config.
+}
+
+// Never over an input: the store, the trace, the list, the config, the preset, the performance model.
+void check_html_path(const ProfileOptions& o, const GpuPerfModel* model) {
   if (o.html_given && o.html != "-")
-    check_output_path(o.html, "--html", {o.request.db, o.source.trace, o.source.gemms, o.source.config},
+    check_output_path(o.html, "--html",
+                      {o.request.db, o.source.trace, o.source.gemms, o.source.config, preset_file(o.source),
+                       model ? model->file : std::string()},
                       store_at_output(o.force));
 }
 
@@ -123,6 +125,7 @@ void write_html(const ProfileOptions& o, const ProfileResult& result) {
 void run_profile(ProfileOptions o, const CLI::App& cmd) {
   check_options(o);
   const std::shared_ptr<const GpuPerfModel> model = profile_prediction(cmd, o.predict, o.gpu, o.backend, o.device);
+  check_html_path(o, model.get());
   const Workload w = profile_workload(o);
   if (w.gemms.empty()) {
     const std::string why = !w.unmapped.empty() ? fmt::format("none of its {} GEMM ops could be mapped (the first: {}: {})",

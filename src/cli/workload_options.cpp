@@ -101,6 +101,13 @@ ModelConfig resolve_model(const WorkloadSource& s) {
   return c;
 }
 
+std::string preset_file(const WorkloadSource& s) {
+  if (s.model.empty() || !s.config.empty()) return "";
+  const std::vector<std::string> presets = preset_names(models_dir());
+  if (std::find(presets.begin(), presets.end(), s.model) == presets.end()) return "";
+  return (models_dir() / (s.model + ".json")).string();
+}
+
 Workload load_file_workload(const WorkloadSource& s) {
   if (!s.trace.empty()) return load_torch_trace(s.trace, fmt::format("--trace: '{}'", s.trace), {s.cast_range});
   return load_gemm_list(s.gemms, fmt::format("--gemms: '{}'", s.gemms));

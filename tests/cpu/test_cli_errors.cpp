@@ -69,6 +69,17 @@ TEST_F(CliErrors, UnwritableStdoutFailsEveryCommand) {
   }
 }
 
+// A reader that stops early (| head) closes the pipe: a lost output too (exit 6, one line), not a
+// process killed by SIGPIPE (exit 141). The plan's 250 kB outgrow the pipe's buffer.
+TEST_F(CliErrors, AClosedPipeIsALostOutput) {
+  run_binary("{ " + std::string(SHAPESCOPE_BIN),
+             "sweep --n 1..4096 --dry-run 2>err.txt; echo $? > code.txt; } | head -c 1 >/dev/null", dir_.string());
+  EXPECT_EQ(file_text((dir_ / "code.txt").string()), "6\n");
+  const std::string err = file_text((dir_ / "err.txt").string());
+  EXPECT_NE(err.find("standard output could not be written"), std::string::npos) << err;
+  EXPECT_EQ(occurrences(err, "shapescope: "), 1u) << err << "(the plan's own lines go to stderr too)";
+}
+
 // `export > points.csv` on a full disk: exit 6, not a silently truncated file.
 TEST_F(CliErrors, FullDiskUnderStdoutIsAnError) {
   const CliRun r = on_full_disk("export --db store.db > points.csv");

@@ -394,5 +394,30 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
   std::filesystem::remove_all(dir);
 }
 
+// The page never replaces a file the command reads besides its inputs: the performance model
+// (--perf-model's, or the one shipped for --gpu) and a preset (--model NAME's file in the data folder).
+TEST(ProfilePredict, ThePageNeverReplacesTheModelOrThePreset) {
+  const std::string dir = ::testing::TempDir() + "profile_predict_page_over_inputs/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "models");
+  std::filesystem::create_directories(dir + "gpus");
+  const std::string model = dir + "gpus/h200.json", preset = dir + "models/gpt2.json";
+  std::filesystem::copy_file(kGpus + "/h200.json", model);
+  std::filesystem::copy_file(std::string(SHAPESCOPE_MODELS_DIR) + "/gpt2.json", preset);
+  const std::string before = file_text(model) + "|" + file_text(preset);
+  const std::string in_data = kNoGpu + "SHAPESCOPE_DATA='" + dir + "' " + SHAPESCOPE_BIN;
+  for (const auto& [args, file] : std::vector<std::pair<std::string, std::string>>{
+           {"profile --model gpt2 --tokens 64 --perf-model '" + model + "' --predict", model},
+           {"profile --model gpt2 --tokens 64 --gpu h200 --predict", model},
+           {"profile --model gpt2 --tokens 64 --perf-model '" + model + "' --predict", preset}}) {
+    const CliRun r = run_binary(in_data, args + " --html '" + file + "'");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("which this command reads; it would be overwritten"), std::string::npos) << r.err;
+    EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_EQ(file_text(model) + "|" + file_text(preset), before) << args;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace shapescope
