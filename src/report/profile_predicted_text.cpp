@@ -38,9 +38,10 @@ std::string predicted_numbers_line(const ProfileResult& r) {
 std::string predicted_total_head(const ProfileResult& r) {
   const ProfileTotals& t = r.totals;
   const ProfilePrediction& p = *r.predicted;
+  if (t.measured_rows == 0)
+    return fmt::format("GEMM time per step: unknown (none of its {} GEMMs predicted)", t.missing_rows);
   std::string line = fmt::format("GEMM time per step: {} predicted ({} of {} GEMMs)", us_or_ms(t.measured_us),
                                  t.measured_rows, t.measured_rows + t.missing_rows);
-  if (t.measured_rows == 0) return line;
   line += fmt::format(", expected error {} median, {} p95 (each GEMM's held-out error weighted by its predicted time: "
                       "errors of one model may share their sign, so they are added, not averaged out)",
                       percent(p.error_median, 1), percent(p.error_p95, 1));

@@ -130,10 +130,12 @@ std::optional<std::string> outside_line(const ProfileResult& r) {
 
 std::string total_line(const ProfileResult& r) {
   const ProfileTotals& t = r.totals;
-  std::string line = r.predicted ? predicted_total_head(r)
-                                 : fmt::format("GEMM time per step: {} measured ({} of {} GEMMs)",
-                                               us_or_ms(t.measured_us), t.measured_rows,
-                                               t.measured_rows + t.missing_rows);
+  std::string line = r.predicted            ? predicted_total_head(r)
+                     : t.measured_rows == 0 ? fmt::format("GEMM time per step: unknown (none of its {} GEMMs measured)",
+                                                          t.missing_rows)
+                                            : fmt::format("GEMM time per step: {} measured ({} of {} GEMMs)",
+                                                          us_or_ms(t.measured_us), t.measured_rows,
+                                                          t.measured_rows + t.missing_rows);
   if (!t.trace_us) return line + "; the source has no kernel times to compare with";
   line += fmt::format("; the trace's GEMM kernels {}", us_or_ms(*t.trace_us));
   const bool other_gpu = gpu_match(r) == GpuMatch::kOther;
@@ -318,7 +320,8 @@ Json totals_json(const ProfileResult& r) {
   const ProfileTotals& t = r.totals;
   Json j;
   j["calls_per_step"] = t.calls;
-  j["measured_us"] = t.measured_us;
+  // Nothing measured or predicted: the step's time is unknown (null), not 0.
+  j["measured_us"] = t.measured_rows > 0 ? Json(t.measured_us) : Json(nullptr);
   j["measured_gemms"] = t.measured_rows;
   j["missing_gemms"] = t.missing_rows;
   j["outside_gemms"] = t.outside_rows;
@@ -334,8 +337,9 @@ Json totals_json(const ProfileResult& r) {
   // A prediction's total (measured_us above is it): its expected error, and what that error does not cover.
   const std::optional<ProfilePrediction>& p = r.predicted;
   j["predicted"] = p.has_value();
-  j["error_median"] = p ? Json(p->error_median) : Json(nullptr);
-  j["error_p95"] = p ? Json(p->error_p95) : Json(nullptr);
+  const bool known = p && t.measured_rows > 0;
+  j["error_median"] = known ? Json(p->error_median) : Json(nullptr);
+  j["error_p95"] = known ? Json(p->error_p95) : Json(nullptr);
   j["outside_range_gemms"] = p ? Json(p->outside_rows) : Json(nullptr);
   j["outside_range_us"] = p ? Json(p->outside_us) : Json(nullptr);
   return j;

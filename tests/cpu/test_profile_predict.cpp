@@ -394,6 +394,22 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
   std::filesystem::remove_all(dir);
 }
 
+// A step none of whose GEMMs the model has a class for (the H200's model holds square nn GEMMs only;
+// GPT-2's forward GEMMs are nt): its time is unknown, in the text and as JSON's null, not 0.0 us.
+TEST(ProfilePredict, AStepWithNothingPredictedHasNoTime) {
+  const std::string args = "profile --model gpt2 --tokens 4096 --predict --gpu h200 --db '" + no_store() + "'";
+  const CliRun text = run_binary(kNoGpu + SHAPESCOPE_BIN, args);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("GEMM time per step: unknown (none of its 5 GEMMs predicted)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("0.0 us predicted"), std::string::npos) << text.out;
+  const CliRun json = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const Json totals = Json::parse(json.out).at("totals");
+  EXPECT_TRUE(totals.at("measured_us").is_null()) << totals;
+  EXPECT_TRUE(totals.at("error_median").is_null()) << totals;
+  EXPECT_EQ(totals.at("measured_gemms"), 0);
+}
+
 // The page never replaces a file the command reads besides its inputs: the performance model
 // (--perf-model's, or the one shipped for --gpu) and a preset (--model NAME's file in the data folder).
 TEST(ProfilePredict, ThePageNeverReplacesTheModelOrThePreset) {
