@@ -175,9 +175,28 @@ class Merger {
   }
 
  private:
+  // An input point whose times are not positive numbers (zero, negative, infinite or NaN, which SQLite
+  // keeps as NULL: shapescope never writes one) is refused, naming it, as reading the store refuses it
+  // (store_read.cpp: bad_times), not copied into OUT where every later read would refuse OUT.
+  void refuse_bad_times(const std::string& input) {
+    Statement bad(db_, input,
+                  "SELECT id, m, n, k, median_us, (SELECT count(*) FROM src.points WHERE " + std::string(kBadTimes) +
+                      ") FROM src.points WHERE " + kBadTimes + " ORDER BY id LIMIT 1");
+    if (!bad.step()) return;
+    const int64_t all = bad.int64(5);
+    fail(input, fmt::format("corrupt: {} point{} with a time that is not a positive number (the first: id {}, {}x{}x{}, "
+                            "median {} us); nothing merged",
+                            all, all == 1 ? "" : "s", bad.int64(0), bad.int64(1), bad.int64(2), bad.int64(3),
+                            bad.is_null(4) ? std::string("NaN") : fmt::format("{}", bad.real(4))));
+  }
+  static constexpr const char* kBadTimes =
+      "(median_us > 0 AND min_us > 0 AND max_us > 0 AND q1_us > 0 AND q3_us > 0 AND "
+      "max(median_us, min_us, max_us, q1_us, q3_us) < 1e308) IS NOT 1";
+
   // Pairs every input point with OUT's point of the same key, if any; deletes OUT's older ones and
   // copies the new and newer points, then their kernels (temp.ids: input id -> OUT id).
   void copy_points(MergeCounts& counts) {
+    refuse_bad_times(counts.path);
     counts.points = count(db_, out_, "SELECT count(*) FROM src.points");
     exec(db_, out_,
          fmt::format("CREATE TEMP TABLE pairs AS SELECT s.id AS src_id, m.id AS main_id, "

@@ -202,6 +202,12 @@ TEST_F(Merge, RefusalsComeBeforeAnythingIsWritten) {
     const std::string junk(64 * 1024, '\x5a');
     f.write(junk.data(), std::streamsize(junk.size()));
   }
+  // Points whose times no measurement gives (shapescope never writes one; reading the store refuses
+  // them): refused, not copied into OUT.
+  const std::string negative = copy(kExplain, "negative.db");
+  sql(negative, "UPDATE points SET median_us = -5 WHERE id = (SELECT min(id) FROM points)");
+  const std::string infinite = copy(kExplain, "infinite.db");
+  sql(infinite, "UPDATE points SET q3_us = 1e999 WHERE id IN (SELECT id FROM points LIMIT 3)");
   const std::string existing = copy(kOtherExplain, "existing.db");
   const std::set<std::string> made = files();
   std::map<std::string, size_t> sums;
@@ -221,6 +227,9 @@ TEST_F(Merge, RefusalsComeBeforeAnythingIsWritten) {
       {fmt::format("'{}' '{}'", newer, good), "newer shapescope", 5},
       {fmt::format("'{}' '{}'", existing, corrupt), "corrupt", 5},
       {fmt::format("'{}'", path("out.db")), "IN: missing", 2},
+      {fmt::format("'{}' '{}' '{}'", path("out.db"), good, negative),
+       "corrupt: 1 point with a time that is not a positive number (the first: id", 5},
+      {fmt::format("'{}' '{}'", existing, infinite), "corrupt: 3 points with a time that is not a positive number", 5},
   };
   for (const Case& c : cases) {
     const CliRun r = run("merge " + c.args);
