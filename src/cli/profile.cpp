@@ -149,7 +149,7 @@ void run_profile(ProfileOptions o, const CLI::App& cmd) {
     if (o.json) write_profile_json(std::cout, result);
     else write_profile_text(std::cout, result);
   };
-  if (model) return write(profile_predict(w, o.request, model));
+  if (model) return write(profile_predict(w, o.request, model, &g_interrupted));
   if (device_count() == 0) {
     if (o.request.replay_always)
       throw Error(ExitCode::kNoGpu, "--clocks: 'replay' replays the step on a GPU, and there is none here");

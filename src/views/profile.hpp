@@ -178,8 +178,10 @@ ProfileResult profile_from_store(const Workload& workload, const ProfileRequest&
 // one, and the what-ifs the model can price (size, padding, layout and precision to a dtype it has a
 // class for) predicted, each saving counted above the model's error; the others listed as not
 // predicted, with why. The step is not replayed: the times are at the clock the model was fitted at.
+// `interrupted` (^C) ends it with Error(kInterrupted).
 ProfileResult profile_predict(const Workload& workload, const ProfileRequest& request,
-                              const std::shared_ptr<const GpuPerfModel>& model);
+                              const std::shared_ptr<const GpuPerfModel>& model,
+                              const std::atomic<bool>* interrupted = nullptr);
 
 // A grouped call's groups run as a loop of ordinary GEMMs: the sum of each group's time (`group_us`),
 // nullopt where a group has none.

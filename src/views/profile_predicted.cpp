@@ -24,9 +24,12 @@ std::optional<WhatIfKind> predicted_kind(FixKind kind) {
 }
 
 // The predicted verdict of each GEMM with a time: explain_predicted of the job profile_verdict_job plans.
-void add_predicted_verdicts(ProfileResult& result, const std::shared_ptr<const GpuPerfModel>& model) {
+void add_predicted_verdicts(ProfileResult& result, const std::shared_ptr<const GpuPerfModel>& model,
+                            const std::atomic<bool>* interrupted) {
   if (!result.request.verdicts) return;
   for (ProfileEntry& e : result.entries) {
+    // Nothing is measured, so nothing is lost: ^C ends it at once (a list of thousands takes seconds).
+    if (interrupted && interrupted->load()) throw Error(ExitCode::kInterrupted, "profile: interrupted (nothing was measured)");
     if (!e.row.time) continue;
     auto job = profile_verdict_job(e.row.problem, e.row.backend, result.request);
     if (const std::string* why = std::get_if<std::string>(&job)) {
@@ -200,7 +203,7 @@ std::optional<double> predicted_loop(const PerfModel& m, const Problem& call) {
 }  // namespace
 
 ProfileResult profile_predict(const Workload& workload, const ProfileRequest& request,
-                              const std::shared_ptr<const GpuPerfModel>& model) {
+                              const std::shared_ptr<const GpuPerfModel>& model, const std::atomic<bool>* interrupted) {
   ProfileResult result;
   result.workload = workload;
   result.request = request;
@@ -227,7 +230,7 @@ ProfileResult profile_predict(const Workload& workload, const ProfileRequest& re
   }
   result.predicted = ProfilePrediction{model, 0, 0, 0, 0, {}};
   total_error(result);
-  add_predicted_verdicts(result, model);
+  add_predicted_verdicts(result, model, interrupted);
   // The size what-ifs are explain's fixes: with --no-verdict none is asked for, as when measuring.
   if (!request.verdicts) return result;
   predicted_candidates(result, m);

@@ -4,8 +4,10 @@
 // class the model lacks is listed without a time; the what-ifs the model prices are its predictions,
 // the others listed with why; bad combinations are one line, and leave every file as it was.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,11 +18,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
+#include "common/error.hpp"
+#include "model/gemm_list.hpp"
 #include "model/input_file.hpp"
 #include "model/perf_predict.hpp"
 #include "model/profile.hpp"
 #include "model/trace_import.hpp"
 #include "report/json_schema.hpp"
+#include "views/profile.hpp"
 
 namespace shapescope {
 namespace {
@@ -408,6 +413,26 @@ TEST(ProfilePredict, AStepWithNothingPredictedHasNoTime) {
   EXPECT_TRUE(totals.at("measured_us").is_null()) << totals;
   EXPECT_TRUE(totals.at("error_median").is_null()) << totals;
   EXPECT_EQ(totals.at("measured_gemms"), 0);
+}
+
+// ^C during a prediction (a list of thousands of GEMMs takes seconds): it ends at once, exit 130;
+// nothing was measured, so nothing is lost.
+TEST(ProfilePredict, AnInterruptEndsItAtOnce) {
+  const std::string list = ::testing::TempDir() + "profile_predict_interrupt_" + std::to_string(getpid()) + ".csv";
+  std::ofstream(list) << "m,n,k,layout,dtype,batch,count\n1000,1000,1000,nn,bf16,1,1\n";
+  const Workload w = load_gemm_list(list, "--gemms");
+  std::remove(list.c_str());
+  auto model = std::make_shared<GpuPerfModel>();
+  model->model = shipped("h100-sxm");
+  const std::atomic<bool> interrupted{true};
+  try {
+    profile_predict(w, ProfileRequest{}, model, &interrupted);
+    ADD_FAILURE() << "not interrupted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInterrupted) << e.what();
+  }
+  const std::atomic<bool> running{false};
+  EXPECT_EQ(profile_predict(w, ProfileRequest{}, model, &running).entries.size(), 1u);
 }
 
 // The page never replaces a file the command reads besides its inputs: the performance model
