@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "model/csv.hpp"
+#include "model/model_config.hpp"
 #include "model/perf_model.hpp"
 
 namespace shapescope {
@@ -72,9 +73,15 @@ PerfClass read_class(const nlohmann::json& j) {
   }
   if (c.kernels.empty()) throw nlohmann::json::other_error::create(501, "a class without measured shapes", nullptr);
   for (const PerfKernelConfig& k : c.configs)
-    if (k.tile_m < 1 || k.tile_n < 1 || k.splits < 1 || k.slots < 1)
+    if (k.tile_m < 1 || k.tile_n < 1 || k.splits < 1 || k.slots < 1 || !(k.rate_tflops > 0) ||
+        !std::isfinite(k.rate_tflops))
       throw nlohmann::json::other_error::create(501, "a kernel configuration without a tile, slots or rate", nullptr);
-  if (!(c.bandwidth_gbs > 0)) throw nlohmann::json::other_error::create(501, "a class without a bandwidth", nullptr);
+  if (c.min_m < 1 || c.min_n < 1 || c.min_k < 1 || c.min_m > c.max_m || c.min_n > c.max_n || c.min_k > c.max_k)
+    throw nlohmann::json::other_error::create(501, "a class whose range is empty or below 1", nullptr);
+  if (!(c.accuracy.median >= 0) || !(c.accuracy.p95 >= 0) || !std::isfinite(c.accuracy.median) ||
+      !std::isfinite(c.accuracy.p95))
+    throw nlohmann::json::other_error::create(501, "a class whose error is not a non-negative number", nullptr);
+  if (!(c.bandwidth_gbs > 0) || !std::isfinite(c.bandwidth_gbs)) throw nlohmann::json::other_error::create(501, "a class without a bandwidth", nullptr);
   return c;
 }
 
@@ -104,7 +111,32 @@ PerfSampleSet read_samples_mark(const std::string& text, const std::string& orig
     at = stop + 2;
   }
   if (set.gpu.empty()) throw usage_error(fmt::format("{}: line 1 names no gpu", origin));
+  if (set.sm_count < 1)
+    throw usage_error(fmt::format("{}: line 1: sm_count {} is not a GPU's number of SMs (1 or more)", origin, set.sm_count));
+  if (!std::isfinite(set.clock_mhz) || set.clock_mhz < 0)
+    throw usage_error(fmt::format("{}: line 1: clock_mhz {} is not an SM clock (MHz; 0: not recorded)", origin,
+                                  set.clock_mhz));
   return set;
+}
+
+// A measured GEMM's time is at least this (a kernel launch alone takes microseconds): a sample below
+// it, or not finite, was not measured, and a model fitted on it predicts infinite rates.
+constexpr double kLeastSampleUs = 0.1;
+
+// What no measurement gives, refused naming the line: a size or leading dimension outside cuBLAS's
+// int (or below 1), a negative offset, a time below kLeastSampleUs or not finite.
+void check_sample(const PerfSample& s, const std::string& origin, int64_t line) {
+  const Problem& p = s.problem;
+  for (const auto& [name, value] : {std::pair{"m", p.m}, std::pair{"n", p.n}, std::pair{"k", p.k},
+                                    std::pair{"batch", p.batch}, std::pair{"lda", p.lda}, std::pair{"ldb", p.ldb},
+                                    std::pair{"ldc", p.ldc}})
+    if (value < 1 || value > kMaxGemmSize)
+      throw usage_error(fmt::format("{}: line {}: {} {} is outside 1..{}", origin, line, name, value, kMaxGemmSize));
+  for (const auto& [name, value] : {std::pair{"off_a", p.off_a}, std::pair{"off_b", p.off_b}, std::pair{"off_c", p.off_c}})
+    if (value < 0) throw usage_error(fmt::format("{}: line {}: {} {} is negative", origin, line, name, value));
+  if (!std::isfinite(s.median_us) || s.median_us < kLeastSampleUs)
+    throw usage_error(fmt::format("{}: line {}: median_us {} is not a measured GEMM's time (at least {} us)", origin,
+                                  line, s.median_us, kLeastSampleUs));
 }
 
 const char* const kCsvHeader = "m,n,k,batch,dtype,layout,lda,ldb,ldc,off_a,off_b,off_c,median_us,tile_m,tile_n,splits,slots";
@@ -145,6 +177,14 @@ PerfModel read_perf_model(const std::string& text, const std::string& origin) {
     m.points = j.at("points").get<int64_t>();
     m.held_out = j.at("held_out").get<int64_t>();
     for (const nlohmann::json& c : j.at("classes")) m.classes.push_back(read_class(c));
+    // What no measured GPU gives: no SMs, a clock or a launch floor that is not a number (the floor:
+    // an empty kernel's time, microseconds), no class to predict with.
+    if (m.sm_count < 1) throw nlohmann::json::other_error::create(501, "sm_count below 1", nullptr);
+    if (!std::isfinite(m.clock_mhz) || m.clock_mhz < 0)
+      throw nlohmann::json::other_error::create(501, "clock_mhz not an SM clock", nullptr);
+    if (!std::isfinite(m.floor_us) || m.floor_us < 0 || m.floor_us > 1e3)
+      throw nlohmann::json::other_error::create(501, "floor_us not a launch floor (0 to 1000 us)", nullptr);
+    if (m.classes.empty()) throw nlohmann::json::other_error::create(501, "no class", nullptr);
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw usage_error(fmt::format("{}: not a shapescope performance model ({})", origin, e.what()));
@@ -192,6 +232,7 @@ PerfSampleSet read_perf_samples_csv(const std::string& text, const std::string& 
     } catch (const std::logic_error&) {
       throw usage_error(fmt::format("{}: line {}: a field is not what the header names", origin, line));
     }
+    check_sample(out.back(), origin, line);
   }
   return set;
 }

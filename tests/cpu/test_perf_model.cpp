@@ -1,11 +1,14 @@
 // model/perf_model: the fit recovers a model it was given, states the error it measured on points it
 // did not see, flags what it cannot answer, and the shipped model is what its samples fit to.
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <regex>
 #include <string>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "model/input_file.hpp"
@@ -236,6 +239,59 @@ TEST(PerfModel, JsonAndSamplesReadBackAsWritten) {
   EXPECT_EQ(perf_model_json(read), perf_model_json(m));
   EXPECT_THROW(read_perf_model("{\"format\": 1}", "test"), Error);
   EXPECT_THROW(read_perf_samples_csv("m,n,k\n1,2,3\n", "test"), Error);
+}
+
+// What no measurement gives is refused where it is read, naming what, instead of fitting or
+// predicting from it (a sample of 1e-300 us gave a model that printed inf TFLOP/s).
+TEST(PerfModel, ValuesNoMeasurementGivesAreRefused) {
+  const std::string csv = perf_samples_csv(synthetic(0.02));
+  const size_t second = csv.find('\n', csv.find('\n') + 1) + 1;  // the first sample's line
+  const std::string first = csv.substr(second, csv.find('\n', second) - second);
+  const auto with_first = [&](const std::string& line) {
+    return csv.substr(0, second) + line + csv.substr(second + first.size());
+  };
+  const auto field = [&](size_t f, const std::string& value) {
+    std::vector<std::string> parts;
+    for (size_t at = 0; at <= first.size();) {
+      const size_t comma = std::min(first.find(',', at), first.size());
+      parts.push_back(first.substr(at, comma - at));
+      at = comma + 1;
+    }
+    parts[f] = value;
+    return with_first(fmt::format("{}", fmt::join(parts, ",")));
+  };
+  for (const auto& [text, words] : std::vector<std::pair<std::string, std::string>>{
+           {field(12, "1e-300"), "line 3: median_us 1e-300 is not a measured GEMM's time"},
+           {field(12, "inf"), "line 3: median_us inf"},
+           {field(0, "99999999999"), "line 3: m 99999999999 is outside 1..2147483647"},
+           {field(6, "0"), "line 3: lda 0 is outside"},
+           {field(9, "-4"), "line 3: off_a -4 is negative"},
+           {std::regex_replace(csv, std::regex("sm_count=[0-9]+"), "sm_count=0"), "line 1: sm_count 0"},
+           {std::regex_replace(csv, std::regex("clock_mhz=[0-9]+"), "clock_mhz=-1"), "line 1: clock_mhz -1"}}) {
+    try {
+      read_perf_samples_csv(text, "s.csv");
+      ADD_FAILURE() << words;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("s.csv: " + words), std::string::npos) << e.what();
+    }
+  }
+  const std::string model = perf_model_json(fit_perf_model(synthetic(0.02), "a"));
+  for (const auto& [from, to, words] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"floor_us\": ", "\"floor_us\": 1e308, \"x\": ", "floor_us not a launch floor"},
+           {"\"sm_count\": ", "\"sm_count\": 0, \"x\": ", "sm_count below 1"},
+           {"\"rate_tflops\": ", "\"rate_tflops\": -3, \"x\": ", "without a tile, slots or rate"},
+           {"\"median\": ", "\"median\": -1, \"x\": ", "error is not a non-negative number"}}) {
+    std::string text = model;
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    try {
+      read_perf_model(text, "m.json");
+      ADD_FAILURE() << words;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Each shipped model is what its committed samples fit to, held-out errors included: a model file
