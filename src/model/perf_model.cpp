@@ -334,6 +334,13 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
   range("M", p.m, c->min_m, c->max_m);
   range("N", p.n, c->min_n, c->max_n);
   range("K", p.k, c->min_k, c->max_k);
+  // The batch's range is its measured shapes' (the file keeps no range of its own for it): a class
+  // measured unbatched predicts a batch of 100000 by its M alone.
+  const auto [least, most] = std::minmax_element(c->kernels.begin(), c->kernels.end(),
+                                                 [](const PerfClass::Kernel& a, const PerfClass::Kernel& b) {
+                                                   return a.batch < b.batch;
+                                                 });
+  range("batch", p.batch, least->batch, most->batch);
   return out;
 }
 

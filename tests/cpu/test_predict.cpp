@@ -171,6 +171,13 @@ TEST(ExplainPredict, OutsideTheMeasuredRangeIsFlagged) {
   const PerfModel m = shipped("h100-sxm");
   const PerfPrediction far = predicted(m, packed(4096, 4096, 20000));
   ASSERT_FALSE(far.outside.empty());
+  // A batch beyond the measured shapes' (the H200's model: unbatched only) is flagged too.
+  Problem batched = packed(1024, 1024, 1024);
+  batched.batch = 100000;
+  const PerfPrediction many = predicted(shipped("h200"), batched);
+  ASSERT_EQ(many.outside.size(), 1u);
+  EXPECT_EQ(many.outside.front(), "batch 100000 outside the measured 1..1");
+  EXPECT_TRUE(predicted(shipped("h200"), packed(1024, 1024, 1024)).outside.empty());
   const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 4096x4096x20000 --gpu h100-sxm --predict --db " + no_store());
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
