@@ -268,6 +268,7 @@ PerfModel fit_perf_model(const PerfSampleSet& set, const std::string& source) {
     fit_configs(c, list, model.floor_us);
     if (int64_t(c.kernels.size()) < kMinClassPoints) continue;  // too few to fit: no class
     note_range(c, list);
+    note_batches(c);
     // The class's own streaming points, else all classes' (bytes are bytes), else the vendor's figure.
     const std::vector<double> bw = bandwidths(list, model.floor_us, gpu);
     if (bw.size() >= size_t(kMinFloorPoints)) {
@@ -334,14 +335,18 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
   range("M", p.m, c->min_m, c->max_m);
   range("N", p.n, c->min_n, c->max_n);
   range("K", p.k, c->min_k, c->max_k);
-  // The batch's range is its measured shapes' (the file keeps no range of its own for it): a class
-  // measured unbatched predicts a batch of 100000 by its M alone.
-  const auto [least, most] = std::minmax_element(c->kernels.begin(), c->kernels.end(),
-                                                 [](const PerfClass::Kernel& a, const PerfClass::Kernel& b) {
-                                                   return a.batch < b.batch;
-                                                 });
-  range("batch", p.batch, least->batch, most->batch);
+  // A class measured unbatched would predict a batch of 100000 by its M alone.
+  range("batch", p.batch, c->min_batch, c->max_batch);
   return out;
+}
+
+void note_batches(PerfClass& c) {
+  c.min_batch = c.max_batch = 1;
+  if (c.kernels.empty()) return;
+  const auto [least, most] = std::minmax_element(
+      c.kernels.begin(), c.kernels.end(),
+      [](const PerfClass::Kernel& a, const PerfClass::Kernel& b) { return a.batch < b.batch; });
+  c.min_batch = least->batch, c.max_batch = most->batch;
 }
 
 }  // namespace shapescope

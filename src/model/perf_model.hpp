@@ -72,8 +72,14 @@ struct PerfClass {
   double bandwidth_gbs = 0;
   std::string bandwidth_source;  // "fitted", "fitted on all classes", "vendor datasheet"
   int64_t min_m = 0, max_m = 0, min_n = 0, max_n = 0, min_k = 0, max_k = 0;  // the measured range
+  // The measured batches: not in the file, taken from the kernels where the class is made or read
+  // (note_batches), so that a prediction does not scan them.
+  int64_t min_batch = 1, max_batch = 1;
   PerfAccuracy accuracy;  // on the held-out points
 };
+
+// Sets the class's min_batch and max_batch from its kernels (none: 1..1).
+void note_batches(PerfClass& c);
 
 // A model measured on one GPU and used for another (scale_perf_model, model/perf_predict.hpp): a
 // prediction's time above the launch floor splits into its memory share (the problem's least bytes at

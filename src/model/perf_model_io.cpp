@@ -72,6 +72,7 @@ PerfClass read_class(const nlohmann::json& j) {
     c.kernels.push_back(k);
   }
   if (c.kernels.empty()) throw nlohmann::json::other_error::create(501, "a class without measured shapes", nullptr);
+  note_batches(c);
   for (const PerfKernelConfig& k : c.configs)
     if (k.tile_m < 1 || k.tile_n < 1 || k.splits < 1 || k.slots < 1 || !(k.rate_tflops > 0) ||
         !std::isfinite(k.rate_tflops))
