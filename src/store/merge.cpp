@@ -191,7 +191,7 @@ class Merger {
   }
   static constexpr const char* kBadTimes =
       "(median_us > 0 AND min_us > 0 AND max_us > 0 AND q1_us > 0 AND q3_us > 0 AND "
-      "max(median_us, min_us, max_us, q1_us, q3_us) < 1e308) IS NOT 1";
+      "max(median_us, min_us, max_us, q1_us, q3_us) < 9e999) IS NOT 1";  // 9e999: SQLite's +inf
 
   // Pairs every input point with OUT's point of the same key, if any; deletes OUT's older ones and
   // copies the new and newer points, then their kernels (temp.ids: input id -> OUT id).
