@@ -22,6 +22,8 @@ constexpr int64_t kMaxTp = 1024;
 
 // The presets: models/ of shapescope's data (see data_dir()).
 fs::path models_dir() { return data_dir("models"); }
+// A preset's file: models/NAME.json of the data folder.
+fs::path preset_path(const std::string& name) { return models_dir() / (name + ".json"); }
 
 std::vector<std::string> preset_names(const fs::path& dir) {
   std::vector<std::string> names;
@@ -95,7 +97,7 @@ ModelConfig resolve_model(const WorkloadSource& s) {
   if (std::find(presets.begin(), presets.end(), s.model) == presets.end())
     throw usage_error(fmt::format("--model: '{}' is not a preset ({}); or use --config FILE (a Hugging Face config.json)",
                                   s.model, presets.empty() ? "none found in " + dir.string() : joined(presets)));
-  const fs::path path = dir / (s.model + ".json");
+  const fs::path path = preset_path(s.model);
   ModelConfig c = load_model_config(path.string(), fmt::format("--model: preset '{}' ({})", s.model, path.string()));
   c.name = s.model;
   return c;
@@ -105,7 +107,7 @@ std::string preset_file(const WorkloadSource& s) {
   if (s.model.empty() || !s.config.empty()) return "";
   const std::vector<std::string> presets = preset_names(models_dir());
   if (std::find(presets.begin(), presets.end(), s.model) == presets.end()) return "";
-  return (models_dir() / (s.model + ".json")).string();
+  return preset_path(s.model).string();
 }
 
 Workload load_file_workload(const WorkloadSource& s) {

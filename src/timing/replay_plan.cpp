@@ -41,9 +41,17 @@ std::vector<double> term_sums(const std::vector<ReplayItem>& items, const std::v
   return sums;
 }
 
+namespace {
+
+bool is_precise(const ReplayRule& rule, size_t step) {
+  return std::find(rule.precise.begin(), rule.precise.end(), step) != rule.precise.end();
+}
+
+}  // namespace
+
 bool replay_keeps(size_t step, const std::vector<std::vector<double>>& ratios, const ReplayRule& rule) {
   if (step == 0 || rule.precise.empty()) return true;
-  if (std::find(rule.precise.begin(), rule.precise.end(), step) != rule.precise.end()) return true;
+  if (is_precise(rule, step)) return true;
   return step >= ratios.size() || ratios[step].size() < size_t(kMinAdaptiveSamples);
 }
 
@@ -74,9 +82,8 @@ bool replay_done(const std::vector<double>& step_sums, const std::vector<std::ve
   if (!enough_pairs || relative_half_width(step_sums) > rule.target) return false;
   // A named step is asked for its move within move_target, not for its ratio within `target` (looser
   // for a move above 10 %, tighter below).
-  const auto named = [&](size_t i) { return std::find(rule.precise.begin(), rule.precise.end(), i) != rule.precise.end(); };
   for (size_t i = 1; i < ratios.size(); ++i)
-    if (replay_keeps(i, ratios, rule) && !named(i) && paired_ratio(ratios[i]).relative_half_width() > rule.target)
+    if (replay_keeps(i, ratios, rule) && !is_precise(rule, i) && paired_ratio(ratios[i]).relative_half_width() > rule.target)
       return false;
   for (const size_t i : rule.precise)
     if (i > 0 && i < ratios.size() && !move_known(paired_ratio(ratios[i]), rule.move_target, rule.move_floor))
@@ -87,8 +94,7 @@ bool replay_done(const std::vector<double>& step_sums, const std::vector<std::ve
 void keep_precise(ReplayRule& runnable, const ReplayRule& rule, const std::vector<size_t>& kept) {
   runnable.precise.clear();
   for (size_t i = 0; i < kept.size(); ++i)
-    if (std::find(rule.precise.begin(), rule.precise.end(), kept[i]) != rule.precise.end())
-      runnable.precise.push_back(i);
+    if (is_precise(rule, kept[i])) runnable.precise.push_back(i);
   if (!rule.precise.empty() && runnable.precise.empty()) {
     runnable.max_seconds = ReplayRule{}.max_seconds;
     runnable.max_replays = ReplayRule{}.max_replays;
