@@ -219,6 +219,16 @@ void check_output_path(const std::string& path, const std::string& option, const
                                       path, other));
     }
   }
+  // A store's -wal, -shm or -journal file beside it, whether or not this command reads the store: the
+  // page over it would lose the store's last writes (or make it unreadable). Never, not even with --force.
+  for (const std::string suffix : {"-wal", "-shm", "-journal"})
+    if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string store_path = path.substr(0, path.size() - suffix.size());
+      if (fs::is_regular_file(store_path, ec) && is_sqlite_file(store_path))
+        throw usage_error(fmt::format("{}: '{}' is the {} file of the SQLite database '{}' (a result store?), which "
+                                      "SQLite keeps beside it; it would be overwritten: give another name",
+                                      option, path, suffix.substr(1), store_path));
+    }
   if (!fs::is_directory(parent_of(path), ec))
     throw usage_error(fmt::format("{}: '{}': directory '{}' does not exist", option, path, parent_of(path).string()));
   if (store != StoreAtOutput::kReplace && fs::is_regular_file(status) && is_sqlite_file(path))

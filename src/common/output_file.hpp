@@ -16,7 +16,8 @@ namespace shapescope {
 // reads: result stores, templates) or a store's -wal/-shm/-journal file, under any spelling (the
 // same file on disk). The path may not exist yet. Also, unless kReplace, a path that holds an SQLite
 // database (a result store; through a link, its target): a page, a table or a picture never takes a
-// store's place by accident. kRefuseUnlessForced says that --force replaces it.
+// store's place by accident. kRefuseUnlessForced says that --force replaces it. Always, the -wal, -shm
+// or -journal file beside any SQLite database, read by the command or not.
 enum class StoreAtOutput { kRefuse, kRefuseUnlessForced, kReplace };
 void check_output_path(const std::string& path, const std::string& option, const std::vector<std::string>& inputs,
                        StoreAtOutput store = StoreAtOutput::kRefuse);

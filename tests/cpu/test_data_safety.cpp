@@ -392,6 +392,13 @@ TEST_F(DataSafety, OutputPathChecks) {
   EXPECT_THROW(check_output_path(dir_.string(), "--out", {}), Error);
   EXPECT_THROW(check_output_path("/dev/null", "--out", {}), Error);
   EXPECT_THROW(check_output_path((dir_ / "no" / "x.csv").string(), "--out", {}), Error);
+  // Another store's -wal (or -shm, -journal) beside it, read by this command or not: never, not even
+  // where a store may be replaced.
+  { std::ofstream((dir_ / "other.db").string(), std::ios::binary) << std::string("SQLite format 3\0", 16); }
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    EXPECT_THROW(check_output_path((dir_ / "other.db").string() + suffix, "--out", {store}, StoreAtOutput::kReplace),
+                 Error) << suffix;
+  EXPECT_NO_THROW(check_output_path((dir_ / "other.db-notes").string(), "--out", {store}));
   EXPECT_NO_THROW(check_output_path((dir_ / "results.csv").string(), "--out", {store}));
   EXPECT_NO_THROW(check_output_path((dir_ / "new.csv").string(), "--out", {store}));
 }
