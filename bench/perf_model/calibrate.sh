@@ -20,6 +20,10 @@ set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
 HERE=$(dirname "$0")
+# fit: the GPU the model is for (its gpus/ name) and its square bf16 nn sweep n = 1..4096, whose
+# samples come first in the fit's (their header names the GPU).
+GPU=${GPU:-h100-sxm}
+SQUARE=${SQUARE:-bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db}
 W="$OUT/perf_model"
 mkdir -p "$W"
 # shellcheck source=grid.sh
@@ -88,17 +92,22 @@ case "${1:-}" in
       "$BIN" calibrate-model --db "$W/$S.db" --samples-out "$W/$S.samples.csv" > /dev/null
     done
     # The square nn sweep's samples first (their header names the GPU), then the grid's rows.
-    "$BIN" calibrate-model --db bench/speed/results/h100-2026-11-25-sweep/sweep_bf16_nn_1-4096.db \
-      --samples-out "$W/square.samples.csv" > /dev/null
-    { cat "$W/square.samples.csv"; tail -n +3 "$W/grid.samples.csv"; } > "$W/h100-sxm.samples.csv"
-    "$BIN" calibrate-model --samples "$W/h100-sxm.samples.csv" --out "$W/h100-sxm.json" > "$W/model.txt" || exit 1
+    "$BIN" calibrate-model --db "$SQUARE" --samples-out "$W/square.samples.csv" > /dev/null
+    { cat "$W/square.samples.csv"; tail -n +3 "$W/grid.samples.csv"; } > "$W/$GPU.samples.csv"
+    "$BIN" calibrate-model --samples "$W/$GPU.samples.csv" --out "$W/$GPU.json" > "$W/model.txt" || exit 1
     cat "$W/model.txt"
-    perf_model_predict_tests "$BIN" "$W/h100-sxm.json" "$W"
-    FIT="$W/h100-sxm.samples.csv" python3 "$HERE/model_error.py" error "$W/test.samples.csv" "$W"/predicted-test*.txt |
+    perf_model_predict_tests "$BIN" "$W/$GPU.json" "$W" --gpu "$GPU"
+    FIT="$W/$GPU.samples.csv" python3 "$HERE/model_error.py" error "$W/test.samples.csv" "$W"/predicted-test*.txt |
       tee "$W/test-error.txt"
+    rm -f "$W/pad.txt"  # measured pad (the pad stage's) against the model's, where measured
     for m in $MODELS; do
-      "$BIN" pad --model "$m" --tokens 4096 --predict --perf-model "$W/h100-sxm.json" --gpu h100-sxm > "$W/pad-$m-predicted.txt"
+      "$BIN" pad --model "$m" --tokens 4096 --predict --perf-model "$W/$GPU.json" --gpu "$GPU" --db "$W/none.db" \
+        --format json > "$W/pad-$m-predicted.json"
+      if [ -e "$W/pad-$m.json" ]; then
+        { echo "== $m"; python3 "$HERE/model_error.py" pad "$W/pad-$m.json" "$W/pad-$m-predicted.json"; } >> "$W/pad.txt"
+      fi
     done
+    if [ -e "$W/pad.txt" ]; then cat "$W/pad.txt"; fi
     ;;
   *) echo "usage: $0 plan|sweep|pad|fit" >&2; exit 2 ;;
 esac

@@ -72,14 +72,19 @@ perf_model_sweeps() {
 # A dtype's backend: fp8 runs on cuBLASLt only, the rest on cuBLAS.
 backend_of() { if [ "$1" = fp8 ]; then echo cublaslt; else echo cublas; fi; }
 
-# Each test sweep predicted by a model (sweep --dry-run --predict): DIR/predicted-NAME.txt.
-#   perf_model_predict_tests BIN MODEL DIR
+# Each test sweep predicted by a model (sweep --dry-run --predict): DIR/predicted-NAME.txt. GPU_ARGS
+# (default --gpu h100-sxm) names the GPU predicted for: --gpu h200, or --scale-to h200 for the H100
+# model scaled to the H200.
+#   perf_model_predict_tests BIN MODEL DIR [GPU_ARGS...]
 perf_model_predict_tests() {
   local bin=$1 model=$2 dir=$3 STORE NAME D L B M N K
+  shift 3
+  local gpu_args=("$@")
+  [ ${#gpu_args[@]} -gt 0 ] || gpu_args=(--gpu h100-sxm)
   perf_model_sweeps | while read -r STORE NAME D L B M N K; do
     [ "$STORE" = test ] || continue
     COLUMNS=300 "$bin" sweep --m "$M" --n "$N" --k "$K" --batch "$B" --layout "$L" --dtype "$D" --backend "$(backend_of "$D")" \
-      --dry-run --predict --perf-model "$model" --gpu h100-sxm --db "$dir/none.db" > "$dir/predicted-$NAME.txt" \
+      --dry-run --predict --perf-model "$model" "${gpu_args[@]}" --db "$dir/none.db" > "$dir/predicted-$NAME.txt" \
       2>> "$dir/predicted.err" < /dev/null || echo "$NAME: not predicted (see $dir/predicted.err)" >&2
   done
 }

@@ -206,7 +206,7 @@ void PerfClass::Kernel::set_logs() {
 }
 
 std::string PerfScaling::terms() const {
-  return fmt::format("memory time x {:.3f} (DRAM {:.0f} -> {:.0f} GB/s), compute time x {:.3f} (SM clock {:.0f} -> "
+  return fmt::format("memory time at DRAM speed x {:.3f} (DRAM {:.0f} -> {:.0f} GB/s), the rest x {:.3f} (SM clock {:.0f} -> "
                      "{:.0f} MHz), launch floor kept; measured on {}",
                      from_bandwidth_gbs / to_bandwidth_gbs, from_bandwidth_gbs, to_bandwidth_gbs,
                      from_clock_mhz / to_clock_mhz, from_clock_mhz, to_clock_mhz, from_gpu);
@@ -322,10 +322,14 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
   double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
   if (const auto& s = model.scaled) {
     out.scaled = &*s;
+    // Only the bytes' time at the measured GPU's DRAM bandwidth follows the DRAM; a class that moves
+    // its bytes slower than that (narrow loads of unaligned rows) is held by its loads, which run at
+    // the SM clock, for the rest.
     const double above = out.us - model.floor_us, memory = std::min(memory_us, above);
-    const double bandwidth = s->from_bandwidth_gbs / s->to_bandwidth_gbs;
-    out.us = model.floor_us + memory * bandwidth + (above - memory) * s->from_clock_mhz / s->to_clock_mhz;
-    memory_us *= bandwidth;
+    const double dram = std::min(memory, min_bytes(p) / (s->from_bandwidth_gbs * 1e3));
+    const double bandwidth = s->from_bandwidth_gbs / s->to_bandwidth_gbs, clock = s->from_clock_mhz / s->to_clock_mhz;
+    out.us = model.floor_us + dram * bandwidth + (above - dram) * clock;
+    memory_us = dram * bandwidth + (memory_us - dram) * clock;
   }
   out.memory_bound = memory_us >= kMemoryShare * (out.us - model.floor_us);
   out.tflops = flops_of(p) / (out.us * 1e6);

@@ -83,15 +83,17 @@ void note_batches(PerfClass& c);
 
 // A model measured on one GPU and used for another (scale_perf_model, model/perf_predict.hpp): a
 // prediction's time above the launch floor splits into its memory share (the problem's least bytes at
-// its class's fitted bandwidth, at most the whole) and the rest (compute); the memory share is scaled
-// by the two GPUs' DRAM bandwidths, the rest by their SM clocks; the launch floor is kept.
+// its class's fitted bandwidth, at most the whole) and the rest (compute). Of the memory share, the
+// bytes' time at the measured GPU's DRAM bandwidth (datasheet) is scaled by the two GPUs' DRAM
+// bandwidths; the rest of it (a class slower than DRAM: narrow loads of unaligned rows) and the
+// compute by their SM clocks; the launch floor is kept.
 struct PerfScaling {
   std::string from_gpu;          // the GPU the model was measured on
   std::string from_key;          // its profile's key ("h100-sxm")
   double from_clock_mhz = 0, to_clock_mhz = 0;
   double from_bandwidth_gbs = 0, to_bandwidth_gbs = 0;  // vendor datasheets
-  // "memory time x 0.698 (DRAM 3350 -> 4800 GB/s), compute time x 1.000 (SM clock 1980 -> 1980 MHz),
-  // launch floor kept; measured on NVIDIA H100 80GB HBM3"
+  // "memory time at DRAM speed x 0.698 (DRAM 3350 -> 4800 GB/s), the rest x 1.000 (SM clock 1980 ->
+  // 1980 MHz), launch floor kept; measured on NVIDIA H100 80GB HBM3"
   std::string terms() const;
 };
 

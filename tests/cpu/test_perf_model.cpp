@@ -201,7 +201,7 @@ TEST(PerfModel, ScaledToAnotherGpuTheMemoryShareFollowsTheBandwidth) {
   const PerfModel h200 = scale_perf_model(h100, *find_profile("h200"), "--scale-to");
   ASSERT_TRUE(h200.scaled);
   EXPECT_EQ(h200.scaled->from_gpu, kH100);
-  EXPECT_NE(h200.scaled->terms().find("memory time x 0.698 (DRAM 3350 -> 4800 GB/s)"), std::string::npos)
+  EXPECT_NE(h200.scaled->terms().find("memory time at DRAM speed x 0.698 (DRAM 3350 -> 4800 GB/s)"), std::string::npos)
       << h200.scaled->terms();
   EXPECT_TRUE(perf_model_fits(h200, find_profile("h200"), ""));
   EXPECT_FALSE(perf_model_fits(h200, find_profile("h100-sxm"), ""));
@@ -213,9 +213,25 @@ TEST(PerfModel, ScaledToAnotherGpuTheMemoryShareFollowsTheBandwidth) {
     const double above = before->us - 6;
     const double bytes = 2.0 * double(p.m * p.k + p.k * p.n + p.m * p.n);
     const double memory = std::min(above, bytes / (before->cls->bandwidth_gbs * 1e3));
-    // Both GPUs' SM clock is 1980 MHz: the compute share stays.
-    EXPECT_NEAR(after->us, 6 + memory * 3350 / 4800 + (above - memory), 1e-9 * after->us) << p.shape_string();
+    const double dram = std::min(memory, bytes / 3350e3);
+    // Both GPUs' SM clock is 1980 MHz: the compute share stays, and what of the memory share is slower
+    // than the H100's DRAM.
+    EXPECT_NEAR(after->us, 6 + dram * 3350 / 4800 + (above - dram), 1e-9 * after->us) << p.shape_string();
   }
+  // A class that moves its bytes at a third of the DRAM's bandwidth (narrow loads) is held by its loads
+  // for two thirds of its memory time: a memory-bound shape gains a third of what DRAM alone would give.
+  PerfModel slow = h100;
+  for (PerfClass& c : slow.classes) c.bandwidth_gbs = 3350.0 / 3;
+  const PerfModel slow_h200 = scale_perf_model(slow, *find_profile("h200"), "--scale-to");
+  const Problem flat = square(4096, 4096, 512);  // memory-bound at the slow class's bandwidth
+  std::string why;
+  const auto before = predict(slow, flat, why), after = predict(slow_h200, flat, why);
+  ASSERT_TRUE(before && after) << why;
+  const double bytes = 2.0 * double(flat.m * flat.k + flat.k * flat.n + flat.m * flat.n);
+  const double memory = std::min(before->us - 6, bytes / (3350.0 / 3 * 1e3)), dram = std::min(memory, bytes / 3350e3);
+  EXPECT_NEAR(after->us, before->us - dram * (1 - 3350.0 / 4800), 1e-9 * after->us);
+  ASSERT_LT(dram, memory);
+  EXPECT_GT(after->us, 6 + memory * 3350 / 4800 + (before->us - 6 - memory)) << "not all of it follows the DRAM";
   EXPECT_THROW(scale_perf_model(h100, *find_profile("h100-sxm"), "--scale-to"), Error);
   EXPECT_THROW(scale_perf_model(h200, *find_profile("a100"), "--scale-to"), Error);
 }

@@ -171,12 +171,12 @@ TEST(ExplainPredict, OutsideTheMeasuredRangeIsFlagged) {
   const PerfModel m = shipped("h100-sxm");
   const PerfPrediction far = predicted(m, packed(4096, 4096, 20000));
   ASSERT_FALSE(far.outside.empty());
-  // A batch beyond the measured shapes' (the H200's model: unbatched only) is flagged too.
+  // A batch beyond the measured shapes' (the H200's bf16 nn: batches 1..128) is flagged too.
   Problem batched = packed(1024, 1024, 1024);
   batched.batch = 100000;
   const PerfPrediction many = predicted(shipped("h200"), batched);
   ASSERT_EQ(many.outside.size(), 1u);
-  EXPECT_EQ(many.outside.front(), "batch 100000 outside the measured 1..1");
+  EXPECT_EQ(many.outside.front(), "batch 100000 outside the measured 1..128");
   EXPECT_TRUE(predicted(shipped("h200"), packed(1024, 1024, 1024)).outside.empty());
   const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 4096x4096x20000 --gpu h100-sxm --predict --db " + no_store());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -248,7 +248,7 @@ TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
                                                               "' --scale-to h200 --db " + no_store());
   ASSERT_EQ(plan.code, 0) << plan.err;
   EXPECT_EQ(occurrences(plan.out, "scaled from h100-sxm"), 6u) << plan.out;
-  EXPECT_NE(plan.out.find("scaled to NVIDIA H200 SXM 141GB (memory time x 0.698"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("scaled to NVIDIA H200 SXM 141GB (memory time at DRAM speed x 0.698"), std::string::npos) << plan.out;
   // An unscaled prediction says nothing of scaling.
   const Json plain = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --format json --db " + no_store()),
                              "ExplainResult");

@@ -335,7 +335,7 @@ TEST(ProfilePredict, AScaledModelAndAModelOfAnotherGpu) {
   const std::string h100 = kGpus + "/h100-sxm.json";
   const Json doc =
       json_of(profile("--trace '" + kTrace + "' --perf-model '" + h100 + "' --scale-to h200 --no-verdict --json"));
-  EXPECT_NE(doc["prediction"]["scaled"].get<std::string>().find("memory time x"), std::string::npos);
+  EXPECT_NE(doc["prediction"]["scaled"].get<std::string>().find("memory time at DRAM speed x"), std::string::npos);
   EXPECT_EQ(doc["gpu_match"], "other") << "recorded on an H100, predicted for an H200";
   for (const Json& g : doc["gemms"]) EXPECT_EQ(g["prediction"]["scaled"], "scaled from NVIDIA H100 80GB HBM3");
   const CliRun refused = profile("--trace '" + kTrace + "' --gpu h100-sxm --perf-model '" + kGpus + "/h200.json'");
@@ -399,10 +399,20 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
   std::filesystem::remove_all(dir);
 }
 
-// A step none of whose GEMMs the model has a class for (the H200's model holds square nn GEMMs only;
-// GPT-2's forward GEMMs are nt): its time is unknown, in the text and as JSON's null, not 0.0 us.
+// A step none of whose GEMMs the model has a class for (the H200's model cut to its nn classes; GPT-2's
+// forward GEMMs are nt): its time is unknown, in the text and as JSON's null, not 0.0 us.
 TEST(ProfilePredict, AStepWithNothingPredictedHasNoTime) {
-  const std::string args = "profile --model gpt2 --tokens 4096 --predict --gpu h200 --db '" + no_store() + "'";
+  const std::string dir = ::testing::TempDir() + "profile_predict_nothing_predicted/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Json model = Json::parse(file_text(kGpus + "/h200.json"));
+  Json nn = Json::array();
+  for (const Json& c : model.at("classes"))
+    if (c.at("layout") == "nn") nn.push_back(c);
+  model["classes"] = nn;
+  std::ofstream(dir + "h200-nn.json") << model.dump();
+  const std::string args = "profile --model gpt2 --tokens 4096 --predict --gpu h200 --perf-model '" + dir +
+                           "h200-nn.json' --db '" + no_store() + "'";
   const CliRun text = run_binary(kNoGpu + SHAPESCOPE_BIN, args);
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("GEMM time per step: unknown (none of its 5 GEMMs predicted)"), std::string::npos) << text.out;
@@ -413,6 +423,7 @@ TEST(ProfilePredict, AStepWithNothingPredictedHasNoTime) {
   EXPECT_TRUE(totals.at("measured_us").is_null()) << totals;
   EXPECT_TRUE(totals.at("error_median").is_null()) << totals;
   EXPECT_EQ(totals.at("measured_gemms"), 0);
+  std::filesystem::remove_all(dir);
 }
 
 // ^C during a prediction (a list of thousands of GEMMs takes seconds): it ends at once, exit 130;
