@@ -15,7 +15,8 @@
 #   OUT=out bench/workloads/step_truth.sh table                       # the table (no GPU)
 #   OUT=out BIN=build/shapescope bench/workloads/step_truth.sh shared    # shapescope under a CUDA-holding parent
 # STEPS="gptj llama3-8l" limits record and profile to those steps; PROFILE_ARGS adds options to every
-# profile (e.g. --no-verdict).
+# profile (e.g. --no-verdict); RUNS="1" profiles each step once (default "1 2"); RECORD_WARMUP=30 runs
+# 30 steps before recording (default 2: the GPU still on its way from idle to the step's power).
 set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
@@ -55,7 +56,7 @@ case "${1:-}" in
     ;;
   profile)
     chosen | while read -r name _; do
-      for run in 1 2; do
+      for run in ${RUNS:-1 2}; do
         rm -f "$W/$name-$run.db" "$W/$name-$run.db-wal" "$W/$name-$run.db-shm"
         # shellcheck disable=SC2086  # PROFILE_ARGS are words
         timed "profile-$name-$run" "$BIN" profile --trace "$W/$name.json" --db "$W/$name-$run.db" ${PROFILE_ARGS:-} --json \
