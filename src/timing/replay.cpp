@@ -92,12 +92,16 @@ double sum_of(const std::vector<double>& v) {
 }
 
 // The step's graph back to back (a few launches between synchronizations, so that the GPU never
-// waits) until the clock has settled or the rule's warm-up time is spent.
+// waits) until the clock and the board power have settled or the rule's warm-up time is spent. The
+// power is watched over 2 s: NVML's reading is a second's average, and a short step whose clock had
+// settled within half a second was measured at 551 W in one run and 691 W in the next (GPT-NeoX,
+// 2 layers, 1.039 and 1.075 of its trace; H200, bench/workloads/results/step-truth-warm-h200-*).
 void warm_up(const StepGraph& step, const ReplayRule& rule, const ClockSampler* clocks, cudaStream_t stream,
              const std::atomic<bool>* interrupted, ReplayOutcome& out) {
   const double since = ClockSampler::now();
   SettleRule settle;
   settle.max_s = rule.warmup_seconds;
+  settle.power_window_s = kReplayPowerWindowS;
   double one = 0;  // seconds of one replay
   for (;;) {
     if (interrupted && interrupted->load()) {
@@ -116,7 +120,7 @@ void warm_up(const StepGraph& step, const ReplayRule& rule, const ClockSampler* 
       if (seconds >= std::min(0.5, rule.warmup_seconds)) return;
       continue;
     }
-    if (seconds < settle.window_s) continue;
+    if (seconds < settle_window_s(settle)) continue;
     out.settle = look_at_clock(*clocks, since, now, settle);
     if (warm_up_ends(out.settle, settle)) return;
   }

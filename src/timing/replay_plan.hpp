@@ -36,6 +36,10 @@ struct ReplayItem {
 // A step's replay: its counted passes' time limit (s), once min_replays are in.
 constexpr double kStepReplaySeconds = 4;
 
+// The replay's warm-up watches the board power over this window (NVML's reading is a second's
+// average): settled there, and the clock over its own 0.4 s, or warmup_seconds spent.
+constexpr double kReplayPowerWindowS = 2;
+
 struct ReplayRule {
   // [0]: the step; each other: a changed step, compared with [0] in the same passes.
   std::vector<std::vector<ReplayItem>> steps;
@@ -44,7 +48,7 @@ struct ReplayRule {
   int max_replays = 200;
   double target = 0.005;      // stop once the step's timed sum (and each ratio) is known within +-0.5 %
   double max_seconds = kStepReplaySeconds;  // of counted passes, at most (once min_replays are in)
-  double warmup_seconds = 3;  // replays before counting, at most, waiting for the clock to settle
+  double warmup_seconds = 3;  // replays before counting, at most, waiting for the clock and power to settle
   // The changed steps (indices into `steps`) whose move, 1 - their ratio, is asked for within
   // `move_target` of itself (profile --what-if names them): the passes go on, within max_seconds,
   // until each one's interval is that narrow. A move of 5 % of the step, known to +-5 %, needs its

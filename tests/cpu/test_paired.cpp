@@ -7,6 +7,7 @@
 
 #include "model/pad.hpp"
 #include "timing/paired.hpp"
+#include "timing/replay_plan.hpp"
 #include "timing/settle.hpp"
 #include "views/paired_steps.hpp"
 
@@ -280,6 +281,31 @@ TEST(Settle, TheLevelOfTheClockDecidesNotItsWandering) {
   EXPECT_FALSE(late.settled);
   EXPECT_FALSE(late.power_w);
   EXPECT_TRUE(warm_up_ends(late, rule)) << "watched for the longest";
+}
+
+// A replay's warm-up watches the board power too: NVML's reading is a second's average, still
+// climbing from idle after the clock has settled (run 39 on an H200: 200 -> 690 W over 2 s while the
+// clock sat at its level). The clock settled and the power climbing is not settled; both, it is.
+TEST(Settle, AWatchedPowerStillClimbingKeepsTheWarmUpGoing) {
+  SettleRule rule;
+  rule.power_window_s = kReplayPowerWindowS;
+  std::vector<double> clock(20, 1650), climbing, level;
+  for (int i = 0; i < 100; ++i) {                    // 2 s of readings, 20 ms apart
+    climbing.push_back(450 + 240.0 * i / 100);       // 450 -> 690 W
+    level.push_back(690 + ((i * 7) % 5 - 2) * 5.0);  // +-10 W around 690 W
+  }
+  EXPECT_FALSE(power_settled(climbing, rule));
+  EXPECT_TRUE(power_settled(level, rule));
+  const SettleFacts still = look_at_clock(clock, climbing, 2.0, rule);
+  EXPECT_FALSE(still.settled) << "the clock alone has settled";
+  EXPECT_FALSE(warm_up_ends(still, rule));
+  const SettleFacts both = look_at_clock(clock, level, 2.5, rule);
+  EXPECT_TRUE(both.settled);
+  EXPECT_TRUE(warm_up_ends(both, rule));
+  EXPECT_TRUE(warm_up_ends(look_at_clock(clock, climbing, rule.max_s, rule), rule)) << "or its longest";
+  EXPECT_DOUBLE_EQ(settle_window_s(rule), kReplayPowerWindowS);
+  // Unwatched (the sweep's sustained warm-up), the power decides nothing.
+  EXPECT_TRUE(look_at_clock(clock, climbing, 2.0, SettleRule{}).settled);
 }
 
 }  // namespace
