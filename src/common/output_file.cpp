@@ -210,18 +210,19 @@ void check_output_path(const std::string& path, const std::string& option, const
     throw usage_error(fmt::format("{}: '{}' is a directory, not a file", option, path));
   if (fs::exists(status) && !fs::is_regular_file(status))
     throw usage_error(fmt::format("{}: '{}' is a device or other special file, not a regular file", option, path));
+  const auto refuse_if_read = [&](const std::string& other) {
+    if (same_file(path, other))
+      throw usage_error(fmt::format("{}: '{}' is '{}', which this command reads; it would be overwritten", option,
+                                    path, other));
+  };
   for (const std::string& input : inputs) {
     if (input.empty()) continue;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      const std::string other = input + suffix;
-      if (same_file(path, other))
-        throw usage_error(fmt::format("{}: '{}' is '{}', which this command reads; it would be overwritten", option,
-                                      path, other));
-    }
+    refuse_if_read(input);
+    for (const char* suffix : kSqliteSideSuffixes) refuse_if_read(input + suffix);
   }
   // A store's -wal, -shm or -journal file beside it, whether or not this command reads the store: the
   // page over it would lose the store's last writes (or make it unreadable). Never, not even with --force.
-  for (const std::string suffix : {"-wal", "-shm", "-journal"})
+  for (const std::string suffix : kSqliteSideSuffixes)
     if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
       const std::string store_path = path.substr(0, path.size() - suffix.size());
       if (fs::is_regular_file(store_path, ec) && is_sqlite_file(store_path))

@@ -11,6 +11,9 @@
 
 namespace shapescope {
 
+// The files SQLite keeps beside a database: its write-ahead log, that log's index, a rollback journal.
+inline constexpr const char* kSqliteSideSuffixes[] = {"-wal", "-shm", "-journal"};
+
 // Refuses, with usage_error naming `option` and the value, an output path that is empty, a
 // directory, a device or another special file, or that is one of `inputs` (every file the command
 // reads: result stores, templates) or a store's -wal/-shm/-journal file, under any spelling (the

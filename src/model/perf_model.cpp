@@ -319,14 +319,15 @@ std::optional<PerfPrediction> predict(const PerfModel& model, const Problem& p, 
   const PerfKernelConfig& k = c->configs[c->kernels[nearest].config];
   out.config = &k;
   slot_work(p, k.tile_m, k.tile_n, k.splits, k.slots, &out.rounds);
-  double memory_us = min_bytes(p) / (c->bandwidth_gbs * 1e3);
+  const double bytes = min_bytes(p);
+  double memory_us = bytes / (c->bandwidth_gbs * 1e3);
   if (const auto& s = model.scaled) {
     out.scaled = &*s;
     // Only the bytes' time at the measured GPU's DRAM bandwidth follows the DRAM; a class that moves
     // its bytes slower than that (narrow loads of unaligned rows) is held by its loads, which run at
     // the SM clock, for the rest.
     const double above = out.us - model.floor_us, memory = std::min(memory_us, above);
-    const double dram = std::min(memory, min_bytes(p) / (s->from_bandwidth_gbs * 1e3));
+    const double dram = std::min(memory, bytes / (s->from_bandwidth_gbs * 1e3));
     const double bandwidth = s->from_bandwidth_gbs / s->to_bandwidth_gbs, clock = s->from_clock_mhz / s->to_clock_mhz;
     out.us = model.floor_us + dram * bandwidth + (above - dram) * clock;
     memory_us = dram * bandwidth + (memory_us - dram) * clock;

@@ -51,7 +51,7 @@ void check_merge(const std::string& out, const std::vector<std::string>& inputs)
                                     input));
     // SQLite reads an input's -wal (and keeps its -shm, a -journal) beside it: OUT there would be
     // read as part of the input, and make it unreadable once written.
-    for (const char* suffix : {"-wal", "-shm", "-journal"})
+    for (const char* suffix : kSqliteSideSuffixes)
       if (same_file(out, input + suffix))
         throw usage_error(fmt::format("OUT: '{}' is the {} file of the input '{}', which SQLite keeps beside it; "
                                       "name the merged store otherwise (e.g. merged.db)",

@@ -52,7 +52,7 @@ SettleFacts look_at_clock(const std::vector<double>& window_mhz, const std::vect
 SettleFacts look_at_clock(const ClockSampler& clocks, double since, double now, const SettleRule& rule) {
   std::vector<double> mhz, watts;
   const double power_from = now - (rule.power_window_s > 0 ? rule.power_window_s : rule.window_s);
-  for (const ClockSample& c : clocks.between(std::max(since, std::min(power_from, now - rule.window_s)), now)) {
+  for (const ClockSample& c : clocks.between(std::max(since, now - settle_window_s(rule)), now)) {
     if (c.t >= now - rule.window_s) mhz.push_back(c.sm_clock_mhz);
     if (c.t >= power_from) watts.push_back(c.power_w);
   }
