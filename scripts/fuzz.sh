@@ -12,8 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 # Through ccache where it is installed: the input side's sources are compiled for two of its libraries.
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DSHAPESCOPE_GPU=OFF \
-  -DSHAPESCOPE_TESTS=OFF -DSHAPESCOPE_FUZZ=ON "${launcher[@]}" >/dev/null
+# -O1, as AddressSanitizer's documentation advises: fast enough to fuzz, quicker to compile than -O2.
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" \
+  -DCMAKE_CXX_COMPILER=clang++ -DSHAPESCOPE_GPU=OFF -DSHAPESCOPE_TESTS=OFF -DSHAPESCOPE_FUZZ=ON "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target fuzz
 status=0
 # -V: every target's summary line (and, on a finding, its input and stack) goes to the log. The

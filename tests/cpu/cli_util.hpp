@@ -12,6 +12,12 @@
 
 namespace shapescope {
 
+// This build's binary and build folder, defined in build_paths.cpp, which CMake writes into each build
+// folder: the tests' own sources then read the same in every build, and the CPU-only build after the
+// full one (scripts/test.sh) finds them compiled in ccache.
+extern const char* const kShapescopeBin;
+extern const char* const kBuildDir;
+
 struct CliRun {
   int code = -1;
   std::string out, err;
@@ -53,6 +59,6 @@ inline size_t occurrences(const std::string& text, const std::string& part) {
 }
 
 // Runs the shapescope of this build: `shapescope ARGS`, in `cwd` when one is given.
-inline CliRun run(const std::string& args, const std::string& cwd = "") { return run_binary(SHAPESCOPE_BIN, args, cwd); }
+inline CliRun run(const std::string& args, const std::string& cwd = "") { return run_binary(kShapescopeBin, args, cwd); }
 
 }  // namespace shapescope

@@ -44,12 +44,12 @@ class CliErrors : public ::testing::Test {
   CliRun in_dir(const std::string& args) { return run(args, dir_.string()); }
   // `shapescope ARGS` with stderr closed (or redirected by `stderr`): only the exit code is seen.
   int with_stderr(const std::string& args, const std::string& stderr_to) {
-    return run_binary("{ " + std::string(SHAPESCOPE_BIN), args + " " + stderr_to + "; }", dir_.string()).code;
+    return run_binary("{ " + std::string(kShapescopeBin), args + " " + stderr_to + "; }", dir_.string()).code;
   }
   // `shapescope ARGS` as on a full disk: no file may grow past 8 blocks (the shell's ulimit -f; the
   // write fails with EFBIG instead of SIGXFSZ, which is ignored).
   CliRun on_full_disk(const std::string& args) {
-    return run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(SHAPESCOPE_BIN), args, dir_.string());
+    return run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(kShapescopeBin), args, dir_.string());
   }
   fs::path dir_;
 };
@@ -72,7 +72,7 @@ TEST_F(CliErrors, UnwritableStdoutFailsEveryCommand) {
 // A reader that stops early (| head) closes the pipe: a lost output too (exit 6, one line), not a
 // process killed by SIGPIPE (exit 141). The plan's 250 kB outgrow the pipe's buffer.
 TEST_F(CliErrors, AClosedPipeIsALostOutput) {
-  run_binary("{ " + std::string(SHAPESCOPE_BIN),
+  run_binary("{ " + std::string(kShapescopeBin),
              "sweep --n 1..4096 --dry-run 2>err.txt; echo $? > code.txt; } | head -c 1 >/dev/null", dir_.string());
   EXPECT_EQ(file_text((dir_ / "code.txt").string()), "6\n");
   const std::string err = file_text((dir_ / "err.txt").string());

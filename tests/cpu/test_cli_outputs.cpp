@@ -65,7 +65,7 @@ struct Spawned {
 };
 
 Spawned spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  std::vector<const char*> argv = {SHAPESCOPE_BIN};
+  std::vector<const char*> argv = {kShapescopeBin};
   for (const std::string& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t files;
@@ -75,7 +75,7 @@ Spawned spawn(const std::vector<std::string>& args, const std::string& out, cons
   Spawned s;
   s.out = out;
   s.err = err;
-  if (posix_spawn(&s.pid, SHAPESCOPE_BIN, &files, nullptr, const_cast<char* const*>(argv.data()), environ) != 0) s.pid = -1;
+  if (posix_spawn(&s.pid, kShapescopeBin, &files, nullptr, const_cast<char* const*>(argv.data()), environ) != 0) s.pid = -1;
   posix_spawn_file_actions_destroy(&files);
   return s;
 }

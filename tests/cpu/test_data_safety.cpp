@@ -322,14 +322,14 @@ TEST_F(DataSafety, KilledPlotKeepsTheEarlierFigure) {
   const Snapshot before = snapshot(dir_);
   const std::string db = (dir_ / "store.db").string(), out = (dir_ / "figures").string() + "/";
   const std::string gnuplot_path = gnuplot.string();
-  std::vector<const char*> argv = {SHAPESCOPE_BIN, "plot", "flops", "--db", db.c_str(), "--out", out.c_str(),
+  std::vector<const char*> argv = {kShapescopeBin, "plot", "flops", "--db", db.c_str(), "--out", out.c_str(),
                                    "--gnuplot", gnuplot_path.c_str(), nullptr};
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, SHAPESCOPE_BIN, nullptr, &attr, const_cast<char* const*>(argv.data()), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, kShapescopeBin, nullptr, &attr, const_cast<char* const*>(argv.data()), environ), 0);
   posix_spawnattr_destroy(&attr);
   // Wait until the figure is being made (its temporary folder exists), then kill. On a busy machine
   // getting there can take many seconds: up to two minutes.

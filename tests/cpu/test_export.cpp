@@ -101,7 +101,7 @@ TEST_F(ExportCommand, BadInputIsOneLineAndWritesNothing) {
 TEST_F(ExportCommand, TableShortensLongKernelNamesUnlessWide) {
   const std::string whole = "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1";  // 1793's kernel
   // A terminal wide enough for every column: the name at its 48 characters.
-  const CliRun table = run_binary("COLUMNS=400 " SHAPESCOPE_BIN, "export --db '" + kStore + "' --n 1793 --format table");
+  const CliRun table = run_binary(std::string("COLUMNS=400 ") + kShapescopeBin, "export --db '" + kStore + "' --n 1793 --format table");
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("cutlass_75_tensorop_bf16_s16...256x128_nn_align1"), std::string::npos) << table.out;
   EXPECT_EQ(table.out.find(whole), std::string::npos) << table.out;

@@ -80,7 +80,7 @@ TEST_F(InputFile, AFifoADeviceOrADirectoryIsRefusedForEveryInputFile) {
   const fs::path folder = path("folder");
   fs::create_directory(folder);
   const std::string sweep = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
-  const auto bounded = [](const std::string& args) { return run_binary("timeout -s KILL 20 " SHAPESCOPE_BIN, args); };
+  const auto bounded = [](const std::string& args) { return run_binary(std::string("timeout -s KILL 20 ") + kShapescopeBin, args); };
   for (const auto& [file, words] : {std::pair{fifo.string(), "is a FIFO (named pipe), not a regular file"},
                                     std::pair{std::string("/dev/zero"), "is a character device, not a regular file"},
                                     std::pair{folder.string(), "is a directory, not a file"}}) {

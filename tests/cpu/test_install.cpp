@@ -21,7 +21,7 @@ class Installed : public ::testing::Test {
   static void SetUpTestSuite() {
     prefix_ = fs::temp_directory_path() / ("shapescope_install_" + std::to_string(getpid()));
     fs::remove_all(prefix_);
-    const std::string cmd = std::string(SHAPESCOPE_CMAKE) + " --install '" + SHAPESCOPE_BUILD_DIR + "' --prefix '" +
+    const std::string cmd = std::string(SHAPESCOPE_CMAKE) + " --install '" + kBuildDir + "' --prefix '" +
                             prefix_.string() + "' > '" + prefix_.string() + ".log' 2>&1";
     install_code_ = std::system(cmd.c_str());
     fs::create_directories(prefix_ / "elsewhere");

@@ -251,10 +251,10 @@ TEST_F(Merge, KilledMergeLeavesOutAsItWas) {
   const size_t before = checksum(out);
   bool killed_mid_way = false;
   for (int attempt = 0; attempt < 10 && !killed_mid_way; ++attempt) {
-    std::vector<const char*> argv = {SHAPESCOPE_BIN, "merge", out.c_str(), squares.c_str(),
+    std::vector<const char*> argv = {kShapescopeBin, "merge", out.c_str(), squares.c_str(),
                                      other.c_str(), pad.c_str(), nullptr};
     pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, SHAPESCOPE_BIN, nullptr, nullptr, const_cast<char* const*>(argv.data()), environ), 0);
+    ASSERT_EQ(posix_spawn(&pid, kShapescopeBin, nullptr, nullptr, const_cast<char* const*>(argv.data()), environ), 0);
     bool staging = false;
     int status = 0;
     const auto start = std::chrono::steady_clock::now();

@@ -97,7 +97,7 @@ TEST(PerfPredict, TheAnnotationIsTheAssumedKernels) {
 TEST(ExplainPredict, TimesAreMarkedPredictedWithTheirClassError) {
   const PerfModel m = shipped("h100-sxm");
   const PerfPrediction target = predicted(m, packed(1793, 1793, 1793));
-  const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --db " + no_store());
+  const CliRun r = run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h100-sxm --predict --db " + no_store());
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
   EXPECT_EQ(first.rfind(fmt::format("1793 predicted {:.1f} us", target.us), 0), 0u) << first;
@@ -112,7 +112,7 @@ TEST(ExplainPredict, TimesAreMarkedPredictedWithTheirClassError) {
   EXPECT_NE(r.out.find("pred."), std::string::npos) << "each neighbour's time marked predicted";
   EXPECT_EQ(r.out.find("noise"), std::string::npos) << "no measured noise claimed";
 
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --format json --db " +
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h100-sxm --predict --format json --db " +
                                                                    no_store()),
                            "ExplainResult");
   EXPECT_EQ(doc["mode"], "predicted");
@@ -137,16 +137,16 @@ TEST(ExplainPredict, TimesAreMarkedPredictedWithTheirClassError) {
 
 TEST(ExplainPredict, NothingStoredAndAGpuNamedPredicts) {
   // No --predict: no GPU here, nothing stored, and a GPU with a shipped model named.
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h200 --format json --db " + no_store()),
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h200 --format json --db " + no_store()),
                            "ExplainResult");
   EXPECT_EQ(doc["mode"], "predicted");
   EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H200");
   EXPECT_NE(doc["prediction"]["why"].get<std::string>().find("no GPU here and no store"), std::string::npos);
   // --tile asks for the tile model, as before; a GPU without a shipped model keeps it too.
-  const CliRun tile = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h200 --tile 256x128 --db " + no_store());
+  const CliRun tile = run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h200 --tile 256x128 --db " + no_store());
   ASSERT_EQ(tile.code, 0) << tile.err;
   EXPECT_EQ(tile.out.rfind("model prediction for 1793", 0), 0u) << tile.out;
-  const CliRun l4 = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu l4 --db " + no_store());
+  const CliRun l4 = run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu l4 --db " + no_store());
   EXPECT_EQ(l4.code, 2);
   EXPECT_NE(l4.err.find("--tile: needed for a model prediction on l4"), std::string::npos) << l4.err;
 }
@@ -156,12 +156,12 @@ TEST(ExplainPredict, AStoreOfAnotherGpuIsNeverUsedForThePrediction) {
   // model (not the H200's point, not the H200's model); asked about the H200, it reads the point.
   const std::string h200 = std::string(SHAPESCOPE_TEST_DATA) + "/h200-2026-11-21/sweep_bf16_nn_1-4096.db";
   const std::string before = file_text(h200);
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --format json --db '" + h200 + "'"),
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h100-sxm --format json --db '" + h200 + "'"),
                            "ExplainResult");
   EXPECT_EQ(doc["mode"], "predicted");
   EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H100 80GB HBM3");
   EXPECT_NE(doc["prediction"]["why"].get<std::string>().find("holds no measurement of"), std::string::npos);
-  const Json stored = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h200 --format json --db '" + h200 + "'"),
+  const Json stored = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h200 --format json --db '" + h200 + "'"),
                               "ExplainResult");
   EXPECT_EQ(stored["mode"], "store");
   EXPECT_EQ(file_text(h200), before) << "the store is only read";
@@ -178,7 +178,7 @@ TEST(ExplainPredict, OutsideTheMeasuredRangeIsFlagged) {
   ASSERT_EQ(many.outside.size(), 1u);
   EXPECT_EQ(many.outside.front(), "batch 100000 outside the measured 1..128");
   EXPECT_TRUE(predicted(shipped("h200"), packed(1024, 1024, 1024)).outside.empty());
-  const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 4096x4096x20000 --gpu h100-sxm --predict --db " + no_store());
+  const CliRun r = run_binary(kNoGpu + kShapescopeBin, "explain 4096x4096x20000 --gpu h100-sxm --predict --db " + no_store());
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
   EXPECT_NE(first.find("outside the measured range"), std::string::npos) << first;
@@ -193,7 +193,7 @@ TEST(ExplainPredict, OutsideTheMeasuredRangeIsFlagged) {
   }
   EXPECT_NE(flat.find("K 20000 outside the measured"), std::string::npos) << r.out;
   EXPECT_NE(flat.find("the held-out error does not cover it"), std::string::npos) << r.out;
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN,
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin,
                                       "explain 4096x4096x20000 --gpu h100-sxm --predict --json --db " + no_store()),
                            "ExplainResult");
   EXPECT_FALSE(doc["points"][0]["predicted"]["outside"].empty());
@@ -203,7 +203,7 @@ TEST(ExplainPredict, AClassWithoutDataGetsNoTime) {
   // The shipped H100 model holds bf16 GEMMs of layouts nn, nt and tn, fp16 nt, fp32 nn and nt and fp8 nt
   // (the H200's: bf16 nn): tt and tf32 have no data, and no time is made up.
   for (const std::string args : {"explain 1793 --layout tt", "explain 1024 --dtype tf32"}) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --gpu h100-sxm --predict --db " + no_store());
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, args + " --gpu h100-sxm --predict --db " + no_store());
     EXPECT_EQ(r.code, 3) << args;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
@@ -215,14 +215,14 @@ TEST(PredictCli, AModelOfAnotherGpuIsRefused) {
   const std::string h200 = kGpus + "/h200.json";
   const std::string refused = fmt::format("--perf-model: '{}' is a model of NVIDIA H200 (h200), not of --gpu h100-sxm", h200);
   for (const std::string args : {"explain 1793", "sweep --n 1793 --dry-run", "pad --gemms x.csv"}) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --gpu h100-sxm --perf-model '" + h200 + "' --db " + no_store());
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, args + " --gpu h100-sxm --perf-model '" + h200 + "' --db " + no_store());
     EXPECT_EQ(r.code, 2) << args << r.out;
     EXPECT_EQ(r.err.rfind("shapescope: " + refused, 0), 0u) << args << ": " << r.err;
     EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
   }
   // The matching --gpu, or none (no GPU here), uses it.
   for (const std::string gpu : {" --gpu h200", ""}) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --perf-model '" + h200 + "'" + gpu + " --db " + no_store());
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, "explain 1793 --perf-model '" + h200 + "'" + gpu + " --db " + no_store());
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("performance model of NVIDIA H200"), std::string::npos) << r.out;
   }
@@ -234,7 +234,7 @@ TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
   const PerfPrediction p = predicted(scaled, packed(1793, 1793, 1793));
   ASSERT_TRUE(p.scaled);
   for (const std::string gpu : {" --gpu h200", ""}) {
-    const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --perf-model '" + h100 +
+    const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --perf-model '" + h100 +
                                                                      "' --scale-to h200 --format json --db " + no_store() + gpu),
                              "ExplainResult");
     EXPECT_EQ(doc["prediction"]["gpu"], "NVIDIA H200 SXM 141GB");
@@ -244,13 +244,13 @@ TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
     EXPECT_EQ(t["scaled"], "scaled from NVIDIA H100 80GB HBM3");
     EXPECT_NEAR(t["time_us"].get<double>(), p.us, 1e-9 * p.us);
   }
-  const CliRun plan = run_binary(kNoGpu + SHAPESCOPE_BIN, "sweep --n 1790..1800:2 --dry-run --perf-model '" + h100 +
+  const CliRun plan = run_binary(kNoGpu + kShapescopeBin, "sweep --n 1790..1800:2 --dry-run --perf-model '" + h100 +
                                                               "' --scale-to h200 --db " + no_store());
   ASSERT_EQ(plan.code, 0) << plan.err;
   EXPECT_EQ(occurrences(plan.out, "scaled from h100-sxm"), 6u) << plan.out;
   EXPECT_NE(plan.out.find("scaled to NVIDIA H200 SXM 141GB (memory time at DRAM speed x 0.698"), std::string::npos) << plan.out;
   // An unscaled prediction says nothing of scaling.
-  const Json plain = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "explain 1793 --gpu h100-sxm --predict --format json --db " + no_store()),
+  const Json plain = json_of(run_binary(kNoGpu + kShapescopeBin, "explain 1793 --gpu h100-sxm --predict --format json --db " + no_store()),
                              "ExplainResult");
   EXPECT_EQ(plain["prediction"]["scaled"], "");
   const std::vector<std::pair<std::string, std::string>> refused = {
@@ -261,7 +261,7 @@ TEST(PredictCli, AModelScaledToAnotherGpuSaysSoInEveryPrediction) {
       {"explain 1793 --scale-to h100-sxm --perf-model '" + h100 + "'", "--scale-to: 'h100-sxm': the model is a model of that GPU"},
   };
   for (const auto& [args, words] : refused) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --db " + no_store());
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, args + " --db " + no_store());
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_NE(r.err.find(words), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
@@ -286,7 +286,7 @@ TEST(PredictCli, BadInputIsOneLine) {
       {"pad --model gpt2 --tokens 4096 --gpu h100-sxm --predict --dry-run", "--dry-run: lists the GEMMs and candidates"},
   };
   for (const Case& c : cases) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, c.args + " --db " + no_store());
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, c.args + " --db " + no_store());
     EXPECT_EQ(r.code, 2) << c.args;
     EXPECT_NE(r.err.find(c.words), std::string::npos) << c.args << ": " << r.err;
     EXPECT_EQ(occurrences(r.err, "\n"), 1u) << c.args << ": " << r.err;
@@ -296,7 +296,7 @@ TEST(PredictCli, BadInputIsOneLine) {
 
 TEST(SweepPredict, ThePlanGetsEachPointsPredictionAndTheTotal) {
   const PerfModel m = shipped("h100-sxm");
-  const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, "sweep --n 1790..1800:2 --dry-run --gpu h100-sxm --predict --db " + no_store());
+  const CliRun r = run_binary(kNoGpu + kShapescopeBin, "sweep --n 1790..1800:2 --dry-run --gpu h100-sxm --predict --db " + no_store());
   ASSERT_EQ(r.code, 0) << r.err;
   double total = 0;
   for (int64_t n = 1790; n <= 1800; n += 2) {
@@ -338,7 +338,7 @@ std::string synthetic_nt_model() {
 
 TEST(PadPredict, PadsTheVocabularyAsWorkedOutByHand) {
   const std::string model = synthetic_nt_model();
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN, "pad --model gpt2 --tokens 4096 --gpu h100-sxm --perf-model '" +
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin, "pad --model gpt2 --tokens 4096 --gpu h100-sxm --perf-model '" +
                                                                    model + "' --format json --db " + no_store()),
                            "PadResult");
   EXPECT_EQ(doc["mode"], "predicted");
@@ -368,7 +368,7 @@ TEST(PadPredict, PadsTheVocabularyAsWorkedOutByHand) {
   // Every larger candidate runs the same 48 rounds: the least that pads wins.
   EXPECT_EQ((*vocab)["recommendation"]["action"], "pad");
   EXPECT_EQ((*vocab)["recommendation"]["value"], 50264);
-  const CliRun text = run_binary(kNoGpu + SHAPESCOPE_BIN,
+  const CliRun text = run_binary(kNoGpu + kShapescopeBin,
                                  "pad --model gpt2 --tokens 4096 --gpu h100-sxm --perf-model '" + model + "' --db " + no_store());
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("predicted [us]  error [%]"), std::string::npos) << text.out;
@@ -385,7 +385,7 @@ TEST(PadPredict, TheShippedModelPadsAGemmList) {
   std::ofstream(list) << "m,n,k,layout,dtype,batch,count\n1793,1793,1793,nn,bf16,1,4\n";
   const PerfModel m = shipped("h100-sxm");
   const PerfPrediction now = predicted(m, packed(1793, 1793, 1793)), padded = predicted(m, packed(1800, 1800, 1800));
-  const Json doc = json_of(run_binary(kNoGpu + SHAPESCOPE_BIN,
+  const Json doc = json_of(run_binary(kNoGpu + kShapescopeBin,
                                       "pad --gemms '" + list + "' --gpu h100-sxm --predict --json --db " + no_store()),
                            "PadSizesResult");
   EXPECT_EQ(doc["mode"], "predicted");

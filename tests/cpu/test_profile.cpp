@@ -363,7 +363,7 @@ TEST_F(ProfileCli, ThePageOfAProfileFollowsTheOutputRules) {
   }
   // A full disk (no file may pass 8 KiB): exit 6, naming the page; the old page is kept whole.
   const CliRun full =
-      run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(SHAPESCOPE_BIN), base + " --html " + page, dir_.string());
+      run_binary("trap '' XFSZ; ulimit -f 8; " + std::string(kShapescopeBin), base + " --html " + page, dir_.string());
   EXPECT_EQ(full.code, int(ExitCode::kWrite)) << full.err;
   EXPECT_NE(full.err.find("'" + page + "'"), std::string::npos) << full.err;
   EXPECT_EQ(file_text(page), html);

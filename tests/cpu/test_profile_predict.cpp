@@ -56,7 +56,7 @@ std::string no_store() {
 }
 
 CliRun profile(const std::string& args) {
-  return run_binary(kNoGpu + SHAPESCOPE_BIN, "profile " + args + " --db " + no_store());
+  return run_binary(kNoGpu + kShapescopeBin, "profile " + args + " --db " + no_store());
 }
 
 Json json_of(const CliRun& r) {
@@ -375,7 +375,7 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
       {" --gpu h100-sxm --perf-model '" + kGpus + "/h200.json'", "--perf-model: '" + kGpus + "/h200.json' is a model of", 2},
   };
   for (const Case& c : cases) {
-    const CliRun r = run_binary(kNoGpu + SHAPESCOPE_BIN, base + c.args);
+    const CliRun r = run_binary(kNoGpu + kShapescopeBin, base + c.args);
     EXPECT_EQ(r.code, c.code) << c.args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("shapescope: " + c.words, 0), 0u) << c.args << ": " << r.err;
     EXPECT_EQ(occurrences(r.err, "\n"), 1u) << c.args << ": " << r.err;
@@ -383,12 +383,12 @@ TEST(ProfilePredict, BadCombinationsAreOneLineAndChangeNoFile) {
     EXPECT_EQ(sums(), before) << c.args;
   }
   // No GPU and no --predict: the store is read as before (this one is no store: refused, unchanged).
-  const CliRun plain = run_binary(kNoGpu + SHAPESCOPE_BIN, "profile --trace '" + trace + "' --db '" + dir + "none.db'");
+  const CliRun plain = run_binary(kNoGpu + kShapescopeBin, "profile --trace '" + trace + "' --db '" + dir + "none.db'");
   EXPECT_EQ(plain.code, 3) << plain.err;
   EXPECT_NE(plain.err.find("profile: no GPU here and no store"), std::string::npos) << plain.err;
   EXPECT_EQ(sums(), before);
   // The page of a prediction replaces the old one, with --force only over a store; the inputs stay.
-  const CliRun ok = run_binary(kNoGpu + SHAPESCOPE_BIN, "profile --trace '" + trace + "' --html '" + page +
+  const CliRun ok = run_binary(kNoGpu + kShapescopeBin, "profile --trace '" + trace + "' --html '" + page +
                                                             "' --gpu h100-sxm --predict --no-verdict --db '" + dir +
                                                             "none.db'");
   ASSERT_EQ(ok.code, 0) << ok.err;
@@ -413,11 +413,11 @@ TEST(ProfilePredict, AStepWithNothingPredictedHasNoTime) {
   std::ofstream(dir + "h200-nn.json") << model.dump();
   const std::string args = "profile --model gpt2 --tokens 4096 --predict --gpu h200 --perf-model '" + dir +
                            "h200-nn.json' --db '" + no_store() + "'";
-  const CliRun text = run_binary(kNoGpu + SHAPESCOPE_BIN, args);
+  const CliRun text = run_binary(kNoGpu + kShapescopeBin, args);
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("GEMM time per step: unknown (none of its 5 GEMMs predicted)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("0.0 us predicted"), std::string::npos) << text.out;
-  const CliRun json = run_binary(kNoGpu + SHAPESCOPE_BIN, args + " --json");
+  const CliRun json = run_binary(kNoGpu + kShapescopeBin, args + " --json");
   ASSERT_EQ(json.code, 0) << json.err;
   const Json totals = Json::parse(json.out).at("totals");
   EXPECT_TRUE(totals.at("measured_us").is_null()) << totals;
@@ -457,7 +457,7 @@ TEST(ProfilePredict, ThePageNeverReplacesTheModelOrThePreset) {
   std::filesystem::copy_file(kGpus + "/h200.json", model);
   std::filesystem::copy_file(std::string(SHAPESCOPE_MODELS_DIR) + "/gpt2.json", preset);
   const std::string before = file_text(model) + "|" + file_text(preset);
-  const std::string in_data = kNoGpu + "SHAPESCOPE_DATA='" + dir + "' " + SHAPESCOPE_BIN;
+  const std::string in_data = kNoGpu + "SHAPESCOPE_DATA='" + dir + "' " + kShapescopeBin;
   for (const auto& [args, file] : std::vector<std::pair<std::string, std::string>>{
            {"profile --model gpt2 --tokens 64 --perf-model '" + model + "' --predict", model},
            {"profile --model gpt2 --tokens 64 --gpu h200 --predict", model},

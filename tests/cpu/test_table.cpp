@@ -198,7 +198,7 @@ TEST(EveryCommandsTable, FitsColumnsAndWideShowsEveryColumn) {
   };
   for (const char* columns : {"120", "80"}) {
     for (const Case& c : cases) {
-      const CliRun r = run_binary("COLUMNS=" + std::string(columns) + " " SHAPESCOPE_BIN, c.args);
+      const CliRun r = run_binary("COLUMNS=" + std::string(columns) + " " + kShapescopeBin, c.args);
       ASSERT_EQ(r.code, 0) << c.args << "\n" << r.err;
       for (const std::string& header : c.headers) {
         const std::vector<std::string> rows = table_lines(r.out, header);
@@ -211,14 +211,14 @@ TEST(EveryCommandsTable, FitsColumnsAndWideShowsEveryColumn) {
     }
   }
   // --wide: the table as wide as its cells, every column there and every kernel name whole.
-  const CliRun wide = run_binary("COLUMNS=80 " SHAPESCOPE_BIN, "export --db " + sweep + " --n 1793 --format table --wide");
+  const CliRun wide = run_binary(std::string("COLUMNS=80 ") + kShapescopeBin, "export --db " + sweep + " --n 1793 --format table --wide");
   ASSERT_EQ(wide.code, 0) << wide.err;
   EXPECT_NE(wide.out.find("clock [MHz]"), std::string::npos) << wide.out;
   EXPECT_NE(wide.out.find("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1"), std::string::npos) << wide.out;
-  const CliRun fitted = run_binary("COLUMNS=80 " SHAPESCOPE_BIN, "export --db " + sweep + " --n 1793 --format table");
+  const CliRun fitted = run_binary(std::string("COLUMNS=80 ") + kShapescopeBin, "export --db " + sweep + " --n 1793 --format table");
   EXPECT_EQ(fitted.out.find("clock [MHz]"), std::string::npos) << fitted.out;
   // CSV and JSON are never fitted.
-  const CliRun csv = run_binary("COLUMNS=40 " SHAPESCOPE_BIN, "export --db " + sweep + " --n 1793 --format csv");
+  const CliRun csv = run_binary(std::string("COLUMNS=40 ") + kShapescopeBin, "export --db " + sweep + " --n 1793 --format csv");
   EXPECT_NE(csv.out.find("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1"), std::string::npos);
   for (const std::string& args : {"explain 1793 --json --wide --db " + sweep, std::string("profile --json --wide --gemms x.csv")}) {
     const CliRun r = run(args);
