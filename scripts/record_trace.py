@@ -41,6 +41,14 @@ says the casts' kernel time too:
 --steps N records N steps in one trace (each in its ProfilerStep#i range; the log's times are per
 step, their mean), so that a comparison of two traces is not one step's noise.
 
+--settle-seconds S (default 1) runs the steps for S seconds or more under the profiler before the
+recorded ones, and leaves them out of the trace: the profiler's start idles the GPU for a moment, and
+the steps right after it run their GEMMs faster than a training run's steps, one after the other at
+the power limit, do. On an H200, GPT-NeoX widths recorded right after the start read 19.7-20.2 ms of
+GEMMs per step, their GEMMs' times at 1898-1926 MHz; settled, 20.8-21.4 ms at 1785-1830 MHz, and
+profile's replay 1.047-1.069x and 0.992-1.024x of them
+(bench/workloads/results/step-truth-settle-h200-2026-11-28/). 0: none.
+
 --alternate-baseline FILE (with an fp8 option and an even --steps N) records, in the same process and
 profiler session, N steps of the model without its fp8 change between N steps with it (A B B A A B B
 A ...: a linear drift of the clock over the recording cancels), then splits the trace by step (each
@@ -68,6 +76,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -244,6 +253,26 @@ def warm_up(args, step):
     fp8_linear.set_enabled(True)
 
 
+SETTLE_RANGE = "SettleStep"
+
+
+def settle(args, step, order, record_function):
+    """Steps as the recorded ones run (their variants in the same order), each in a SETTLE_RANGE#i range,
+    for --settle-seconds of GPU time or more (0: none): the GPU back at the clock and power its steps
+    hold it at after the profiler's start. The number of steps run."""
+    if args.settle_seconds <= 0:
+        return 0
+    start, n = time.monotonic(), 0
+    while time.monotonic() - start < args.settle_seconds:
+        for changed in order:
+            fp8_linear.set_enabled(changed)
+            with record_function(f"{SETTLE_RANGE}#{n}"):
+                step()
+            torch.cuda.synchronize()
+            n += 1
+    return n
+
+
 def timed_pairs(args, step):
     """--timed-pairs N: after the traces are written, N more steps without the change and N with it,
     alternated (A B B A ...) and timed with CUDA events, without the profiler: the whole step's move
@@ -312,6 +341,7 @@ def main():
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--settle-seconds", type=float, default=1.0)
     parser.add_argument("--alternate-baseline", default=None, metavar="FILE")
     parser.add_argument("--timed-pairs", type=int, default=0, metavar="N")
     parser.add_argument("--out", required=True)
@@ -350,6 +380,8 @@ def main():
                      "drift only over an even number; 0 for none)")
     if args.warmup < 0:
         parser.error(f"--warmup: {args.warmup} is not a number of steps (0 or more)")
+    if not 0 <= args.settle_seconds <= 600:  # also NaN
+        parser.error(f"--settle-seconds: {args.settle_seconds} is not a number of seconds (0 to 600)")
     torch.manual_seed(0)
     model, vocab = build(args)
     model.train()
@@ -368,6 +400,10 @@ def main():
     # With --alternate-baseline, steps without fp8 (in ranges BaselineStep#i) alternate with the fp8 ones.
     order = alternated(args.steps) if args.alternate_baseline else [True] * args.steps
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        # The profiler's start leaves the GPU idle for a moment, and steps right after a pause run at
+        # higher clocks than the steps of a training run (their power average has fallen): the settling
+        # steps run first, under the profiler, and are dropped from the trace.
+        settled = settle(args, step, order, record_function)
         with sampler:
             counts = [0, 0]
             for changed in order:
@@ -380,21 +416,24 @@ def main():
                 torch.cuda.synchronize()
                 counts[changed] += 1
     fp8_linear.set_enabled(True)
+    # Every step in one trace beside --out, split into the recorded variants (the settling steps dropped);
+    # left there if the split fails.
+    whole_path = str(Path(args.out).with_suffix("")) + ".whole.json"
+    prof.export_chrome_trace(whole_path)
+    with open(whole_path) as f:
+        whole = json.load(f)
+    names = [BASELINE_RANGE + "#", CHANGED_RANGE + "#"] if args.alternate_baseline else ["ProfilerStep#"]
+    parts = step_trace.split_steps(whole, ([SETTLE_RANGE + "#"] if settled else []) + names)[1 if settled else 0:]
+    for path, part in zip([args.alternate_baseline, args.out] if args.alternate_baseline else [args.out], parts):
+        with open(path, "w") as f:
+            json.dump(part, f)
+    Path(whole_path).unlink()
+    print(f"settled: {settled} steps ({args.settle_seconds:g} s or more) under the profiler before the recorded ones, "
+          "left out of the trace" if settled else "settled: none (--settle-seconds 0): the recorded steps follow the "
+          "profiler's start")
     if args.alternate_baseline:
-        # Both variants' steps in one trace beside --out, split into the two; left there if the split fails.
-        both_path = str(Path(args.out).with_suffix("")) + ".alternated.json"
-        prof.export_chrome_trace(both_path)
-        with open(both_path) as f:
-            both = json.load(f)
-        baseline, with_change = step_trace.split_alternated(both, BASELINE_RANGE + "#", CHANGED_RANGE + "#")
-        for path, half in ((args.alternate_baseline, baseline), (args.out, with_change)):
-            with open(path, "w") as f:
-                json.dump(half, f)
-        Path(both_path).unlink()
         sampler.attach(args.alternate_baseline)
         summarize(args, args.alternate_baseline, vocab, "the baseline, alternated with the changed steps: ")
-    else:
-        prof.export_chrome_trace(args.out)
     clocks_line = sampler.attach(args.out)
     events = summarize(args, args.out, vocab, "")
     config = model.config

@@ -1,5 +1,6 @@
 """Reading a recorded step's trace without PyTorch: its GEMM and cast kernel time, and the split of a
-trace whose steps alternate between two variants of a model into one trace per variant.
+trace whose steps alternate between two variants of a model into one trace per variant (or that ran
+settling steps before the recorded ones, dropped).
 
 Used by scripts/record_trace.py (its summary, --alternate-baseline), scripts/fp8_linear.py (the casts)
 and the bench scripts that compare recorded steps (bench/workloads/changed_steps.py, bench/fp8/).
@@ -110,16 +111,24 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
 
     Each half keeps the other's steps as gaps: its kernel times are the steps', its timeline is not
     (profile's replay of a half would idle the GPU where the other variant ran)."""
+    return split_steps(trace, (prefix_a, prefix_b), renamed)
+
+
+def split_steps(trace, prefixes, renamed="ProfilerStep#"):
+    """One trace per prefix, from a trace whose steps ran in ranges named prefix<i>, as split_alternated
+    splits two: events outside every range go to each. record_trace.py's settling steps (the steps run
+    under the profiler before the recorded ones, SETTLE_RANGE<i>) are the first part, dropped."""
     events = events_of(trace)
     ranges = []  # (start, end, side) of every step range
     for e in events:
         name = str(e.get("name", ""))
         if e.get("ph") == "X" and cat_of(e) in ("user_annotation", "cpu_op"):
-            for side, prefix in ((0, prefix_a), (1, prefix_b)):
+            for side, prefix in enumerate(prefixes):
                 if name.startswith(prefix):
                     ranges.append((e["ts"], e["ts"] + e.get("dur", 0), side))
-    if not any(s == 0 for *_, s in ranges) or not any(s == 1 for *_, s in ranges):
-        raise ValueError(f"split_alternated: the trace has no '{prefix_a}' or no '{prefix_b}' ranges")
+    missing = [p for side, p in enumerate(prefixes) if not any(s == side for *_, s in ranges)]
+    if missing:
+        raise ValueError(f"split_steps: the trace has no '{missing[0]}' ranges")
     ranges.sort()
     starts = [r[0] for r in ranges]
 
@@ -150,11 +159,18 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
                 return ranges[i][2]
         return None
 
-    halves = ([], [])
+    def prefix_side(name):
+        for side, prefix in enumerate(prefixes):
+            if name.startswith(prefix):
+                return side
+        return None
+
+    parts = tuple([] for _ in prefixes)
     for e in events:
         cat, name = cat_of(e), str(e.get("name", ""))
-        if name.startswith(prefix_a) or name.startswith(prefix_b):  # the ranges, host and GPU side
-            side = 0 if name.startswith(prefix_a) else 1
+        side = prefix_side(name)  # the ranges, host and GPU side
+        if side is not None:
+            pass
         elif cat in GPU_SIDE:
             launched = launch_ts.get(e.get("args", {}).get("correlation"))
             side = side_at(launched) if launched is not None else side_on_gpu(e.get("ts", -1))
@@ -162,19 +178,17 @@ def split_alternated(trace, prefix_a, prefix_b, renamed="ProfilerStep#"):
             side = side_at(launch_ts.get(e.get("id"), -1))
         elif "ts" in e:
             side = side_at(e["ts"])
-        else:
-            side = None
         if side is None:
-            halves[0].append(e)
-            halves[1].append(e)
+            for part in parts:
+                part.append(e)
             continue
-        prefix = (prefix_a, prefix_b)[side]
+        prefix = prefixes[side]
         if name.startswith(prefix):
             e = dict(e, name=renamed + name[len(prefix):])
-        halves[side].append(e)
+        parts[side].append(e)
     if isinstance(trace, dict):
-        return tuple(dict(trace, traceEvents=h) for h in halves)
-    return halves
+        return tuple(dict(trace, traceEvents=p) for p in parts)
+    return parts
 
 
 def mean_interval(values, resamples=2000, seed=0):

@@ -12,6 +12,7 @@ kept in the trace ("shapescopeClocks"): the clock the step ran at.
 import json
 import os
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -44,8 +45,11 @@ class Recording:
     read. Without NVML the trace has none and a RuntimeWarning says why.
     """
 
-    def __init__(self, trace=None, db=None, binary=None, options=None, clocks=True):
+    def __init__(self, trace=None, db=None, binary=None, options=None, clocks=True, _settling=False):
         self.trace = os.fspath(trace) if trace is not None else None
+        # record()'s settling steps: under the profiler's warm-up (traced, then dropped by torch) until
+        # settled() ends them; the clocks are sampled from there.
+        self._settling = _settling
         self.db = db
         self.binary = binary
         self.options = dict(options or {})
@@ -67,11 +71,13 @@ class Recording:
         keep = {"acc_events": True} if "acc_events" in inspect.signature(profile).parameters else {}
         # A schedule that records every step: without one torch writes no ProfilerStep#N marks, and
         # the trace's steps could not be counted.
-        self._profiler = profile(activities=activities, record_shapes=True,
-                                 schedule=lambda _step: ProfilerAction.RECORD, **keep)
+        self._profiler = profile(
+            activities=activities, record_shapes=True,
+            schedule=lambda _step: ProfilerAction.WARMUP if self._settling else ProfilerAction.RECORD, **keep)
         if self.clocks and torch.cuda.is_available():
             self._sampler = _clocks.ClockSampler.for_torch_device(torch)
-            self._sampler.start()
+            if not self._settling:
+                self._sampler.start()
         self._profiler.__enter__()
         return self
 
@@ -79,6 +85,14 @@ class Recording:
         """Ends one step and starts the next (torch.profiler's step())."""
         _synchronize()
         self._profiler.step()
+
+    def _settled(self):
+        """Ends the settling steps (a step of them just ran): the next steps are recorded and sampled."""
+        _synchronize()
+        self._settling = False
+        self._profiler.step()
+        if self._sampler is not None:
+            self._sampler.start()
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
@@ -114,22 +128,37 @@ def _synchronize():
         torch.cuda.synchronize()
 
 
-def record(fn, *args, steps=1, warmup=1, trace=None, db=None, binary=None, options=None, clocks=True, **kwargs):
-    """Runs fn(*args, **kwargs) `warmup` times, then `steps` times under torch.profiler (shapes
-    recorded), and returns shapescope.profile's result for the trace: every GEMM of one step with
-    its count, time (measured on this GPU, or read from `db` without one) and verdict.
+def record(fn, *args, steps=1, warmup=1, settle_seconds=1.0, trace=None, db=None, binary=None, options=None,
+           clocks=True, **kwargs):
+    """Runs fn(*args, **kwargs) `warmup` times, then for `settle_seconds` or more under torch.profiler
+    (its warm-up: traced, not kept), then `steps` times recorded (shapes too), and returns
+    shapescope.profile's result for the trace: every GEMM of one step with its count, time (measured
+    on this GPU, or read from `db` without one) and verdict. The settling steps bring the GPU back to
+    the clock and power its steps hold it at after the profiler's start has idled it (0: none).
 
     trace: keep the Chrome trace at this path (by default it is removed once profiled); options:
     profile's options as a dict ({"no_verdict": True} skips the verdicts' neighbour measurements);
-    clocks: sample the GPU's clock and power through NVML while the steps run, kept in the trace
-    (see Recording)."""
+    clocks: sample the GPU's clock and power through NVML while the recorded steps run, kept in the
+    trace (see Recording)."""
     if steps < 1:
         raise ValueError(f"steps: {steps} must be at least 1")
+    if not 0 <= settle_seconds <= 600:  # also NaN
+        raise ValueError(f"settle_seconds: {settle_seconds} is not a number of seconds (0 to 600)")
     _torch()  # before running anything of the caller's
     for _ in range(warmup):
         fn(*args, **kwargs)
     _synchronize()
-    with Recording(trace=trace, db=db, binary=binary, options=options, clocks=clocks) as recording:
+    settling = settle_seconds > 0
+    with Recording(trace=trace, db=db, binary=binary, options=options, clocks=clocks,
+                   _settling=settling) as recording:
+        if settling:
+            start = time.monotonic()
+            while True:
+                fn(*args, **kwargs)
+                if time.monotonic() - start >= settle_seconds:
+                    break
+                recording.step()
+            recording._settled()
         for i in range(steps):
             fn(*args, **kwargs)
             if i + 1 < steps:
@@ -204,14 +233,14 @@ def _sequence(config, tokens, sequence):
     return sequence
 
 
-def record_model(config, tokens, *, sequence=None, train=True, layers=None, steps=1, warmup=2, device="cuda",
-                 dtype="bfloat16", trace=None, db=None, binary=None, options=None, seed=0, clocks=True):
+def record_model(config, tokens, *, sequence=None, train=True, layers=None, steps=1, warmup=2, settle_seconds=1.0,
+                 device="cuda", dtype="bfloat16", trace=None, db=None, binary=None, options=None, seed=0, clocks=True):
     """One step of a transformers causal LM built from `config` (see load_config) with random weights,
     recorded and profiled as scripts/record_trace.py records it: `tokens` = batch x sequence random
     token ids (sequence: the model's longest by default, at most `tokens`), a training step
     (forward with the labels, backward, zero_grad) or with train=False a forward pass without
-    gradients; clocks: as record's. Returns the ProfileResult; its `model_config` is the config the
-    model was built from."""
+    gradients; settle_seconds, clocks: as record's. Returns the ProfileResult; its `model_config` is the
+    config the model was built from."""
     torch = _torch()
     torch.manual_seed(seed)
     model, built = build_model(config, layers=layers, device=device, dtype=dtype, binary=binary)
@@ -229,7 +258,7 @@ def record_model(config, tokens, *, sequence=None, train=True, layers=None, step
         def step():
             with torch.no_grad():
                 model(input_ids=ids)
-    result = record(step, steps=steps, warmup=warmup, trace=trace, db=db, binary=binary, options=options,
-                    clocks=clocks)
+    result = record(step, steps=steps, warmup=warmup, settle_seconds=settle_seconds, trace=trace, db=db,
+                    binary=binary, options=options, clocks=clocks)
     result.model_config = built
     return result

@@ -38,6 +38,11 @@ class WithoutTorch(unittest.TestCase):
         with self.assertRaises(ValueError):
             shapescope.record(print, steps=0)
 
+    def test_settling_seconds_are_a_number_from_0_to_600(self):
+        for bad in (-1, 601, float("nan")):
+            with self.assertRaisesRegex(ValueError, "settle_seconds: "):
+                shapescope.record(print, settle_seconds=bad)
+
 
 class Sequence(unittest.TestCase):
     def test_the_models_longest_sequence_at_most_the_tokens(self):

@@ -78,6 +78,38 @@ class SplitAlternated(unittest.TestCase):
         self.assertEqual(repr(trace), before)
 
 
+class SplitSettledSteps(unittest.TestCase):
+    """record_trace.py runs settling steps under the profiler before the recorded ones and drops them."""
+
+    def test_the_settling_steps_are_dropped_and_the_recorded_ones_kept(self):
+        settle, recorded = step_trace.split_steps(alternated_trace(), ("Base#", "Changed#"))
+        events = step_trace.events_of(recorded)
+        self.assertEqual(step_trace.kernel_us(events), 8)  # the two Changed# kernels, not the Base# ones
+        self.assertEqual(step_trace.steps_of(events), 2)
+        self.assertNotIn("Base#0", [e.get("name") for e in events])
+        self.assertIn("cudaDeviceSynchronize", [e.get("name") for e in events])  # outside every step: kept
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(settle)), 20)
+
+    def test_three_kinds_of_steps_split_three_ways(self):
+        trace = alternated_trace()
+        # A settling step before the others, with its own kernel.
+        trace["traceEvents"] += [
+            {"ph": "X", "cat": "user_annotation", "name": "Settle#0", "ts": -1000, "dur": 500, "tid": 7},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": -980, "dur": 5, "tid": 7,
+             "args": {"correlation": 300}},
+            {"ph": "X", "cat": "kernel", "name": "nvjet_hsh_128x256", "ts": -300, "dur": 99,
+             "args": {"correlation": 300}},
+        ]
+        settle, base, changed = step_trace.split_steps(trace, ("Settle#", "Base#", "Changed#"))
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(settle)), 99)
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(base)), 20)
+        self.assertEqual(step_trace.kernel_us(step_trace.events_of(changed)), 8)
+
+    def test_a_kind_of_step_the_trace_lacks_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "no 'Settle#' ranges"):
+            step_trace.split_steps(alternated_trace(), ("Settle#", "Base#"))
+
+
 class SplitOlderAndInnerEvents(unittest.TestCase):
     def test_capitalised_categories_of_older_traces_split_the_same(self):
         trace = alternated_trace()
