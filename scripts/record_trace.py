@@ -44,10 +44,11 @@ step, their mean), so that a comparison of two traces is not one step's noise.
 --settle-seconds S (default 1) runs the steps for S seconds or more under the profiler before the
 recorded ones, and leaves them out of the trace: the profiler's start idles the GPU for a moment, and
 the steps right after it run their GEMMs faster than a training run's steps, one after the other at
-the power limit, do. On an H200, GPT-NeoX widths recorded right after the start read 19.7-20.2 ms of
-GEMMs per step, their GEMMs' times at 1898-1926 MHz; settled, 20.8-21.4 ms at 1785-1830 MHz, and
-profile's replay 1.047-1.069x and 0.992-1.024x of them
-(bench/workloads/results/step-truth-settle-h200-2026-11-28/). 0: none.
+the power limit, do. On an H200, GPT-NeoX widths recorded right after the start held 19.7-20.2 ms of
+GEMMs per step, their GEMMs' times at 1898-1926 MHz, and profile's replay read 1.047-1.069x of them;
+settled, 20.8-22.9 ms at 1666-1856 MHz, and 0.925-1.024x
+(bench/workloads/results/step-truth-settle-h200-2026-11-28/). 0: none; at most 60 (the settling
+steps are traced in full before they are left out).
 
 --alternate-baseline FILE (with an fp8 option and an even --steps N) records, in the same process and
 profiler session, N steps of the model without its fp8 change between N steps with it (A B B A A B B
@@ -74,8 +75,10 @@ compared with shapescope's.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -258,18 +261,17 @@ SETTLE_RANGE = "SettleStep"
 
 def settle(args, step, order, record_function):
     """Steps as the recorded ones run (their variants in the same order), each in a SETTLE_RANGE#i range,
-    for --settle-seconds of GPU time or more (0: none): the GPU back at the clock and power its steps
-    hold it at after the profiler's start. The number of steps run."""
+    for --settle-seconds or more, one step at least (0: none): the GPU back at the clock and power its
+    steps hold it at after the profiler's start. The number of steps run."""
     if args.settle_seconds <= 0:
         return 0
     start, n = time.monotonic(), 0
-    while time.monotonic() - start < args.settle_seconds:
-        for changed in order:
-            fp8_linear.set_enabled(changed)
-            with record_function(f"{SETTLE_RANGE}#{n}"):
-                step()
-            torch.cuda.synchronize()
-            n += 1
+    while n == 0 or time.monotonic() - start < args.settle_seconds:
+        fp8_linear.set_enabled(order[n % len(order)])
+        with record_function(f"{SETTLE_RANGE}#{n}"):
+            step()
+        torch.cuda.synchronize()
+        n += 1
     return n
 
 
@@ -380,8 +382,8 @@ def main():
                      "drift only over an even number; 0 for none)")
     if args.warmup < 0:
         parser.error(f"--warmup: {args.warmup} is not a number of steps (0 or more)")
-    if not 0 <= args.settle_seconds <= 600:  # also NaN
-        parser.error(f"--settle-seconds: {args.settle_seconds} is not a number of seconds (0 to 600)")
+    if not 0 <= args.settle_seconds <= 60:  # also NaN; the settling steps are traced in full
+        parser.error(f"--settle-seconds: {args.settle_seconds} is not a number of seconds (0 to 60)")
     torch.manual_seed(0)
     model, vocab = build(args)
     model.train()
@@ -418,7 +420,9 @@ def main():
     fp8_linear.set_enabled(True)
     # Every step in one trace beside --out, split into the recorded variants (the settling steps dropped);
     # left there if the split fails.
-    whole_path = str(Path(args.out).with_suffix("")) + ".whole.json"
+    fd, whole_path = tempfile.mkstemp(prefix=Path(args.out).stem + ".", suffix=".whole.json",
+                                      dir=Path(args.out).resolve().parent)
+    os.close(fd)
     prof.export_chrome_trace(whole_path)
     with open(whole_path) as f:
         whole = json.load(f)

@@ -9,20 +9,15 @@ Standard library only.
 import bisect
 import random
 import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+from shapescope import _steps  # noqa: E402  (the source tree's package: the split by steps, standard library only)
+from shapescope._steps import GPU_SIDE, LAUNCHES, cat_of, events_of  # noqa: E402,F401  (this module's readers use them)
 
 # Words in the names of the GEMM kernels cuBLAS, cuBLASLt and CUTLASS launch.
 GEMM_WORDS = ("gemm", "nvjet", "cutlass", "xmma", "s16816", "s1688", "sm90_", "sm80_")
-# Categories in lower case: older PyTorch wrote "Kernel", "Runtime", "Memcpy", "Memset".
-GPU_SIDE = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation")
-LAUNCHES = ("cuda_runtime", "cuda_driver", "runtime", "driver")
-
-
-def cat_of(e):
-    return str(e.get("cat", "")).lower()
-
-
-def events_of(trace):
-    return trace["traceEvents"] if isinstance(trace, dict) else trace
 
 
 def gemm_kernels(events):
@@ -118,77 +113,15 @@ def split_steps(trace, prefixes, renamed="ProfilerStep#"):
     """One trace per prefix, from a trace whose steps ran in ranges named prefix<i>, as split_alternated
     splits two: events outside every range go to each. record_trace.py's settling steps (the steps run
     under the profiler before the recorded ones, SETTLE_RANGE<i>) are the first part, dropped."""
-    events = events_of(trace)
-    ranges = []  # (start, end, side) of every step range
-    for e in events:
-        name = str(e.get("name", ""))
-        if e.get("ph") == "X" and cat_of(e) in ("user_annotation", "cpu_op"):
-            for side, prefix in enumerate(prefixes):
-                if name.startswith(prefix):
-                    ranges.append((e["ts"], e["ts"] + e.get("dur", 0), side))
-    missing = [p for side, p in enumerate(prefixes) if not any(s == side for *_, s in ranges)]
-    if missing:
-        raise ValueError(f"split_steps: the trace has no '{missing[0]}' ranges")
-    ranges.sort()
-    starts = [r[0] for r in ranges]
+    def part_of(name):
+        return next((i for i, p in enumerate(prefixes) if name.startswith(p)), None)
 
-    def range_at(ts):
-        i = bisect.bisect_right(starts, ts) - 1
-        return i if i >= 0 and ts <= ranges[i][1] else None
-
-    def side_at(ts):
-        i = range_at(ts)
-        return None if i is None else ranges[i][2]
-
-    launch_ts = {}
-    for e in events:
-        if cat_of(e) in LAUNCHES and "correlation" in e.get("args", {}):
-            launch_ts[e["args"]["correlation"]] = e.get("ts")
-    # The GPU time each step's kernels span (from their launches' ranges): for GPU ranges without a launch.
-    gpu_spans = {}
-    for e in events:
-        if cat_of(e) == "kernel" and "ts" in e:
-            i = range_at(launch_ts.get(e.get("args", {}).get("correlation"), -1))
-            if i is not None:
-                lo, hi = gpu_spans.get(i, (e["ts"], e["ts"]))
-                gpu_spans[i] = (min(lo, e["ts"]), max(hi, e["ts"] + e.get("dur", 0)))
-
-    def side_on_gpu(ts):
-        for i, (lo, hi) in gpu_spans.items():
-            if lo <= ts <= hi:
-                return ranges[i][2]
-        return None
-
-    def prefix_side(name):
-        for side, prefix in enumerate(prefixes):
-            if name.startswith(prefix):
-                return side
-        return None
-
-    parts = tuple([] for _ in prefixes)
-    for e in events:
-        cat, name = cat_of(e), str(e.get("name", ""))
-        side = prefix_side(name)  # the ranges, host and GPU side
-        if side is not None:
-            pass
-        elif cat in GPU_SIDE:
-            launched = launch_ts.get(e.get("args", {}).get("correlation"))
-            side = side_at(launched) if launched is not None else side_on_gpu(e.get("ts", -1))
-        elif cat == "ac2g":  # a launch -> kernel flow: its id is the correlation
-            side = side_at(launch_ts.get(e.get("id"), -1))
-        elif "ts" in e:
-            side = side_at(e["ts"])
-        if side is None:
-            for part in parts:
-                part.append(e)
-            continue
-        prefix = prefixes[side]
-        if name.startswith(prefix):
-            e = dict(e, name=renamed + name[len(prefix):])
-        parts[side].append(e)
-    if isinstance(trace, dict):
-        return tuple(dict(trace, traceEvents=p) for p in parts)
-    return parts
+    for i, prefix in enumerate(prefixes):
+        if not any(e.get("ph") == "X" and cat_of(e) in ("user_annotation", "cpu_op")
+                   and str(e.get("name", "")).startswith(prefix) for e in events_of(trace)):
+            raise ValueError(f"split_steps: the trace has no '{prefix}' ranges")
+    return _steps.split_by_steps(trace, len(prefixes), part_of,
+                                 lambda name: renamed + name[len(prefixes[part_of(name)]):])
 
 
 def mean_interval(values, resamples=2000, seed=0):

@@ -16,7 +16,7 @@ import time
 import warnings
 from pathlib import Path
 
-from . import _clocks, commands
+from . import _clocks, _steps, commands
 
 
 def _torch():
@@ -47,9 +47,11 @@ class Recording:
 
     def __init__(self, trace=None, db=None, binary=None, options=None, clocks=True, _settling=False):
         self.trace = os.fspath(trace) if trace is not None else None
-        # record()'s settling steps: under the profiler's warm-up (traced, then dropped by torch) until
-        # settled() ends them; the clocks are sampled from there.
+        # record()'s settling steps: traced as the others (ProfilerStep#0..), then left out of the trace;
+        # the clocks are sampled from the first recorded step (_settled()).
         self._settling = _settling
+        self._settle_steps = 0
+        self._steps = 0
         self.db = db
         self.binary = binary
         self.options = dict(options or {})
@@ -71,9 +73,8 @@ class Recording:
         keep = {"acc_events": True} if "acc_events" in inspect.signature(profile).parameters else {}
         # A schedule that records every step: without one torch writes no ProfilerStep#N marks, and
         # the trace's steps could not be counted.
-        self._profiler = profile(
-            activities=activities, record_shapes=True,
-            schedule=lambda _step: ProfilerAction.WARMUP if self._settling else ProfilerAction.RECORD, **keep)
+        self._profiler = profile(activities=activities, record_shapes=True,
+                                 schedule=lambda _step: ProfilerAction.RECORD, **keep)
         if self.clocks and torch.cuda.is_available():
             self._sampler = _clocks.ClockSampler.for_torch_device(torch)
             if not self._settling:
@@ -85,12 +86,13 @@ class Recording:
         """Ends one step and starts the next (torch.profiler's step())."""
         _synchronize()
         self._profiler.step()
+        self._steps += 1
 
     def _settled(self):
         """Ends the settling steps (a step of them just ran): the next steps are recorded and sampled."""
-        _synchronize()
+        self.step()
         self._settling = False
-        self._profiler.step()
+        self._settle_steps = self._steps
         if self._sampler is not None:
             self._sampler.start()
 
@@ -113,13 +115,27 @@ class Recording:
         return False
 
     def _export(self, path):
-        """The Chrome trace, with the clock samples of the recorded steps where there are some."""
+        """The Chrome trace, with the clock samples of the recorded steps where there are some; the
+        settling steps (ProfilerStep#0 to #settle_steps-1) left out."""
         self._profiler.export_chrome_trace(path)
+        if self._settle_steps:
+            with open(path, encoding="utf-8") as f:
+                whole = json.load(f)
+            _, recorded = _steps.split_by_steps(whole, 2, self._part_of)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(recorded, f)
         if self._sampler is None:
             return
         self.clocks_line = self._sampler.attach(path)
         if not self._sampler.available or not self._sampler.samples:
             warnings.warn(f"shapescope: {self.clocks_line}", RuntimeWarning, stacklevel=3)
+
+
+    def _part_of(self, name):
+        """0 for a settling step's range, 1 for a recorded one's, None for any other."""
+        if not name.startswith("ProfilerStep#") or not name[len("ProfilerStep#"):].isdigit():
+            return None
+        return 0 if int(name[len("ProfilerStep#"):]) < self._settle_steps else 1
 
 
 def _synchronize():
@@ -131,7 +147,7 @@ def _synchronize():
 def record(fn, *args, steps=1, warmup=1, settle_seconds=1.0, trace=None, db=None, binary=None, options=None,
            clocks=True, **kwargs):
     """Runs fn(*args, **kwargs) `warmup` times, then for `settle_seconds` or more under torch.profiler
-    (its warm-up: traced, not kept), then `steps` times recorded (shapes too), and returns
+    (traced, then left out of the trace), then `steps` times recorded (shapes too), and returns
     shapescope.profile's result for the trace: every GEMM of one step with its count, time (measured
     on this GPU, or read from `db` without one) and verdict. The settling steps bring the GPU back to
     the clock and power its steps hold it at after the profiler's start has idled it (0: none).
@@ -142,8 +158,8 @@ def record(fn, *args, steps=1, warmup=1, settle_seconds=1.0, trace=None, db=None
     trace (see Recording)."""
     if steps < 1:
         raise ValueError(f"steps: {steps} must be at least 1")
-    if not 0 <= settle_seconds <= 600:  # also NaN
-        raise ValueError(f"settle_seconds: {settle_seconds} is not a number of seconds (0 to 600)")
+    if not 0 <= settle_seconds <= 60:  # also NaN; the settling steps are traced in full
+        raise ValueError(f"settle_seconds: {settle_seconds} is not a number of seconds (0 to 60)")
     _torch()  # before running anything of the caller's
     for _ in range(warmup):
         fn(*args, **kwargs)

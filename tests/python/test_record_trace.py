@@ -53,6 +53,12 @@ class Arguments(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn("--warmup: -1 is not a number of steps (0 or more)", line)
 
+    def test_settle_seconds_are_a_number_from_0_to_60(self):
+        for bad in ("-1", "61", "nan"):
+            code, line = self.refused(["--model", "gpt2", "--out", "after.json", "--settle-seconds", bad])
+            self.assertEqual(code, 2)
+            self.assertIn(f"--settle-seconds: {float(bad)} is not a number of seconds (0 to 60)", line)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -14,7 +14,7 @@ import unittest
 import support
 from support import shapescope
 
-from shapescope import _clocks, _recording as recording
+from shapescope import _clocks, _recording as recording, _steps as steps
 
 
 def torch_installed():
@@ -38,10 +38,34 @@ class WithoutTorch(unittest.TestCase):
         with self.assertRaises(ValueError):
             shapescope.record(print, steps=0)
 
-    def test_settling_seconds_are_a_number_from_0_to_600(self):
-        for bad in (-1, 601, float("nan")):
+    def test_settling_seconds_are_a_number_from_0_to_60(self):
+        for bad in (-1, 61, float("nan")):
             with self.assertRaisesRegex(ValueError, "settle_seconds: "):
                 shapescope.record(print, settle_seconds=bad)
+
+
+class SettlingSteps(unittest.TestCase):
+    """record()'s settling steps are traced as ProfilerStep#0.. and left out of the trace it profiles."""
+
+    def test_the_settling_steps_are_left_out(self):
+        events = []
+        for i in range(4):  # two settling steps, then two recorded ones, a kernel each
+            t = 1000 * i
+            events += [
+                {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "ts": t, "dur": 500},
+                {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": t + 10, "dur": 5,
+                 "args": {"correlation": i}},
+                {"ph": "X", "cat": "kernel", "name": "nvjet", "ts": t + 600, "dur": 10 + i, "args": {"correlation": i}},
+            ]
+        events.append({"ph": "M", "name": "process_name", "args": {"name": "python"}})
+        rec = shapescope.Recording()
+        rec._settle_steps = 2
+        settle, recorded = steps.split_by_steps({"traceEvents": events}, 2, rec._part_of)
+        names = [e["name"] for e in recorded["traceEvents"]]
+        self.assertEqual([n for n in names if n.startswith("ProfilerStep#")], ["ProfilerStep#2", "ProfilerStep#3"])
+        self.assertEqual([e["dur"] for e in recorded["traceEvents"] if e.get("cat") == "kernel"], [12, 13])
+        self.assertIn("process_name", names)  # outside every step: kept
+        self.assertEqual([e["dur"] for e in settle["traceEvents"] if e.get("cat") == "kernel"], [10, 11])
 
 
 class Sequence(unittest.TestCase):
