@@ -16,7 +16,10 @@
 #   OUT=out BIN=build/shapescope bench/workloads/step_truth.sh shared    # shapescope under a CUDA-holding parent
 # STEPS="gptj llama3-8l" limits record and profile to those steps; PROFILE_ARGS adds options to every
 # profile (e.g. --no-verdict); RUNS="1" profiles each step once (default "1 2"); RECORD_WARMUP=30 runs
-# 30 steps before recording (default 2: the GPU still on its way from idle to the step's power).
+# 30 steps before recording (default 2: the GPU still on its way from idle to the step's power);
+# RECORD_SETTLE=S runs S seconds of steps under the profiler before the recorded ones (record_trace.py's
+# default 1; 0: the recorded steps right after the profiler's start, as before 2026-11-28's run 42);
+# RECORD_STEPS=N records N steps a trace.
 set -u
 BIN=${BIN:-build/shapescope}
 OUT=${OUT:?set OUT to a folder for the results}
