@@ -418,20 +418,23 @@ def main():
                 torch.cuda.synchronize()
                 counts[changed] += 1
     fp8_linear.set_enabled(True)
-    # Every step in one trace beside --out, split into the recorded variants (the settling steps dropped);
-    # left there if the split fails.
-    fd, whole_path = tempfile.mkstemp(prefix=Path(args.out).stem + ".", suffix=".whole.json",
-                                      dir=Path(args.out).resolve().parent)
-    os.close(fd)
-    prof.export_chrome_trace(whole_path)
-    with open(whole_path) as f:
-        whole = json.load(f)
-    names = [BASELINE_RANGE + "#", CHANGED_RANGE + "#"] if args.alternate_baseline else ["ProfilerStep#"]
-    parts = step_trace.split_steps(whole, ([SETTLE_RANGE + "#"] if settled else []) + names)[1 if settled else 0:]
-    for path, part in zip([args.alternate_baseline, args.out] if args.alternate_baseline else [args.out], parts):
-        with open(path, "w") as f:
-            json.dump(part, f)
-    Path(whole_path).unlink()
+    if settled or args.alternate_baseline:
+        # Every step in one trace beside --out, split into the recorded variants (the settling steps
+        # dropped); left there if the split fails.
+        fd, whole_path = tempfile.mkstemp(prefix=Path(args.out).stem + ".", suffix=".whole.json",
+                                          dir=Path(args.out).resolve().parent)
+        os.close(fd)
+        prof.export_chrome_trace(whole_path)
+        with open(whole_path) as f:
+            whole = json.load(f)
+        names = [BASELINE_RANGE + "#", CHANGED_RANGE + "#"] if args.alternate_baseline else ["ProfilerStep#"]
+        parts = step_trace.split_steps(whole, ([SETTLE_RANGE + "#"] if settled else []) + names)[1 if settled else 0:]
+        for path, part in zip([args.alternate_baseline, args.out] if args.alternate_baseline else [args.out], parts):
+            with open(path, "w") as f:
+                json.dump(part, f)
+        Path(whole_path).unlink()
+    else:  # nothing to split: the trace as the profiler writes it
+        prof.export_chrome_trace(args.out)
     print(f"settled: {settled} steps ({args.settle_seconds:g} s or more) under the profiler before the recorded ones, "
           "left out of the trace" if settled else "settled: none (--settle-seconds 0): the recorded steps follow the "
           "profiler's start")

@@ -130,7 +130,6 @@ class Recording:
         if not self._sampler.available or not self._sampler.samples:
             warnings.warn(f"shapescope: {self.clocks_line}", RuntimeWarning, stacklevel=3)
 
-
     def _part_of(self, name):
         """0 for a settling step's range, 1 for a recorded one's, None for any other."""
         if not name.startswith("ProfilerStep#") or not name[len("ProfilerStep#"):].isdigit():
